@@ -1,0 +1,64 @@
+"""anatid_core: a bitemporal property-graph store in one DuckDB file.
+
+Nodes and edges carry valid time (when a fact was true, given by the caller) and transaction time
+(when the store learned it, set by the store). Every write is one transaction; every read can be
+asked ``as_of`` a past instant. Retrieval: BM25 full text, exact cosine and graph expansion, fused
+by reciprocal-rank fusion in :meth:`Store.recall`.
+"""
+
+from .errors import (
+    AnatidError,
+    InvalidInput,
+    NotFound,
+    ReadOnlyError,
+    SchemaVersionError,
+    StoreCorrupt,
+    StoreLocked,
+    UnsupportedOperation,
+    WriteConflict,
+)
+from .model import (
+    DEFAULT_SPACE,
+    Cond,
+    Edge,
+    Hit,
+    Node,
+    RecallHit,
+    Subgraph,
+    Where,
+    WriteResult,
+)
+from .recall import rrf
+from .schema import SCHEMA_VERSION
+from .store import SETTINGS, Store
+from .textindex import tokenize
+from .view import View
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_SPACE",
+    "SCHEMA_VERSION",
+    "SETTINGS",
+    "AnatidError",
+    "Cond",
+    "Edge",
+    "Hit",
+    "InvalidInput",
+    "Node",
+    "NotFound",
+    "ReadOnlyError",
+    "RecallHit",
+    "SchemaVersionError",
+    "Store",
+    "StoreCorrupt",
+    "StoreLocked",
+    "Subgraph",
+    "UnsupportedOperation",
+    "View",
+    "Where",
+    "WriteConflict",
+    "WriteResult",
+    "rrf",
+    "tokenize",
+]

@@ -1,0 +1,128 @@
+"""Store-wide verbs for people and tools: ``stats()`` and the integrity ``check()``."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from .schema import SCHEMA_VERSION, read_version
+from .vectors import all_spaces
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+def stats(store: Store) -> dict[str, Any]:
+    cur = store._cursor()
+
+    def grouped(sql: str) -> dict[str, int]:
+        return {str(k): int(v) for k, v in cur.execute(sql).fetchall()}
+
+    size = os.path.getsize(store.path) if store.path != ":memory:" and os.path.exists(store.path) else 0
+    return {
+        "path": store.path,
+        "file_bytes": size,
+        "schema_version": read_version(cur),
+        "nodes": int(cur.execute("SELECT count(*) FROM nodes WHERE tx_to IS NULL").fetchone()[0]),  # type: ignore[index]
+        "edges": int(cur.execute("SELECT count(*) FROM edges WHERE tx_to IS NULL").fetchone()[0]),  # type: ignore[index]
+        "node_versions": int(cur.execute("SELECT count(*) FROM nodes").fetchone()[0]),  # type: ignore[index]
+        "edge_versions": int(cur.execute("SELECT count(*) FROM edges").fetchone()[0]),  # type: ignore[index]
+        "nodes_by_group": grouped("SELECT grp, count(*) FROM nodes WHERE tx_to IS NULL GROUP BY grp ORDER BY grp"),
+        "nodes_by_label": grouped(
+            "SELECT l, count(*) FROM (SELECT unnest(labels) AS l FROM nodes WHERE tx_to IS NULL) "
+            "GROUP BY l ORDER BY l"
+        ),
+        "edges_by_group": grouped("SELECT grp, count(*) FROM edges WHERE tx_to IS NULL GROUP BY grp ORDER BY grp"),
+        "edges_by_rel": grouped("SELECT rel, count(*) FROM edges WHERE tx_to IS NULL GROUP BY rel ORDER BY rel"),
+        "postings": int(cur.execute("SELECT count(*) FROM postings").fetchone()[0]),  # type: ignore[index]
+        "vector_spaces": [
+            {"kind": k, "space": s, "dim": d, "vectors": int(cur.execute(f"SELECT count(*) FROM {t}").fetchone()[0])}  # type: ignore[index]
+            for k, s, d, t in all_spaces(cur)
+        ],
+    }
+
+
+# Each check: a description and a query returning offending example ids (empty = fine).
+_CHECKS: list[tuple[str, str]] = []
+for _table in ("nodes", "edges"):
+    _CHECKS += [
+        (
+            f"{_table}: more than one current version of an id",
+            f"SELECT id FROM {_table} WHERE tx_to IS NULL GROUP BY id HAVING count(*) > 1 LIMIT 5",
+        ),
+        (
+            f"{_table}: a version whose transaction interval ends before it starts",
+            f"SELECT id FROM {_table} WHERE tx_to IS NOT NULL AND tx_to < tx_from LIMIT 5",
+        ),
+        (
+            f"{_table}: overlapping transaction-time versions of an id",
+            f"""SELECT id FROM (
+                  SELECT id, tx_to, lead(tx_from) OVER (PARTITION BY id ORDER BY tx_from, vid) AS nxt
+                  FROM {_table}) WHERE nxt IS NOT NULL AND (tx_to IS NULL OR tx_to > nxt) LIMIT 5""",
+        ),
+        (
+            f"{_table}: a valid-time interval that ends before it starts",
+            f"SELECT id FROM {_table} WHERE valid_to < valid_from LIMIT 5",
+        ),
+        (
+            f"{_table}: full-text postings disagree with the document length",
+            f"""SELECT r.id FROM {_table} r LEFT JOIN (
+                  SELECT vid, sum(tf) AS n FROM postings GROUP BY vid) p ON p.vid = r.vid
+                WHERE coalesce(p.n, 0) <> r.doc_len LIMIT 5""",
+        ),
+    ]
+_CHECKS += [
+    (
+        "postings: entries for versions that do not exist",
+        "SELECT CAST(p.vid AS VARCHAR) FROM postings p WHERE p.vid NOT IN (SELECT vid FROM nodes) "
+        "AND p.vid NOT IN (SELECT vid FROM edges) LIMIT 5",
+    ),
+    (
+        "versions: a version id used twice",
+        "SELECT CAST(vid AS VARCHAR) FROM (SELECT vid FROM nodes UNION ALL SELECT vid FROM edges) "
+        "GROUP BY vid HAVING count(*) > 1 LIMIT 5",
+    ),
+    (
+        "edges: a current edge whose endpoint is not a current node",
+        "SELECT e.id FROM edges e WHERE e.tx_to IS NULL AND (e.src NOT IN (SELECT id FROM nodes "
+        "WHERE tx_to IS NULL) OR e.dst NOT IN (SELECT id FROM nodes WHERE tx_to IS NULL)) LIMIT 5",
+    ),
+]
+
+
+def check(store: Store) -> list[str]:
+    """Return a list of problems found; an empty list means the file is consistent."""
+    cur = store._cursor()
+    problems: list[str] = []
+    version = read_version(cur)
+    if version != SCHEMA_VERSION:
+        problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
+    for description, sql in _CHECKS:
+        bad = [str(r[0]) for r in cur.execute(sql).fetchall()]
+        if bad:
+            problems.append(f"{description} (e.g. {', '.join(bad)})")
+    for kind, space, dim, tbl in all_spaces(cur):
+        table = "nodes" if kind == "node" else "edges"
+        orphan = cur.execute(
+            f"SELECT CAST(v.vid AS VARCHAR) FROM {tbl} v LEFT JOIN {table} r ON r.vid = v.vid "
+            "WHERE r.vid IS NULL OR r.space IS DISTINCT FROM ? LIMIT 5",
+            [space],
+        ).fetchall()
+        if orphan:
+            problems.append(
+                f"vector space {kind}/{space}: embeddings for versions that do not carry them "
+                f"(e.g. vid {', '.join(r[0] for r in orphan)})"
+            )
+        missing = cur.execute(
+            f"SELECT r.id FROM {table} r WHERE r.space = ? AND r.vid NOT IN (SELECT vid FROM {tbl}) LIMIT 5",
+            [space],
+        ).fetchall()
+        if missing:
+            problems.append(
+                f"vector space {kind}/{space}: versions missing their embedding "
+                f"(e.g. {', '.join(r[0] for r in missing)})"
+            )
+        dup = cur.execute(f"SELECT CAST(vid AS VARCHAR) FROM {tbl} GROUP BY vid HAVING count(*) > 1 LIMIT 5").fetchall()
+        if dup:
+            problems.append(f"vector space {kind}/{space}: a version with two embeddings")
+    return problems

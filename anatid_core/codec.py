@@ -1,0 +1,181 @@
+"""Conversions between Python values and what the tables hold.
+
+* Times are stored as BIGINT microseconds since the Unix epoch, UTC. Every time the caller gives
+  (valid time, ``as_of`` instants) must be timezone-aware: a naive datetime is ambiguous and is
+  rejected rather than guessed.
+* ``props`` are stored as JSON text. Values JSON cannot hold exactly are wrapped in one-key tagged
+  objects (``{"$dt": ...}``, ``{"$uuid": ...}``) so that they come back as the same Python type.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import uuid
+from collections.abc import Mapping
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+from .errors import InvalidInput
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+# Tags used inside props JSON; a user dict that happens to be shaped like a tag is escaped.
+_TAGS = ("$dt", "$date", "$uuid", "$bytes", "$tuple", "$float", "$esc")
+
+MAX_ID_LENGTH = 1024
+
+
+# ---------------------------------------------------------------------------------------- time
+
+
+def to_micros(value: datetime, *, what: str) -> int:
+    """Aware datetime -> microseconds since the epoch (UTC)."""
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"{what} must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise InvalidInput(
+            f"{what} is a naive datetime ({value.isoformat()}); anatid stores UTC and cannot guess "
+            "the zone: pass an aware datetime, e.g. value.replace(tzinfo=timezone.utc)"
+        )
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def opt_micros(value: datetime | None, *, what: str) -> int | None:
+    return None if value is None else to_micros(value, what=what)
+
+
+def from_micros(value: int | None) -> datetime | None:
+    if value is None:
+        return None
+    return _EPOCH + timedelta(microseconds=int(value))
+
+
+def naive_as_utc_micros(value: datetime) -> int:
+    """Microseconds of a datetime found inside props, a naive one read as UTC (comparison only)."""
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return to_micros(value, what="datetime")
+
+
+# ----------------------------------------------------------------------------------------- ids
+
+
+def check_id(value: object, *, what: str = "id") -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a str, got {type(value).__name__}: {value!r:.80}")
+    if not value:
+        raise InvalidInput(f"{what} must not be empty")
+    if len(value) > MAX_ID_LENGTH:
+        raise InvalidInput(f"{what} is {len(value)} characters long; the limit is {MAX_ID_LENGTH}")
+    check_text(value, what=what)
+    return value
+
+
+def check_text(value: object, *, what: str) -> str:
+    """Text must be valid Unicode without NUL: DuckDB stores UTF-8 and cuts at NUL in places."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a str, got {type(value).__name__}")
+    if "\x00" in value:
+        raise InvalidInput(f"{what} contains a NUL character (\\x00); remove it before storing")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"{what} is not valid Unicode (a lone surrogate at position {exc.start}); "
+            "decode your input with errors='replace' or remove the surrogate"
+        ) from None
+    return value
+
+
+# -------------------------------------------------------------------------------------- props
+
+
+def _encode_value(value: Any, path: str) -> Any:
+    # bool before int: bool is an int subclass.
+    if value is None or isinstance(value, (bool, str)):
+        if isinstance(value, str):
+            check_text(value, what=f"property {path}")
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {"$float": repr(value)}
+    if isinstance(value, datetime):
+        return {"$dt": value.isoformat()}
+    if isinstance(value, date):
+        return {"$date": value.isoformat()}
+    if isinstance(value, uuid.UUID):
+        return {"$uuid": str(value)}
+    if isinstance(value, (bytes, bytearray)):
+        return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, tuple):
+        return {"$tuple": [_encode_value(v, f"{path}[{i}]") for i, v in enumerate(value)]}
+    if isinstance(value, list):
+        return [_encode_value(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidInput(
+                    f"property {path} has a non-string key {key!r}; JSON objects need str keys"
+                )
+            check_text(key, what=f"property key in {path}")
+            out[key] = _encode_value(item, f"{path}.{key}")
+        if len(out) == 1 and next(iter(out)) in _TAGS:
+            return {"$esc": out}
+        return out
+    raise InvalidInput(
+        f"property {path} has a value of type {type(value).__name__} that cannot be stored; "
+        "use JSON types, datetime, date, UUID or bytes (or convert it to a string)"
+    )
+
+
+def _decode_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode_value(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1:
+            (tag, inner), = value.items()
+            if tag == "$dt":
+                return datetime.fromisoformat(inner)
+            if tag == "$date":
+                return date.fromisoformat(inner)
+            if tag == "$uuid":
+                return uuid.UUID(inner)
+            if tag == "$bytes":
+                return base64.b64decode(inner)
+            if tag == "$tuple":
+                return tuple(_decode_value(v) for v in inner)
+            if tag == "$float":
+                return float(inner)
+            if tag == "$esc":
+                return {k: _decode_value(v) for k, v in inner.items()}
+        return {k: _decode_value(v) for k, v in value.items()}
+    return value
+
+
+def encode_props(props: Mapping[str, Any] | None) -> str:
+    if props is None:
+        return "{}"
+    if not isinstance(props, Mapping):
+        raise InvalidInput(f"props must be a mapping, got {type(props).__name__}")
+    encoded = _encode_value(props, "props")
+    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def decode_props(text: str) -> dict[str, Any]:
+    return _decode_value(json.loads(text))
+
+
+def props_param(value: Any) -> Any:
+    """A filter value, converted to what the JSON-extracted side is compared with."""
+    if isinstance(value, datetime):
+        return naive_as_utc_micros(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value

@@ -1,0 +1,80 @@
+"""The one error hierarchy of anatid.
+
+::
+
+    AnatidError
+    ├── NotFound              (.id)
+    ├── InvalidInput          (dimension mismatch, NaN, bad time interval, unserialisable value, ...)
+    ├── StoreLocked           (another process holds the file; message names the file)
+    ├── WriteConflict         (.retryable)
+    ├── SchemaVersionError
+    ├── StoreCorrupt          (not a DuckDB file, truncated file, failed integrity check)
+    ├── ReadOnlyError         (a write through a read-only store or an as_of view)
+    └── UnsupportedOperation  (e.g. a Cypher query we do not recognise; quotes its first line)
+
+Every message says what was wrong and what to do. Drivers map these onto the host's own error
+types in one place each.
+"""
+
+from __future__ import annotations
+
+
+class AnatidError(Exception):
+    """Base class of every error anatid raises on purpose."""
+
+
+class NotFound(AnatidError):
+    """An object with this id does not exist (in the view that was asked)."""
+
+    def __init__(self, message: str, *, id: str | None = None) -> None:
+        super().__init__(message)
+        self.id = id
+
+
+class InvalidInput(AnatidError, ValueError):
+    """The caller passed something the store cannot hold; nothing was written."""
+
+
+class StoreLocked(AnatidError):
+    """Another process holds the file open for writing."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class WriteConflict(AnatidError):
+    """A concurrent transaction touched the same rows; ``retryable`` says whether a retry may work."""
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+class SchemaVersionError(AnatidError):
+    """The file was written by a newer anatid, or its schema cannot be migrated."""
+
+
+class StoreCorrupt(AnatidError):
+    """The file is not an anatid/DuckDB file, is truncated, or failed an integrity check."""
+
+
+class ReadOnlyError(AnatidError):
+    """A write was attempted through a read-only store or a historical (``as_of``) view."""
+
+
+class UnsupportedOperation(AnatidError):
+    """The operation is not supported by anatid (for example an unrecognised Cypher query)."""
+
+
+__all__ = [
+    "AnatidError",
+    "InvalidInput",
+    "NotFound",
+    "ReadOnlyError",
+    "SchemaVersionError",
+    "StoreCorrupt",
+    "StoreLocked",
+    "UnsupportedOperation",
+    "WriteConflict",
+]

@@ -1,0 +1,146 @@
+"""The records the store reads and writes: nodes, edges, filter conditions and search hits.
+
+Records are frozen dataclasses. The caller fills the content fields; the store fills the
+bookkeeping fields (``tx_from``, ``tx_to``, ``version``) on everything it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Union
+
+#: The vector space used when a record does not name one.
+DEFAULT_SPACE = "default"
+
+Direction = Literal["out", "in", "both"]
+Kind = Literal["node", "edge"]
+
+
+@dataclass(frozen=True)
+class Node:
+    """One version of a node.
+
+    ``name`` and ``text`` are the full-text fields (BM25 indexes both). ``props`` holds any JSON-like
+    value; dicts, lists, datetimes (naive or aware), dates, UUIDs, bytes and tuples round-trip
+    exactly (tuples come back as tuples). ``valid_from``/``valid_to`` are valid time, given by the
+    caller and timezone-aware; ``tx_from``/``tx_to`` are transaction time, set by the store.
+    """
+
+    id: str
+    group: str = ""
+    labels: tuple[str, ...] = ()
+    name: str = ""
+    text: str = ""
+    props: Mapping[str, Any] = field(default_factory=dict)
+    embedding: Sequence[float] | None = None
+    space: str = DEFAULT_SPACE
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    tx_from: datetime | None = None
+    tx_to: datetime | None = None
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One version of a directed edge ``src -[rel]-> dst``; fields as on :class:`Node`."""
+
+    id: str
+    src: str
+    dst: str
+    rel: str
+    group: str = ""
+    name: str = ""
+    text: str = ""
+    props: Mapping[str, Any] = field(default_factory=dict)
+    embedding: Sequence[float] | None = None
+    space: str = DEFAULT_SPACE
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    tx_from: datetime | None = None
+    tx_to: datetime | None = None
+    version: int | None = None
+
+
+Item = Union[Node, Edge]
+
+Op = Literal["=", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null"]
+
+
+@dataclass(frozen=True)
+class Cond:
+    """One comparison in a ``where`` filter.
+
+    ``field`` is a column (``id``, ``group``, ``name``, ``text``, ``rel``, ``src``, ``dst``,
+    ``valid_from``, ``valid_to``, ``tx_from``, ``tx_to``) or ``props.<key>[.<key>...]``. Values are
+    compared by their Python type: str, int/float, bool or aware datetime. A ``where`` argument is a
+    list of lists of conditions: the outer list is OR, each inner list is AND.
+    """
+
+    field: str
+    op: Op
+    value: Any = None
+
+
+Where = Sequence[Sequence[Cond]]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A search result: the record, its score in the arm that produced it, and its rank (1-based)."""
+
+    id: str
+    score: float
+    item: Item
+    rank: int = 0
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """A fused result of :meth:`recall`: the RRF score and, per arm that found it, its rank."""
+
+    id: str
+    score: float
+    item: Item
+    arms: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Subgraph:
+    """The result of a k-hop expansion.
+
+    ``distance`` maps each reached node id to its hop count (seeds are 0); ``edges`` are every
+    edge traversed on a path of at most ``depth`` hops from a seed.
+    """
+
+    nodes: list[Node]
+    edges: list[Edge]
+    distance: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write verb did: new versions written, unchanged records skipped, records skipped."""
+
+    written: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+
+
+__all__ = [
+    "DEFAULT_SPACE",
+    "Cond",
+    "Direction",
+    "Edge",
+    "Hit",
+    "Item",
+    "Kind",
+    "Node",
+    "Op",
+    "RecallHit",
+    "Subgraph",
+    "Where",
+    "WriteResult",
+]

@@ -1,0 +1,503 @@
+"""Every read verb, written once over a visibility predicate.
+
+The store reads current versions; a view returned by ``as_of`` reads the versions that were
+known at a transaction time and/or valid at a valid time. Both are :class:`Reader` subclasses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from .codec import check_id, decode_props, from_micros
+from .errors import InvalidInput
+from .filters import SqlFilter, order_sql
+from .model import Direction, Edge, Hit, Item, Kind, Node, RecallHit, Subgraph, Where
+
+if TYPE_CHECKING:
+    from .textindex import TextCache
+    from .vectors import VectorCache
+
+NODE_COLS = "r.vid, r.id, r.grp, r.labels, r.name, r.text, r.props, r.space, r.valid_from, r.valid_to, r.tx_from, r.tx_to"
+EDGE_COLS = "r.vid, r.id, r.src, r.dst, r.rel, r.grp, r.name, r.text, r.props, r.space, r.valid_from, r.valid_to, r.tx_from, r.tx_to"
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """Which versions a read sees: current ones, or those of a past instant."""
+
+    tx_us: int | None = None
+    valid_us: int | None = None
+
+    @property
+    def is_current(self) -> bool:
+        return self.tx_us is None and self.valid_us is None
+
+    def sql(self, a: str = "r") -> str:
+        if self.tx_us is None:
+            parts = [f"{a}.tx_to IS NULL"]
+        else:
+            t = int(self.tx_us)
+            parts = [f"{a}.tx_from <= {t}", f"({a}.tx_to IS NULL OR {a}.tx_to > {t})"]
+        if self.valid_us is not None:
+            v = int(self.valid_us)
+            parts.append(f"({a}.valid_from IS NULL OR {a}.valid_from <= {v})")
+            parts.append(f"({a}.valid_to IS NULL OR {a}.valid_to > {v})")
+        return " AND ".join(parts)
+
+
+def table_of(kind: Kind) -> str:
+    if kind == "node":
+        return "nodes"
+    if kind == "edge":
+        return "edges"
+    raise InvalidInput(f"kind must be 'node' or 'edge', got {kind!r}")
+
+
+def cols_of(kind: Kind) -> str:
+    return NODE_COLS if kind == "node" else EDGE_COLS
+
+
+def node_from_row(row: Sequence[Any]) -> Node:
+    return Node(
+        id=row[1],
+        group=row[2],
+        labels=tuple(row[3]),
+        name=row[4],
+        text=row[5],
+        props=decode_props(row[6]),
+        space=row[7] or "default",
+        valid_from=from_micros(row[8]),
+        valid_to=from_micros(row[9]),
+        tx_from=from_micros(row[10]),
+        tx_to=from_micros(row[11]),
+        version=row[0],
+    )
+
+
+def edge_from_row(row: Sequence[Any]) -> Edge:
+    return Edge(
+        id=row[1],
+        src=row[2],
+        dst=row[3],
+        rel=row[4],
+        group=row[5],
+        name=row[6],
+        text=row[7],
+        props=decode_props(row[8]),
+        space=row[9] or "default",
+        valid_from=from_micros(row[10]),
+        valid_to=from_micros(row[11]),
+        tx_from=from_micros(row[12]),
+        tx_to=from_micros(row[13]),
+        version=row[0],
+    )
+
+
+def item_from_row(kind: Kind, row: Sequence[Any]) -> Item:
+    return node_from_row(row) if kind == "node" else edge_from_row(row)
+
+
+def _id_list(ids: Iterable[str], what: str = "ids") -> list[str]:
+    if isinstance(ids, str):
+        raise InvalidInput(f"{what} must be a list of ids, not a single string {ids!r:.80}")
+    return [check_id(i, what=what[:-1] if what.endswith("s") else what) for i in ids]
+
+
+class Reader:
+    """The read verbs. Subclasses provide a cursor and a visibility."""
+
+    vectors: VectorCache
+    text_cache: TextCache
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _visibility(self) -> Visibility:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._cursor().execute(sql, list(params)).fetchall()
+
+    # ---------------------------------------------------------------------------- by id
+
+    def get_node(self, id: str) -> Node | None:
+        check_id(id)
+        rows = self._query(
+            f"SELECT {NODE_COLS} FROM nodes r WHERE r.id = ? AND {self._visibility().sql()}", [id]
+        )
+        return node_from_row(rows[0]) if rows else None
+
+    def get_nodes(self, ids: Iterable[str]) -> list[Node]:
+        return self._get_many("node", ids)  # type: ignore[return-value]
+
+    def get_edge(self, id: str) -> Edge | None:
+        check_id(id)
+        rows = self._query(
+            f"SELECT {EDGE_COLS} FROM edges r WHERE r.id = ? AND {self._visibility().sql()}", [id]
+        )
+        return edge_from_row(rows[0]) if rows else None
+
+    def get_edges(self, ids: Iterable[str]) -> list[Edge]:
+        return self._get_many("edge", ids)  # type: ignore[return-value]
+
+    def _get_many(self, kind: Kind, ids: Iterable[str]) -> list[Item]:
+        wanted = _id_list(ids)
+        if not wanted:
+            return []
+        rows = self._query(
+            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
+            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self._visibility().sql()}",
+            [wanted],
+        )
+        by_id = {row[1]: item_from_row(kind, row) for row in rows}
+        return [by_id[i] for i in dict.fromkeys(wanted) if i in by_id]
+
+    # ----------------------------------------------------------------------------- lists
+
+    def _filter(
+        self,
+        kind: Kind,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        src: Iterable[str] | None = None,
+        dst: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> SqlFilter:
+        f = SqlFilter(kind)
+        f.add(self._visibility().sql())
+        f.any_of("id", ids)
+        f.any_of("grp", groups)
+        f.any_of("name", names)
+        if kind == "node":
+            if rels is not None or src is not None or dst is not None:
+                raise InvalidInput("rels, src and dst filter edges, not nodes")
+            f.labels_any(labels)
+        else:
+            if labels is not None:
+                raise InvalidInput("labels filter nodes; filter edges with rels")
+            f.any_of("rel", rels)
+            f.any_of("src", src)
+            f.any_of("dst", dst)
+        f.where(where)
+        return f
+
+    def find_nodes(
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        where: Where | None = None,
+        order_by: str | Sequence[str] | None = "id",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Node]:
+        f = self._filter("node", ids=ids, groups=groups, labels=labels, names=names, where=where)
+        return self._find("node", f, order_by, limit, offset)  # type: ignore[return-value]
+
+    def find_edges(
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        src: Iterable[str] | None = None,
+        dst: Iterable[str] | None = None,
+        where: Where | None = None,
+        order_by: str | Sequence[str] | None = "id",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Edge]:
+        f = self._filter(
+            "edge", ids=ids, groups=groups, rels=rels, names=names, src=src, dst=dst, where=where
+        )
+        return self._find("edge", f, order_by, limit, offset)  # type: ignore[return-value]
+
+    def _find(
+        self,
+        kind: Kind,
+        f: SqlFilter,
+        order_by: str | Sequence[str] | None,
+        limit: int | None,
+        offset: int,
+    ) -> list[Item]:
+        sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY {order_sql(order_by, kind)}"
+        params = list(f.params)
+        if limit is not None:
+            if limit < 0:
+                raise InvalidInput(f"limit must be >= 0, got {limit}")
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        if offset:
+            sql += " OFFSET ?"
+            params.append(int(offset))
+        return [item_from_row(kind, row) for row in self._query(sql, params)]
+
+    def count_nodes(self, **filters: Any) -> int:
+        f = self._filter("node", **filters)
+        return int(self._query(f"SELECT count(*) FROM nodes r WHERE {f.sql()}", f.params)[0][0])
+
+    def count_edges(self, **filters: Any) -> int:
+        f = self._filter("edge", **filters)
+        return int(self._query(f"SELECT count(*) FROM edges r WHERE {f.sql()}", f.params)[0][0])
+
+    # ----------------------------------------------------------------------------- graph
+
+    def edges_of(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+    ) -> list[Edge]:
+        ids = _id_list(node_ids, "node_ids")
+        if not ids:
+            return []
+        f = self._filter("edge", rels=rels)
+        side = _direction_sql(direction)
+        f.clauses.append(side)
+        params = f.params + [ids] * side.count("?")
+        return [
+            edge_from_row(row)
+            for row in self._query(
+                f"SELECT {EDGE_COLS} FROM edges r WHERE {f.sql()} ORDER BY r.id", params
+            )
+        ]
+
+    def edges_between(
+        self,
+        a_ids: Iterable[str],
+        b_ids: Iterable[str],
+        *,
+        rels: Iterable[str] | None = None,
+        directed: bool = True,
+    ) -> list[Edge]:
+        a, b = _id_list(a_ids, "a_ids"), _id_list(b_ids, "b_ids")
+        if not a or not b:
+            return []
+        f = self._filter("edge", rels=rels)
+        forward = "r.src IN (SELECT unnest(?::VARCHAR[])) AND r.dst IN (SELECT unnest(?::VARCHAR[]))"
+        if directed:
+            f.clauses.append(forward)
+            params = f.params + [a, b]
+        else:
+            f.clauses.append(f"({forward}) OR ({forward})")
+            params = f.params + [a, b, b, a]
+        return [
+            edge_from_row(row)
+            for row in self._query(
+                f"SELECT {EDGE_COLS} FROM edges r WHERE {f.sql()} ORDER BY r.id", params
+            )
+        ]
+
+    def neighbours(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+    ) -> list[Node]:
+        ids = _id_list(node_ids, "node_ids")
+        edges = self.edges_of(ids, direction=direction, rels=rels)
+        seeds = set(ids)
+        others: dict[str, None] = {}
+        for e in edges:
+            if direction in ("out", "both") and e.src in seeds:
+                others[e.dst] = None
+            if direction in ("in", "both") and e.dst in seeds:
+                others[e.src] = None
+        if not others:
+            return []
+        return self.find_nodes(ids=list(others), labels=labels)
+
+    def expand(
+        self,
+        seeds: Iterable[str],
+        *,
+        depth: int = 1,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+    ) -> Subgraph:
+        """Breadth-first expansion, one query per hop, never revisiting a node."""
+        if depth < 0:
+            raise InvalidInput(f"depth must be >= 0, got {depth}")
+        seed_ids = _id_list(seeds, "seeds")
+        seed_nodes = self.get_nodes(seed_ids)
+        distance: dict[str, int] = {n.id: 0 for n in seed_nodes}
+        edges: dict[str, Edge] = {}
+        frontier = list(distance)
+        label_set = None if labels is None else set(labels)
+        group_set = None if groups is None else set(groups)
+        nodes: dict[str, Node] = {n.id: n for n in seed_nodes}
+        for hop in range(1, depth + 1):
+            if not frontier:
+                break
+            hop_edges = self.edges_of(frontier, direction=direction, rels=rels)
+            front = set(frontier)
+            candidates: dict[str, list[Edge]] = {}
+            for e in hop_edges:
+                ends = []
+                if direction in ("out", "both") and e.src in front:
+                    ends.append(e.dst)
+                if direction in ("in", "both") and e.dst in front:
+                    ends.append(e.src)
+                for end in ends:
+                    candidates.setdefault(end, []).append(e)
+            new_ids = [i for i in candidates if i not in distance]
+            reached = {n.id: n for n in self.get_nodes(new_ids)}
+            for end, via in candidates.items():
+                node = nodes.get(end) or reached.get(end)
+                if node is None:
+                    continue
+                if label_set is not None and not label_set.intersection(node.labels):
+                    continue
+                if group_set is not None and node.group not in group_set:
+                    continue
+                for e in via:
+                    edges[e.id] = e
+                if end not in distance:
+                    distance[end] = hop
+                    nodes[end] = node
+            frontier = [i for i in new_ids if i in distance and distance[i] == hop]
+        return Subgraph(nodes=list(nodes.values()), edges=list(edges.values()), distance=distance)
+
+    def degrees(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "in",
+        rels: Iterable[str] | None = None,
+    ) -> dict[str, int]:
+        ids = _id_list(node_ids, "node_ids")
+        counts = dict.fromkeys(ids, 0)
+        if not ids:
+            return counts
+        wanted = set(ids)
+        for e in self.edges_of(ids, direction=direction, rels=rels):
+            if direction in ("out", "both") and e.src in wanted:
+                counts[e.src] += 1
+            if direction in ("in", "both") and e.dst in wanted:
+                counts[e.dst] += 1
+        return counts
+
+    # ---------------------------------------------------------------------------- history
+
+    def history(self, id: str, *, kind: Kind | None = None) -> list[Item]:
+        """Every version of ``id`` ever written (not purged), oldest first, whatever the view."""
+        check_id(id)
+        out: list[Item] = []
+        for k in (kind,) if kind else ("node", "edge"):
+            rows = self._query(
+                f"SELECT {cols_of(k)} FROM {table_of(k)} r WHERE r.id = ? ORDER BY r.tx_from, r.vid",
+                [id],
+            )
+            out.extend(item_from_row(k, row) for row in rows)
+        return out
+
+    # ------------------------------------------------------------------------- embeddings
+
+    def get_embeddings(self, ids: Iterable[str], *, kind: Kind = "node") -> dict[str, list[float]]:
+        from .vectors import embeddings_of
+
+        return embeddings_of(self, kind, _id_list(ids))
+
+    # ---------------------------------------------------------------------------- search
+
+    def search_text(
+        self,
+        query: str,
+        *,
+        kind: Kind = "node",
+        k: int = 10,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        ids: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> list[Hit]:
+        from .textindex import bm25_search
+
+        f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
+        return bm25_search(self, kind, query, k, f)
+
+    def search_vector(
+        self,
+        vector: Sequence[float],
+        *,
+        kind: Kind = "node",
+        space: str = "default",
+        k: int = 10,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        ids: Iterable[str] | None = None,
+        where: Where | None = None,
+        min_score: float | None = None,
+    ) -> list[Hit]:
+        from .vectors import cosine_search
+
+        f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
+        plain = ids is None and labels is None and rels is None and where is None
+        return cosine_search(
+            self, kind, space, vector, k, f, min_score=min_score, groups_only=groups if plain else None,
+            unfiltered=plain and groups is None,
+        )
+
+    def recall(
+        self,
+        *,
+        text: str | None = None,
+        vector: Sequence[float] | None = None,
+        seeds: Iterable[str] | None = None,
+        kind: Kind = "node",
+        k: int = 10,
+        rrf_k: int = 60,
+        depth: int = 1,
+        space: str = "default",
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> list[RecallHit]:
+        from .recall import recall
+
+        return recall(
+            self,
+            text=text,
+            vector=vector,
+            seeds=seeds,
+            kind=kind,
+            k=k,
+            rrf_k=rrf_k,
+            depth=depth,
+            space=space,
+            groups=groups,
+            labels=labels,
+            rels=rels,
+            where=where,
+        )
+
+
+def _direction_sql(direction: Direction) -> str:
+    out = "r.src IN (SELECT unnest(?::VARCHAR[]))"
+    inc = "r.dst IN (SELECT unnest(?::VARCHAR[]))"
+    if direction == "out":
+        return out
+    if direction == "in":
+        return inc
+    if direction == "both":
+        return f"({out}) OR ({inc})"
+    raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")

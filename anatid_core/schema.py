@@ -1,0 +1,130 @@
+"""Versioned DDL. The schema version lives in the ``meta`` table.
+
+Every record version is one row: ``tx_to IS NULL`` marks the current version. ``vid`` (version id)
+is unique across nodes and edges, so postings and embeddings can point at either.
+Times are BIGINT microseconds since the epoch, UTC (see codec.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import duckdb
+
+from .errors import SchemaVersionError
+
+SCHEMA_VERSION = 1
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS nodes (
+    vid BIGINT NOT NULL,
+    id VARCHAR NOT NULL,
+    grp VARCHAR NOT NULL,
+    labels VARCHAR[] NOT NULL,
+    name VARCHAR NOT NULL,
+    text VARCHAR NOT NULL,
+    props VARCHAR NOT NULL,
+    space VARCHAR,
+    valid_from BIGINT,
+    valid_to BIGINT,
+    tx_from BIGINT NOT NULL,
+    tx_to BIGINT,
+    doc_len INTEGER NOT NULL,
+    chash BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS edges (
+    vid BIGINT NOT NULL,
+    id VARCHAR NOT NULL,
+    src VARCHAR NOT NULL,
+    dst VARCHAR NOT NULL,
+    rel VARCHAR NOT NULL,
+    grp VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    text VARCHAR NOT NULL,
+    props VARCHAR NOT NULL,
+    space VARCHAR,
+    valid_from BIGINT,
+    valid_to BIGINT,
+    tx_from BIGINT NOT NULL,
+    tx_to BIGINT,
+    doc_len INTEGER NOT NULL,
+    chash BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS postings (vid BIGINT NOT NULL, term VARCHAR NOT NULL, tf INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS spaces (
+    kind VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    dim INTEGER NOT NULL,
+    tbl VARCHAR NOT NULL,
+    PRIMARY KEY (kind, name)
+);
+"""
+
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id);
+CREATE INDEX IF NOT EXISTS edges_id ON edges (id);
+CREATE INDEX IF NOT EXISTS edges_src ON edges (src);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst);
+CREATE INDEX IF NOT EXISTS postings_term ON postings (term);
+"""
+
+# version -> function that upgrades a file from (version - 1); each runs inside one transaction.
+MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {}
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def read_version(cur: duckdb.DuckDBPyConnection) -> int | None:
+    """The file's schema version, or None for a file with no anatid tables yet."""
+    exists = cur.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'"
+    ).fetchone()
+    if not exists or not exists[0]:
+        return None
+    row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else None
+
+
+def _has_foreign_tables(cur: duckdb.DuckDBPyConnection) -> bool:
+    row = cur.execute("SELECT count(*) FROM information_schema.tables").fetchone()
+    return bool(row and row[0])
+
+
+def ensure(cur: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> None:
+    """Create the schema in a new file, migrate an older one, refuse a newer one."""
+    version = read_version(cur)
+    if version is not None and version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{path} has anatid schema version {version}, but this anatid reads up to version "
+            f"{SCHEMA_VERSION}: upgrade anatid-drivers (pip install -U anatid-drivers)"
+        )
+    if version == SCHEMA_VERSION:
+        return
+    if version is None and _has_foreign_tables(cur):
+        raise SchemaVersionError(
+            f"{path} is a DuckDB database but not an anatid store (it has tables and no anatid "
+            "meta table); anatid will not write into it: pass a new path"
+        )
+    if read_only:
+        raise SchemaVersionError(
+            f"{path} needs its anatid schema created or upgraded (found version {version}); "
+            "open it once without read_only=True"
+        )
+    cur.execute("BEGIN")
+    try:
+        if version is None:
+            for statement in _statements(_TABLES) + _statements(_INDEXES):
+                cur.execute(statement)
+        else:
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[target](cur)
+        cur.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+        )
+        cur.execute("COMMIT")
+    except BaseException:
+        cur.execute("ROLLBACK")
+        raise

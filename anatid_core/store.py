@@ -1,0 +1,271 @@
+"""Opening a store file, cursors per thread, and the one transaction entry point."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+import duckdb
+
+from . import schema
+from .errors import (
+    AnatidError,
+    ReadOnlyError,
+    StoreCorrupt,
+    StoreLocked,
+    WriteConflict,
+)
+from .reads import Reader, Visibility
+from .textindex import TextCache
+from .vectors import VectorCache
+from .view import View
+from .writes import WriterMixin
+
+#: Tunables, readable at a glance.
+SETTINGS: dict[str, Any] = {
+    # How long a writer waits for another thread's transaction before giving up (seconds).
+    "write_lock_timeout": 60.0,
+}
+
+
+@dataclass
+class _Tx:
+    """State of the open transaction: its pinned cursor, its time and work to do after COMMIT."""
+
+    cursor: duckdb.DuckDBPyConnection
+    time_us: int
+    after_commit: list[Callable[[], None]] = field(default_factory=list)
+    depth: int = 1
+
+
+def _map_open_error(exc: Exception, path: str) -> AnatidError:
+    text = str(exc)
+    lowered = text.lower()
+    if "lock" in lowered and ("conflicting" in lowered or "could not set lock" in lowered):
+        return StoreLocked(
+            f"{path} is open for writing in another process ({text.splitlines()[0]}); close that "
+            "process first, or open the file with read_only=True once it has closed",
+            path=path,
+        )
+    if "not a valid duckdb" in lowered or "invalid" in lowered or "corrupt" in lowered:
+        return StoreCorrupt(
+            f"{path} is not a readable anatid/DuckDB file ({text.splitlines()[0]}); "
+            "check the path, or restore the file from a backup"
+        )
+    if "permission denied" in lowered or "read-only file system" in lowered:
+        return ReadOnlyError(
+            f"{path} cannot be opened for writing ({text.splitlines()[0]}); "
+            "fix the permissions or open it with read_only=True"
+        )
+    return StoreCorrupt(f"{path} could not be opened: {text.splitlines()[0] if text else exc!r}")
+
+
+class Store(WriterMixin, Reader):
+    """A bitemporal property graph in one DuckDB file. Thread-safe; writes are serialised."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._con = con
+        self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._cursors_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        self._tx: _Tx | None = None
+        self._tx_owner: int | None = None
+        self._closed = False
+        self._last_tx_us = 0
+        self._next_vid = 1
+        self.vectors = VectorCache(self)
+        self.text_cache = TextCache(self)
+        self._load_counters()
+
+    # ------------------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] = ":memory:", *, read_only: bool = False) -> Store:
+        """Open (creating if needed) a store file; ``":memory:"`` gives a private in-memory store."""
+        path = os.fspath(path)
+        if read_only and path == ":memory:":
+            raise ReadOnlyError("an in-memory store cannot be opened read-only: it would be empty")
+        if path != ":memory:" and os.path.isdir(path):
+            raise StoreCorrupt(
+                f"{path} is a directory, not a store file (a kuzu 0.10 database is a directory: "
+                "migrate it with anatid-migrate); pass a file path"
+            )
+        if read_only and path != ":memory:" and not os.path.exists(path):
+            raise StoreCorrupt(f"{path} does not exist; read-only opening needs an existing store")
+        try:
+            con = duckdb.connect(path, read_only=read_only)
+        except duckdb.Error as exc:
+            raise _map_open_error(exc, path) from exc
+        try:
+            # Our own tables only: never let a query resolve a Python variable by name.
+            con.execute("SET python_enable_replacements = false")
+            schema.ensure(con, path=path, read_only=read_only)
+        except AnatidError:
+            con.close()
+            raise
+        except duckdb.Error as exc:
+            con.close()
+            raise _map_open_error(exc, path) from exc
+        return cls(con, path=path, read_only=read_only)
+
+    def _load_counters(self) -> None:
+        row = self._con.execute(
+            "SELECT max(v), max(t) FROM ("
+            " SELECT max(vid) AS v, greatest(max(tx_from), coalesce(max(tx_to), 0)) AS t FROM nodes"
+            " UNION ALL"
+            " SELECT max(vid), greatest(max(tx_from), coalesce(max(tx_to), 0)) FROM edges)"
+        ).fetchone()
+        self._next_vid = int(row[0] or 0) + 1 if row else 1
+        self._last_tx_us = int(row[1] or 0) if row else 0
+
+    def close(self) -> None:
+        """Close the file. Idempotent; any open transaction is rolled back."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._cursors_lock:
+            for cur in self._cursors:
+                try:
+                    cur.close()
+                except duckdb.Error:
+                    pass
+            self._cursors.clear()
+        self._con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # ------------------------------------------------------------------------------ cursors
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        if self._closed:
+            raise AnatidError(f"the store {self.path} is closed; open it again with Store.open")
+        tx = self._tx
+        if tx is not None and self._tx_owner == threading.get_ident():
+            return tx.cursor
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self._con.cursor()
+            cur.execute("SET python_enable_replacements = false")
+            self._local.cursor = cur
+            with self._cursors_lock:
+                self._cursors.append(cur)
+        return cur
+
+    def _visibility(self) -> Visibility:
+        return Visibility()
+
+    # --------------------------------------------------------------------------- transactions
+
+    def _next_tx_time(self) -> int:
+        # Strictly increasing, so that every transaction has its own instant for as_of reads.
+        now = time.time_ns() // 1000
+        self._last_tx_us = max(now, self._last_tx_us + 1)
+        return self._last_tx_us
+
+    def allocate_vids(self, count: int) -> int:
+        """Reserve ``count`` version ids; returns the first. Call inside a transaction."""
+        first = self._next_vid
+        self._next_vid += count
+        return first
+
+    @contextmanager
+    def transaction(self) -> Iterator[_Tx]:
+        """One DuckDB transaction: COMMIT on clean exit, ROLLBACK and re-raise on any exception.
+
+        DuckDB has no savepoints, so a nested ``transaction()`` joins the outer one. The store's
+        write lock is held throughout: writers from other threads wait (up to
+        ``SETTINGS['write_lock_timeout']`` seconds, then ``WriteConflict``).
+        """
+        if self.read_only:
+            raise ReadOnlyError(
+                f"the store {self.path} was opened read-only; open it without read_only=True to write"
+            )
+        if not self._write_lock.acquire(timeout=SETTINGS["write_lock_timeout"]):
+            raise WriteConflict(
+                f"another thread held the write lock of {self.path} for more than "
+                f"{SETTINGS['write_lock_timeout']} s; retry later",
+                retryable=True,
+            )
+        try:
+            if self._tx is not None:
+                self._tx.depth += 1
+                try:
+                    yield self._tx
+                finally:
+                    self._tx.depth -= 1
+                return
+            cur = self._cursor()
+            cur.execute("BEGIN TRANSACTION")
+            tx = _Tx(cursor=cur, time_us=self._next_tx_time())
+            self._tx, self._tx_owner = tx, threading.get_ident()
+            saved_vid = self._next_vid
+            try:
+                yield tx
+                cur.execute("COMMIT")
+            except BaseException as exc:
+                self._next_vid = saved_vid
+                try:
+                    cur.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # a failed COMMIT has already rolled back
+                if isinstance(exc, duckdb.TransactionException):
+                    raise WriteConflict(
+                        f"the transaction on {self.path} conflicted with another: {exc}; retry it",
+                        retryable=True,
+                    ) from exc
+                raise
+            finally:
+                self._tx, self._tx_owner = None, None
+            for action in tx.after_commit:
+                action()
+        finally:
+            self._write_lock.release()
+
+    def _in_own_transaction(self) -> bool:
+        return self._tx is not None and self._tx_owner == threading.get_ident()
+
+    def _require_tx(self) -> _Tx:
+        tx = self._tx
+        assert tx is not None and self._tx_owner == threading.get_ident(), "not in a transaction"
+        return tx
+
+    # ------------------------------------------------------------------------------- views
+
+    def as_of(self, tx_time: datetime | None = None, valid_time: datetime | None = None) -> View:
+        """A read-only view: what the store knew at ``tx_time``, restricted to what was valid at
+        ``valid_time`` (either may be None). Every read and search works the same way on it."""
+        return View(self, tx_time=tx_time, valid_time=valid_time)
+
+    def stats(self) -> dict[str, Any]:
+        from .admin import stats
+
+        return stats(self)
+
+    def check(self) -> list[str]:
+        """Verify indexes against rows and version intervals; returns problems (empty = healthy)."""
+        from .admin import check
+
+        return check(self)

@@ -1,0 +1,470 @@
+"""The write verbs. Each is one transaction (joining the caller's, if one is open).
+
+An upsert compares each record's content hash with its current version: unchanged records write
+nothing; changed ones close the current version (``tx_to`` = the transaction's time) and insert a
+new version, its postings and its embedding, all through Arrow in bulk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from .codec import check_id, check_text, encode_props, opt_micros, to_micros
+from .errors import InvalidInput, NotFound
+from .filters import SqlFilter
+from .model import Edge, Item, Kind, Node, Where, WriteResult
+from .textindex import document_terms
+from .vectors import all_spaces, as_vector, ensure_space, insert_vectors
+
+if TYPE_CHECKING:
+    from .store import _Tx
+
+
+@dataclass
+class _Prepared:
+    """A validated record, flattened to column values."""
+
+    item: Item
+    props: str
+    valid_from: int | None
+    valid_to: int | None
+    doc_len: int
+    terms: dict[str, int]
+    vector: np.ndarray | None
+    chash: int
+
+
+def _hash(parts: Sequence[Any], vector: np.ndarray | None) -> int:
+    h = hashlib.blake2b(digest_size=8)
+    for part in parts:
+        h.update(repr(part).encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f")
+    if vector is not None:
+        h.update(vector.tobytes())
+    return int.from_bytes(h.digest(), "little", signed=True)
+
+
+def _prepare(item: Item, kind: Kind, index: int) -> _Prepared:
+    expected = Node if kind == "node" else Edge
+    if not isinstance(item, expected):
+        raise InvalidInput(f"{kind} #{index} is a {type(item).__name__}, expected {expected.__name__}")
+    what = f"{kind} {item.id!r:.60}" if isinstance(item.id, str) else f"{kind} #{index}"
+    check_id(item.id, what=f"{kind} #{index} id")
+    check_text(item.group, what=f"{what} group")
+    check_text(item.name, what=f"{what} name")
+    check_text(item.text, what=f"{what} text")
+    check_text(item.space, what=f"{what} space")
+    if not item.space:
+        raise InvalidInput(f"{what} has an empty vector space name")
+    if isinstance(item, Edge):
+        check_id(item.src, what=f"{what} src")
+        check_id(item.dst, what=f"{what} dst")
+        check_id(item.rel, what=f"{what} rel")
+        key: tuple[Any, ...] = (item.src, item.dst, item.rel)
+    else:
+        if isinstance(item.labels, str):
+            raise InvalidInput(f"{what} labels must be a list of strings, not one string")
+        for label in item.labels:
+            check_id(label, what=f"{what} label")
+        key = tuple(item.labels)
+    props = encode_props(item.props)
+    vf = opt_micros(item.valid_from, what=f"{what} valid_from")
+    vt = opt_micros(item.valid_to, what=f"{what} valid_to")
+    if vf is not None and vt is not None and vt < vf:
+        raise InvalidInput(
+            f"{what} has valid_to ({item.valid_to}) before valid_from ({item.valid_from}); "
+            "a validity interval must not end before it starts"
+        )
+    vector = None if item.embedding is None else as_vector(item.embedding, what=f"{what} embedding")
+    doc_len, terms = document_terms(item.name, item.text)
+    chash = _hash((item.id, item.group, key, item.name, item.text, props, item.space, vf, vt), vector)
+    return _Prepared(item, props, vf, vt, doc_len, dict(terms), vector, chash)
+
+
+def _arrow(columns: dict[str, Any]) -> pa.Table:
+    return pa.table(columns)
+
+
+class WriterMixin:
+    """Write verbs, mixed into :class:`Store`."""
+
+    if TYPE_CHECKING:  # provided by Store; declared for the type checker only
+
+        def transaction(self) -> Any: ...
+        def allocate_vids(self, count: int) -> int: ...
+        def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+        def get_edges(self, ids: Iterable[str]) -> list[Edge]: ...
+        def get_embeddings(self, ids: Iterable[str], *, kind: Kind = "node") -> dict[str, list[float]]: ...
+
+    # ------------------------------------------------------------------------------ upsert
+
+    def upsert_node(self, node: Node) -> WriteResult:
+        return self.upsert_nodes([node])
+
+    def upsert_edge(self, edge: Edge, *, missing_endpoints: Literal["error", "skip"] = "error") -> WriteResult:
+        return self.upsert_edges([edge], missing_endpoints=missing_endpoints)
+
+    def upsert_nodes(self, nodes: Iterable[Node]) -> WriteResult:
+        """Insert or update nodes in bulk; an unchanged node writes no new version."""
+        prepared = _dedupe([_prepare(n, "node", i) for i, n in enumerate(_listed(nodes, "nodes"))])
+        if not prepared:
+            return WriteResult()
+        with self.transaction() as tx:
+            return self._write_versions(tx, "node", prepared, skipped=0)
+
+    def upsert_edges(
+        self, edges: Iterable[Edge], *, missing_endpoints: Literal["error", "skip"] = "error"
+    ) -> WriteResult:
+        """Insert or update edges in bulk. Endpoints must be current nodes (or are skipped)."""
+        if missing_endpoints not in ("error", "skip"):
+            raise InvalidInput("missing_endpoints must be 'error' or 'skip'")
+        prepared = _dedupe([_prepare(e, "edge", i) for i, e in enumerate(_listed(edges, "edges"))])
+        if not prepared:
+            return WriteResult()
+        with self.transaction() as tx:
+            ends = {p.item.src for p in prepared} | {p.item.dst for p in prepared}  # type: ignore[union-attr]
+            present = {
+                r[0]
+                for r in tx.cursor.execute(
+                    "SELECT DISTINCT id FROM nodes WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+                    [sorted(ends)],
+                ).fetchall()
+            }
+            kept = [p for p in prepared if p.item.src in present and p.item.dst in present]  # type: ignore[union-attr]
+            if len(kept) != len(prepared) and missing_endpoints == "error":
+                bad = next(p.item for p in prepared if p not in kept)
+                missing = [x for x in (bad.src, bad.dst) if x not in present]  # type: ignore[union-attr]
+                raise InvalidInput(
+                    f"edge {bad.id!r} points at missing node(s) {missing}; write the nodes first, "
+                    "or pass missing_endpoints='skip'"
+                )
+            return self._write_versions(tx, "edge", kept, skipped=len(prepared) - len(kept))
+
+    def _write_versions(self, tx: _Tx, kind: Kind, prepared: list[_Prepared], *, skipped: int) -> WriteResult:
+        cur = tx.cursor
+        table = "nodes" if kind == "node" else "edges"
+        ids = [p.item.id for p in prepared]
+        current = {
+            r[0]: (int(r[1]), int(r[2]), r[3], r[4])
+            for r in cur.execute(
+                f"SELECT id, vid, chash, space, grp FROM {table} "
+                "WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+                [ids],
+            ).fetchall()
+        }
+        changed = [p for p in prepared if p.item.id not in current or current[p.item.id][1] != p.chash]
+        if not changed:
+            return WriteResult(written=0, unchanged=len(prepared), skipped=skipped)
+        closed = [current[p.item.id] for p in changed if p.item.id in current]
+        if closed:
+            self._close_versions(tx, kind, [c[0] for c in closed], [c[2] for c in closed])
+        first = self.allocate_vids(len(changed))
+        vids = np.arange(first, first + len(changed), dtype=np.int64)
+        self._insert_rows(cur, kind, changed, vids, tx.time_us)
+        self._insert_postings(cur, changed, vids)
+        self._insert_embeddings(tx, kind, changed, vids)
+        return WriteResult(written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped)
+
+    def _insert_rows(
+        self, cur: duckdb.DuckDBPyConnection, kind: Kind, rows: list[_Prepared], vids: np.ndarray, tx_us: int
+    ) -> None:
+        items = [p.item for p in rows]
+        cols: dict[str, Any] = {"vid": pa.array(vids, type=pa.int64()), "id": [i.id for i in items]}
+        if kind == "edge":
+            cols["src"] = [i.src for i in items]  # type: ignore[union-attr]
+            cols["dst"] = [i.dst for i in items]  # type: ignore[union-attr]
+            cols["rel"] = [i.rel for i in items]  # type: ignore[union-attr]
+        cols["grp"] = [i.group for i in items]
+        if kind == "node":
+            cols["labels"] = pa.array([list(i.labels) for i in items], type=pa.list_(pa.string()))  # type: ignore[union-attr]
+        cols["name"] = [i.name for i in items]
+        cols["text"] = [i.text for i in items]
+        cols["props"] = [p.props for p in rows]
+        cols["space"] = [i.space if p.vector is not None else None for i, p in zip(items, rows)]
+        cols["valid_from"] = pa.array([p.valid_from for p in rows], type=pa.int64())
+        cols["valid_to"] = pa.array([p.valid_to for p in rows], type=pa.int64())
+        cols["tx_from"] = pa.array([tx_us] * len(rows), type=pa.int64())
+        cols["tx_to"] = pa.array([None] * len(rows), type=pa.int64())
+        cols["doc_len"] = pa.array([p.doc_len for p in rows], type=pa.int32())
+        cols["chash"] = pa.array([p.chash for p in rows], type=pa.int64())
+        table = "nodes" if kind == "node" else "edges"
+        cur.register("_anatid_rows", _arrow(cols))
+        try:
+            cur.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _anatid_rows")
+        finally:
+            cur.unregister("_anatid_rows")
+
+    def _insert_postings(self, cur: duckdb.DuckDBPyConnection, rows: list[_Prepared], vids: np.ndarray) -> None:
+        counts = [len(p.terms) for p in rows]
+        total = sum(counts)
+        if not total:
+            return
+        terms: list[str] = []
+        tfs: list[int] = []
+        for p in rows:
+            terms.extend(p.terms.keys())
+            tfs.extend(p.terms.values())
+        table = pa.table(
+            {
+                "vid": pa.array(np.repeat(vids, counts), type=pa.int64()),
+                "term": pa.array(terms, type=pa.string()),
+                "tf": pa.array(tfs, type=pa.int32()),
+            }
+        )
+        cur.register("_anatid_postings", table)
+        try:
+            cur.execute("INSERT INTO postings SELECT vid, term, tf FROM _anatid_postings")
+        finally:
+            cur.unregister("_anatid_postings")
+
+    def _insert_embeddings(self, tx: _Tx, kind: Kind, rows: list[_Prepared], vids: np.ndarray) -> None:
+        by_space: dict[str, list[int]] = {}
+        for i, p in enumerate(rows):
+            if p.vector is not None:
+                by_space.setdefault(p.item.space, []).append(i)
+        for space, idx in by_space.items():
+            dims = {rows[i].vector.shape[0] for i in idx}  # type: ignore[union-attr]
+            if len(dims) > 1:
+                raise InvalidInput(
+                    f"one write holds {kind} embeddings of dimensions {sorted(dims)} for space "
+                    f"{space!r}; a vector space has one dimension"
+                )
+            dim = dims.pop()
+            tbl = ensure_space(tx.cursor, kind, space, dim)
+            mat = np.stack([rows[i].vector for i in idx]).astype(np.float32)  # type: ignore[misc]
+            space_vids = vids[idx]
+            insert_vectors(tx.cursor, tbl, space_vids, mat)
+            groups = [rows[i].item.group for i in idx]
+            cache = self.vectors  # type: ignore[attr-defined]
+            tx.after_commit.append(
+                lambda s=space, v=space_vids, m=mat, g=groups: cache.after_commit(
+                    kind, s, np.zeros(0, dtype=np.int64), v, m, g
+                )
+            )
+
+    def _close_versions(self, tx: _Tx, kind: Kind, vids: list[int], spaces: list[str | None]) -> None:
+        table = "nodes" if kind == "node" else "edges"
+        tx.cursor.execute(
+            f"UPDATE {table} SET tx_to = ? WHERE vid IN (SELECT unnest(?::BIGINT[]))",
+            [tx.time_us, vids],
+        )
+        gone = np.asarray(sorted(vids), dtype=np.int64)
+        cache = self.vectors  # type: ignore[attr-defined]
+        tx.after_commit.append(lambda: cache.remove_everywhere(kind, gone))
+
+    # ---------------------------------------------------------------------------- supersede
+
+    def close_nodes(self, ids: Iterable[str], valid_to: datetime) -> int:
+        """End the validity of current nodes at ``valid_to``, keeping them (a new version)."""
+        return self._close_validity("node", ids, valid_to)
+
+    def close_edges(self, ids: Iterable[str], valid_to: datetime) -> int:
+        return self._close_validity("edge", ids, valid_to)
+
+    def _close_validity(self, kind: Kind, ids: Iterable[str], valid_to: datetime) -> int:
+        to_micros(valid_to, what="valid_to")
+        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        with self.transaction():
+            items: list[Item] = list(self.get_nodes(wanted) if kind == "node" else self.get_edges(wanted))
+            missing = set(wanted) - {i.id for i in items}
+            if missing:
+                first = sorted(missing)[0]
+                raise NotFound(f"no current {kind} with id {first!r} to close", id=first)
+            vectors = self.get_embeddings(wanted, kind=kind)
+            updated = [replace(i, valid_to=valid_to, embedding=vectors.get(i.id)) for i in items]
+            if kind == "node":
+                result = self.upsert_nodes(updated)  # type: ignore[arg-type]
+            else:
+                result = self.upsert_edges(updated)  # type: ignore[arg-type]
+            return result.written
+
+    # ------------------------------------------------------------------------------- delete
+
+    def delete_nodes(self, ids: Iterable[str], *, detach: bool = True) -> int:
+        """End the current version of each node in transaction time; history is kept.
+
+        With ``detach`` (the default) their current edges are deleted too; without it, a node that
+        still has edges is refused. Missing ids are ignored. Returns the number of nodes deleted.
+        """
+        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        if not wanted:
+            return 0
+        with self.transaction() as tx:
+            cur = tx.cursor
+            edge_rows = cur.execute(
+                "SELECT vid, id FROM edges WHERE tx_to IS NULL AND (src IN (SELECT unnest(?::VARCHAR[])) "
+                "OR dst IN (SELECT unnest(?::VARCHAR[])))",
+                [wanted, wanted],
+            ).fetchall()
+            if edge_rows and not detach:
+                raise InvalidInput(
+                    f"node(s) still have {len(edge_rows)} edge(s) (e.g. {edge_rows[0][1]!r}); "
+                    "delete the edges first or pass detach=True"
+                )
+            if edge_rows:
+                self._close_versions(tx, "edge", [int(r[0]) for r in edge_rows], [])
+            node_vids = [
+                int(r[0])
+                for r in cur.execute(
+                    "SELECT vid FROM nodes WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+                    [wanted],
+                ).fetchall()
+            ]
+            if node_vids:
+                self._close_versions(tx, "node", node_vids, [])
+            return len(node_vids)
+
+    def delete_edges(self, ids: Iterable[str]) -> int:
+        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        if not wanted:
+            return 0
+        with self.transaction() as tx:
+            vids = [
+                int(r[0])
+                for r in tx.cursor.execute(
+                    "SELECT vid FROM edges WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+                    [wanted],
+                ).fetchall()
+            ]
+            if vids:
+                self._close_versions(tx, "edge", vids, [])
+            return len(vids)
+
+    def delete_where(
+        self,
+        kind: Kind,
+        *,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> int:
+        """Delete every current record matching the filters (node deletes detach)."""
+        with self.transaction():
+            ids = self._ids_matching(kind, groups, labels, rels, where, current_only=True)
+            return self.delete_nodes(ids) if kind == "node" else self.delete_edges(ids)
+
+    # -------------------------------------------------------------------------------- purge
+
+    def purge_nodes(self, ids: Iterable[str]) -> int:
+        """Erase every version of these nodes and of their edges, with postings and embeddings."""
+        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        if not wanted:
+            return 0
+        with self.transaction() as tx:
+            edge_ids = [
+                r[0]
+                for r in tx.cursor.execute(
+                    "SELECT DISTINCT id FROM edges WHERE src IN (SELECT unnest(?::VARCHAR[])) "
+                    "OR dst IN (SELECT unnest(?::VARCHAR[]))",
+                    [wanted, wanted],
+                ).fetchall()
+            ]
+            self._purge(tx, "edge", edge_ids)
+            return self._purge(tx, "node", wanted)
+
+    def purge_edges(self, ids: Iterable[str]) -> int:
+        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        if not wanted:
+            return 0
+        with self.transaction() as tx:
+            return self._purge(tx, "edge", wanted)
+
+    def purge_where(
+        self,
+        kind: Kind,
+        *,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> int:
+        """Erase every record (all versions) that has any version matching the filters."""
+        with self.transaction():
+            ids = self._ids_matching(kind, groups, labels, rels, where, current_only=False)
+            return self.purge_nodes(ids) if kind == "node" else self.purge_edges(ids)
+
+    def purge_all(self) -> None:
+        """Erase everything: every node, edge, posting, embedding and vector space."""
+        with self.transaction() as tx:
+            cur = tx.cursor
+            for _, _, _, tbl in all_spaces(cur):
+                cur.execute(f"DROP TABLE {tbl}")
+            for table in ("spaces", "postings", "edges", "nodes"):
+                cur.execute(f"DELETE FROM {table}")
+            cache = self.vectors  # type: ignore[attr-defined]
+            tx.after_commit.append(cache.forget)
+
+    def _purge(self, tx: _Tx, kind: Kind, ids: list[str]) -> int:
+        cur = tx.cursor
+        table = "nodes" if kind == "node" else "edges"
+        rows = cur.execute(
+            f"SELECT vid, tx_to IS NULL FROM {table} WHERE id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+        ).fetchall()
+        if not rows:
+            return 0
+        vids = [int(r[0]) for r in rows]
+        cur.execute("DELETE FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
+        for k, _, _, tbl in all_spaces(cur):
+            if k == kind:
+                cur.execute(f"DELETE FROM {tbl} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
+        cur.execute(f"DELETE FROM {table} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
+        gone = np.asarray(sorted(vids), dtype=np.int64)
+        cache = self.vectors  # type: ignore[attr-defined]
+        tx.after_commit.append(lambda: cache.remove_everywhere(kind, gone))
+        return sum(1 for r in rows if r[1])
+
+    def _ids_matching(
+        self,
+        kind: Kind,
+        groups: Iterable[str] | None,
+        labels: Iterable[str] | None,
+        rels: Iterable[str] | None,
+        where: Where | None,
+        *,
+        current_only: bool,
+    ) -> list[str]:
+        f = SqlFilter(kind)
+        if current_only:
+            f.add("r.tx_to IS NULL")
+        f.any_of("grp", groups)
+        if kind == "node":
+            if rels is not None:
+                raise InvalidInput("rels filter edges, not nodes")
+            f.labels_any(labels)
+        else:
+            if labels is not None:
+                raise InvalidInput("labels filter nodes; filter edges with rels")
+            f.any_of("rel", rels)
+        f.where(where)
+        table = "nodes" if kind == "node" else "edges"
+        tx = self._tx  # type: ignore[attr-defined]
+        return [
+            r[0]
+            for r in tx.cursor.execute(
+                f"SELECT DISTINCT r.id FROM {table} r WHERE {f.sql()} ORDER BY r.id", f.params
+            ).fetchall()
+        ]
+
+
+def _listed(values: Iterable[Any], what: str) -> list[Any]:
+    if isinstance(values, (str, bytes, Node, Edge)):
+        raise InvalidInput(f"{what} must be a list, not a single {type(values).__name__}")
+    return list(values)
+
+
+def _dedupe(prepared: list[_Prepared]) -> list[_Prepared]:
+    """Several writes of one id in one call: the last wins (as if written in order)."""
+    last: dict[str, _Prepared] = {}
+    for p in prepared:
+        last.pop(p.item.id, None)
+        last[p.item.id] = p
+    return list(last.values())
