@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .schema import SCHEMA_VERSION, read_version
+from .sql import one
 from .vectors import all_spaces
 
 if TYPE_CHECKING:
@@ -18,25 +19,40 @@ def stats(store: Store) -> dict[str, Any]:
     def grouped(sql: str) -> dict[str, int]:
         return {str(k): int(v) for k, v in cur.execute(sql).fetchall()}
 
-    size = os.path.getsize(store.path) if store.path != ":memory:" and os.path.exists(store.path) else 0
+    size = (
+        os.path.getsize(store.path)
+        if store.path != ":memory:" and os.path.exists(store.path)
+        else 0
+    )
     return {
         "path": store.path,
         "file_bytes": size,
         "schema_version": read_version(cur),
-        "nodes": int(cur.execute("SELECT count(*) FROM nodes WHERE tx_to IS NULL").fetchone()[0]),  # type: ignore[index]
-        "edges": int(cur.execute("SELECT count(*) FROM edges WHERE tx_to IS NULL").fetchone()[0]),  # type: ignore[index]
-        "node_versions": int(cur.execute("SELECT count(*) FROM nodes").fetchone()[0]),  # type: ignore[index]
-        "edge_versions": int(cur.execute("SELECT count(*) FROM edges").fetchone()[0]),  # type: ignore[index]
-        "nodes_by_group": grouped("SELECT grp, count(*) FROM nodes WHERE tx_to IS NULL GROUP BY grp ORDER BY grp"),
+        "nodes": int(one(cur, "SELECT count(*) FROM nodes WHERE tx_to IS NULL")[0]),  # type: ignore[index]
+        "edges": int(one(cur, "SELECT count(*) FROM edges WHERE tx_to IS NULL")[0]),  # type: ignore[index]
+        "node_versions": int(one(cur, "SELECT count(*) FROM nodes")[0]),  # type: ignore[index]
+        "edge_versions": int(one(cur, "SELECT count(*) FROM edges")[0]),  # type: ignore[index]
+        "nodes_by_group": grouped(
+            "SELECT grp, count(*) FROM nodes WHERE tx_to IS NULL GROUP BY grp ORDER BY grp"
+        ),
         "nodes_by_label": grouped(
             "SELECT l, count(*) FROM (SELECT unnest(labels) AS l FROM nodes WHERE tx_to IS NULL) "
             "GROUP BY l ORDER BY l"
         ),
-        "edges_by_group": grouped("SELECT grp, count(*) FROM edges WHERE tx_to IS NULL GROUP BY grp ORDER BY grp"),
-        "edges_by_rel": grouped("SELECT rel, count(*) FROM edges WHERE tx_to IS NULL GROUP BY rel ORDER BY rel"),
-        "postings": int(cur.execute("SELECT count(*) FROM postings").fetchone()[0]),  # type: ignore[index]
+        "edges_by_group": grouped(
+            "SELECT grp, count(*) FROM edges WHERE tx_to IS NULL GROUP BY grp ORDER BY grp"
+        ),
+        "edges_by_rel": grouped(
+            "SELECT rel, count(*) FROM edges WHERE tx_to IS NULL GROUP BY rel ORDER BY rel"
+        ),
+        "postings": int(one(cur, "SELECT count(*) FROM postings")[0]),  # type: ignore[index]
         "vector_spaces": [
-            {"kind": k, "space": s, "dim": d, "vectors": int(cur.execute(f"SELECT count(*) FROM {t}").fetchone()[0])}  # type: ignore[index]
+            {
+                "kind": k,
+                "space": s,
+                "dim": d,
+                "vectors": int(one(cur, f"SELECT count(*) FROM {t}")[0]),
+            }  # type: ignore[index]
             for k, s, d, t in all_spaces(cur)
         ],
     }
@@ -101,7 +117,7 @@ def check(store: Store) -> list[str]:
         bad = [str(r[0]) for r in cur.execute(sql).fetchall()]
         if bad:
             problems.append(f"{description} (e.g. {', '.join(bad)})")
-    for kind, space, dim, tbl in all_spaces(cur):
+    for kind, space, _dim, tbl in all_spaces(cur):
         table = "nodes" if kind == "node" else "edges"
         orphan = cur.execute(
             f"SELECT CAST(v.vid AS VARCHAR) FROM {tbl} v LEFT JOIN {table} r ON r.vid = v.vid "
@@ -122,7 +138,9 @@ def check(store: Store) -> list[str]:
                 f"vector space {kind}/{space}: versions missing their embedding "
                 f"(e.g. {', '.join(r[0] for r in missing)})"
             )
-        dup = cur.execute(f"SELECT CAST(vid AS VARCHAR) FROM {tbl} GROUP BY vid HAVING count(*) > 1 LIMIT 5").fetchall()
+        dup = cur.execute(
+            f"SELECT CAST(vid AS VARCHAR) FROM {tbl} GROUP BY vid HAVING count(*) > 1 LIMIT 5"
+        ).fetchall()
         if dup:
             problems.append(f"vector space {kind}/{space}: a version with two embeddings")
     return problems

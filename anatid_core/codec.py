@@ -140,7 +140,7 @@ def _decode_value(value: Any) -> Any:
         return [_decode_value(v) for v in value]
     if isinstance(value, dict):
         if len(value) == 1:
-            (tag, inner), = value.items()
+            ((tag, inner),) = value.items()
             if tag == "$dt":
                 return datetime.fromisoformat(inner)
             if tag == "$date":

@@ -75,7 +75,7 @@ class SqlFilter:
         if op not in _OPS:
             raise InvalidInput(f"unknown operator {cond.op!r}; use one of {sorted(_OPS)}")
         if cond.field.startswith("props."):
-            return self._props_cond(cond.field[len("props."):], op, cond.value)
+            return self._props_cond(cond.field[len("props.") :], op, cond.value)
         column = self._column(cond.field)
         if op in ("is null", "is not null"):
             return f"r.{column} {op.upper()}"
@@ -157,7 +157,7 @@ def order_sql(order_by: str | Sequence[str] | None, kind: Kind) -> str:
         name = key[1:] if desc else key
         direction = "DESC" if desc else "ASC"
         if name.startswith("props."):
-            dotted = name[len("props."):]
+            dotted = name[len("props.") :]
             dt = json_path(dotted, "$dt")
             path = json_path(dotted)
             exprs = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 #: The vector space used when a record does not name one.
 DEFAULT_SPACE = "default"
@@ -64,7 +64,7 @@ class Edge:
     version: int | None = None
 
 
-Item = Union[Node, Edge]
+Item = Node | Edge
 
 Op = Literal["=", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null"]
 

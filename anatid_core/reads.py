@@ -286,7 +286,9 @@ class Reader:
         if not a or not b:
             return []
         f = self._filter("edge", rels=rels)
-        forward = "r.src IN (SELECT unnest(?::VARCHAR[])) AND r.dst IN (SELECT unnest(?::VARCHAR[]))"
+        forward = (
+            "r.src IN (SELECT unnest(?::VARCHAR[])) AND r.dst IN (SELECT unnest(?::VARCHAR[]))"
+        )
         if directed:
             f.clauses.append(forward)
             params = f.params + [a, b]
@@ -452,7 +454,14 @@ class Reader:
         f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
         plain = ids is None and labels is None and rels is None and where is None
         return cosine_search(
-            self, kind, space, vector, k, f, min_score=min_score, groups_only=groups if plain else None,
+            self,
+            kind,
+            space,
+            vector,
+            k,
+            f,
+            min_score=min_score,
+            groups_only=groups if plain else None,
             unfiltered=plain and groups is None,
         )
 

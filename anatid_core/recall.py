@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from .reads import Reader
 
 
-def rrf(rankings: Mapping[str, Sequence[str]], *, k: int = 60) -> list[tuple[str, float, dict[str, int]]]:
+def rrf(
+    rankings: Mapping[str, Sequence[str]], *, k: int = 60
+) -> list[tuple[str, float, dict[str, int]]]:
     """Fuse ranked id lists. Returns (id, score, {arm: rank}) best first."""
     if k < 0:
         raise InvalidInput(f"rrf_k must be >= 0, got {k}")
@@ -75,7 +77,7 @@ def graph_arm(
         dist = [near(e) for e in edges[:k]]
     return [
         Hit(id=item.id, score=1.0 / max(d, 1), item=item, rank=i + 1)
-        for i, (item, d) in enumerate(zip(items, dist))
+        for i, (item, d) in enumerate(zip(items, dist, strict=False))
     ]
 
 
@@ -107,7 +109,14 @@ def recall(
         )
     if vector is not None:
         arms["vector"] = reader.search_vector(
-            vector, kind=kind, space=space, k=pool, groups=groups, labels=labels, rels=rels, where=where
+            vector,
+            kind=kind,
+            space=space,
+            k=pool,
+            groups=groups,
+            labels=labels,
+            rels=rels,
+            where=where,
         )
     if seeds is not None:
         arms["graph"] = graph_arm(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import duckdb
 
 from .errors import SchemaVersionError
+from .sql import one, run
 
 SCHEMA_VERSION = 1
 
@@ -79,17 +80,15 @@ def _statements(script: str) -> list[str]:
 
 def read_version(cur: duckdb.DuckDBPyConnection) -> int | None:
     """The file's schema version, or None for a file with no anatid tables yet."""
-    exists = cur.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'"
-    ).fetchone()
+    exists = one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
     if not exists or not exists[0]:
         return None
-    row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    row = one(cur, "SELECT value FROM meta WHERE key = 'schema_version'")
     return int(row[0]) if row else None
 
 
 def _has_foreign_tables(cur: duckdb.DuckDBPyConnection) -> bool:
-    row = cur.execute("SELECT count(*) FROM information_schema.tables").fetchone()
+    row = one(cur, "SELECT count(*) FROM information_schema.tables")
     return bool(row and row[0])
 
 
@@ -113,18 +112,16 @@ def ensure(cur: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> Non
             f"{path} needs its anatid schema created or upgraded (found version {version}); "
             "open it once without read_only=True"
         )
-    cur.execute("BEGIN")
+    run(cur, "BEGIN")
     try:
         if version is None:
             for statement in _statements(_TABLES) + _statements(_INDEXES):
-                cur.execute(statement)
+                run(cur, statement)
         else:
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[target](cur)
-        cur.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
-        )
-        cur.execute("COMMIT")
+        run(cur, "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        run(cur, "COMMIT")
     except BaseException:
-        cur.execute("ROLLBACK")
+        run(cur, "ROLLBACK")
         raise

@@ -23,6 +23,7 @@ from .errors import (
     WriteConflict,
 )
 from .reads import Reader, Visibility
+from .sql import one, run
 from .textindex import TextCache
 from .vectors import VectorCache
 from .view import View
@@ -108,7 +109,7 @@ class Store(WriterMixin, Reader):
             raise _map_open_error(exc, path) from exc
         try:
             # Our own tables only: never let a query resolve a Python variable by name.
-            con.execute("SET python_enable_replacements = false")
+            run(con, "SET python_enable_replacements = false")
             schema.ensure(con, path=path, read_only=read_only)
         except AnatidError:
             con.close()
@@ -119,12 +120,13 @@ class Store(WriterMixin, Reader):
         return cls(con, path=path, read_only=read_only)
 
     def _load_counters(self) -> None:
-        row = self._con.execute(
+        row = one(
+            self._con,
             "SELECT max(v), max(t) FROM ("
             " SELECT max(vid) AS v, greatest(max(tx_from), coalesce(max(tx_to), 0)) AS t FROM nodes"
             " UNION ALL"
-            " SELECT max(vid), greatest(max(tx_from), coalesce(max(tx_to), 0)) FROM edges)"
-        ).fetchone()
+            " SELECT max(vid), greatest(max(tx_from), coalesce(max(tx_to), 0)) FROM edges)",
+        )
         self._next_vid = int(row[0] or 0) + 1 if row else 1
         self._last_tx_us = int(row[1] or 0) if row else 0
 
@@ -168,7 +170,7 @@ class Store(WriterMixin, Reader):
         cur = getattr(self._local, "cursor", None)
         if cur is None:
             cur = self._con.cursor()
-            cur.execute("SET python_enable_replacements = false")
+            run(cur, "SET python_enable_replacements = false")
             self._local.cursor = cur
             with self._cursors_lock:
                 self._cursors.append(cur)
@@ -218,17 +220,17 @@ class Store(WriterMixin, Reader):
                     self._tx.depth -= 1
                 return
             cur = self._cursor()
-            cur.execute("BEGIN TRANSACTION")
+            run(cur, "BEGIN TRANSACTION")
             tx = _Tx(cursor=cur, time_us=self._next_tx_time())
             self._tx, self._tx_owner = tx, threading.get_ident()
             saved_vid = self._next_vid
             try:
                 yield tx
-                cur.execute("COMMIT")
+                run(cur, "COMMIT")
             except BaseException as exc:
                 self._next_vid = saved_vid
                 try:
-                    cur.execute("ROLLBACK")
+                    run(cur, "ROLLBACK")
                 except duckdb.Error:
                     pass  # a failed COMMIT has already rolled back
                 if isinstance(exc, duckdb.TransactionException):

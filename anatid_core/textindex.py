@@ -109,7 +109,7 @@ def _materialise(
         chunk = order[start : start + batch]
         start += batch
         chunk_vids = [int(v) for v in vids[chunk]]
-        score_of = {int(v): float(s) for v, s in zip(vids[chunk], scores[chunk])}
+        score_of = {int(v): float(s) for v, s in zip(vids[chunk], scores[chunk], strict=False)}
         rows = reader._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
             f"WHERE r.vid IN (SELECT unnest(?::BIGINT[])) AND {f.sql()}",
@@ -120,7 +120,12 @@ def _materialise(
             if len(hits) == k:
                 break
             hits.append(
-                Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=len(hits) + 1)
+                Hit(
+                    id=row[1],
+                    score=score_of[row[0]],
+                    item=item_from_row(kind, row),
+                    rank=len(hits) + 1,
+                )
             )
         batch *= 4
     return hits

@@ -23,6 +23,7 @@ import pyarrow as pa
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
+from .sql import one, run
 
 if TYPE_CHECKING:
     from .reads import Reader
@@ -36,7 +37,9 @@ def as_vector(values: Sequence[float], *, what: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"{what} must be a sequence of numbers ({exc})") from None
     if arr.ndim != 1 or arr.size == 0:
-        raise InvalidInput(f"{what} must be a flat, non-empty list of numbers, got shape {arr.shape}")
+        raise InvalidInput(
+            f"{what} must be a flat, non-empty list of numbers, got shape {arr.shape}"
+        )
     if not np.isfinite(arr).all():
         raise InvalidInput(f"{what} contains NaN or infinity; embeddings must be finite numbers")
     if not np.isfinite(np.asarray(values, dtype=np.float64)).all():
@@ -48,9 +51,7 @@ def as_vector(values: Sequence[float], *, what: str) -> np.ndarray:
 
 
 def space_table(cur: duckdb.DuckDBPyConnection, kind: Kind, space: str) -> tuple[str, int] | None:
-    row = cur.execute(
-        "SELECT tbl, dim FROM spaces WHERE kind = ? AND name = ?", [kind, space]
-    ).fetchone()
+    row = one(cur, "SELECT tbl, dim FROM spaces WHERE kind = ? AND name = ?", [kind, space])
     return (row[0], int(row[1])) if row else None
 
 
@@ -65,16 +66,14 @@ def ensure_space(cur: duckdb.DuckDBPyConnection, kind: Kind, space: str, dim: in
                 f"dimension {have}; use the same embedding model, or another space name"
             )
         return tbl
-    row = cur.execute("SELECT count(*) FROM spaces").fetchone()
+    row = one(cur, "SELECT count(*) FROM spaces")
     n = int(row[0]) if row else 0
     tbl = f"vec_{n + 1}"
-    while cur.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [tbl]
-    ).fetchone()[0]:  # type: ignore[index]
+    while one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [tbl])[0]:  # type: ignore[index]
         n += 1
         tbl = f"vec_{n + 1}"
-    cur.execute(f"CREATE TABLE {tbl} (vid BIGINT NOT NULL, embedding FLOAT[{int(dim)}] NOT NULL)")
-    cur.execute("INSERT INTO spaces VALUES (?, ?, ?, ?)", [kind, space, int(dim), tbl])
+    run(cur, f"CREATE TABLE {tbl} (vid BIGINT NOT NULL, embedding FLOAT[{int(dim)}] NOT NULL)")
+    run(cur, "INSERT INTO spaces VALUES (?, ?, ?, ?)", [kind, space, int(dim), tbl])
     return tbl
 
 
@@ -85,18 +84,22 @@ def all_spaces(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int, str]
     ]
 
 
-def insert_vectors(cur: duckdb.DuckDBPyConnection, tbl: str, vids: np.ndarray, mat: np.ndarray) -> None:
+def insert_vectors(
+    cur: duckdb.DuckDBPyConnection, tbl: str, vids: np.ndarray, mat: np.ndarray
+) -> None:
     dim = mat.shape[1]
     column = pa.FixedSizeListArray.from_arrays(pa.array(mat.reshape(-1), type=pa.float32()), dim)
     table = pa.table({"vid": pa.array(vids, type=pa.int64()), "embedding": column})
     cur.register("_anatid_vectors", table)
     try:
-        cur.execute(f"INSERT INTO {tbl} SELECT vid, embedding FROM _anatid_vectors")
+        run(cur, f"INSERT INTO {tbl} SELECT vid, embedding FROM _anatid_vectors")
     finally:
         cur.unregister("_anatid_vectors")
 
 
-def fetch_matrix(cur: duckdb.DuckDBPyConnection, sql: str, params: list[Any], dim: int) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+def fetch_matrix(
+    cur: duckdb.DuckDBPyConnection, sql: str, params: list[Any], dim: int
+) -> tuple[np.ndarray, np.ndarray, list[Any]]:
     """Run a query returning (vid, embedding, extra) and give numpy arrays (vids, matrix, extras)."""
     result = cur.execute(sql, params)
     # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).
@@ -122,7 +125,7 @@ def embeddings_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, list[
     cur = reader._cursor()
     vis = reader._visibility().sql("r")
     out: dict[str, list[float]] = {}
-    for k, space, dim, tbl in all_spaces(cur):
+    for k, space, _dim, tbl in all_spaces(cur):
         if k != kind:
             continue
         rows = cur.execute(
@@ -167,7 +170,9 @@ def cosine_search(
         return []  # cosine is undefined for a zero vector: nothing is similar to it
     if reader._visibility().is_current and reader.vectors.usable():
         matrix = reader.vectors.matrix(kind, space, tbl, dim)
-        return _cached_search(reader, kind, matrix, q / norm, k, f, min_score, groups_only, unfiltered)
+        return _cached_search(
+            reader, kind, matrix, q / norm, k, f, min_score, groups_only, unfiltered
+        )
     return _sql_search(reader, kind, space, tbl, dim, q, k, f, min_score)
 
 
@@ -230,10 +235,14 @@ def _cached_search(
             codes = [m.group_codes[g] for g in groups_only if g in m.group_codes]
             mask &= np.isin(m.groups[:n], np.asarray(codes, dtype=np.int32))
     if not unfiltered and groups_only is None:
-        allowed = reader._cursor().execute(
-            f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
-            [m.space, *f.params],
-        ).fetchnumpy()["vid"]
+        allowed = (
+            reader._cursor()
+            .execute(
+                f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
+                [m.space, *f.params],
+            )
+            .fetchnumpy()["vid"]
+        )
         pos = np.searchsorted(vids, allowed)
         inside = pos < n
         pos = pos[inside]
@@ -247,7 +256,11 @@ def _cached_search(
     if len(candidates) == 0:
         return []
     take = min(len(candidates), k)
-    part = candidates[np.argpartition(-scores[candidates], take - 1)[:take]] if take < len(candidates) else candidates
+    part = (
+        candidates[np.argpartition(-scores[candidates], take - 1)[:take]]
+        if take < len(candidates)
+        else candidates
+    )
     ordered = part[np.argsort(-scores[part], kind="stable")]
     top_vids = [int(v) for v in vids[ordered]]
     score_of = {int(vids[i]): float(scores[i]) for i in ordered}

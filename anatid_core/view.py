@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 class View(Reader):
     """Every read verb of the store, seeing the versions of one instant. Writes raise."""
 
-    def __init__(self, store: Store, *, tx_time: datetime | None, valid_time: datetime | None) -> None:
+    def __init__(
+        self, store: Store, *, tx_time: datetime | None, valid_time: datetime | None
+    ) -> None:
         self.store = store
         self.tx_time = tx_time
         self.valid_time = valid_time

@@ -21,6 +21,7 @@ from .codec import check_id, check_text, encode_props, opt_micros, to_micros
 from .errors import InvalidInput, NotFound
 from .filters import SqlFilter
 from .model import Edge, Item, Kind, Node, Where, WriteResult
+from .sql import run
 from .textindex import document_terms
 from .vectors import all_spaces, as_vector, ensure_space, insert_vectors
 
@@ -55,7 +56,9 @@ def _hash(parts: Sequence[Any], vector: np.ndarray | None) -> int:
 def _prepare(item: Item, kind: Kind, index: int) -> _Prepared:
     expected = Node if kind == "node" else Edge
     if not isinstance(item, expected):
-        raise InvalidInput(f"{kind} #{index} is a {type(item).__name__}, expected {expected.__name__}")
+        raise InvalidInput(
+            f"{kind} #{index} is a {type(item).__name__}, expected {expected.__name__}"
+        )
     what = f"{kind} {item.id!r:.60}" if isinstance(item.id, str) else f"{kind} #{index}"
     check_id(item.id, what=f"{kind} #{index} id")
     check_text(item.group, what=f"{what} group")
@@ -85,7 +88,9 @@ def _prepare(item: Item, kind: Kind, index: int) -> _Prepared:
         )
     vector = None if item.embedding is None else as_vector(item.embedding, what=f"{what} embedding")
     doc_len, terms = document_terms(item.name, item.text)
-    chash = _hash((item.id, item.group, key, item.name, item.text, props, item.space, vf, vt), vector)
+    chash = _hash(
+        (item.id, item.group, key, item.name, item.text, props, item.space, vf, vt), vector
+    )
     return _Prepared(item, props, vf, vt, doc_len, dict(terms), vector, chash)
 
 
@@ -102,14 +107,18 @@ class WriterMixin:
         def allocate_vids(self, count: int) -> int: ...
         def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
         def get_edges(self, ids: Iterable[str]) -> list[Edge]: ...
-        def get_embeddings(self, ids: Iterable[str], *, kind: Kind = "node") -> dict[str, list[float]]: ...
+        def get_embeddings(
+            self, ids: Iterable[str], *, kind: Kind = "node"
+        ) -> dict[str, list[float]]: ...
 
     # ------------------------------------------------------------------------------ upsert
 
     def upsert_node(self, node: Node) -> WriteResult:
         return self.upsert_nodes([node])
 
-    def upsert_edge(self, edge: Edge, *, missing_endpoints: Literal["error", "skip"] = "error") -> WriteResult:
+    def upsert_edge(
+        self, edge: Edge, *, missing_endpoints: Literal["error", "skip"] = "error"
+    ) -> WriteResult:
         return self.upsert_edges([edge], missing_endpoints=missing_endpoints)
 
     def upsert_nodes(self, nodes: Iterable[Node]) -> WriteResult:
@@ -148,7 +157,9 @@ class WriterMixin:
                 )
             return self._write_versions(tx, "edge", kept, skipped=len(prepared) - len(kept))
 
-    def _write_versions(self, tx: _Tx, kind: Kind, prepared: list[_Prepared], *, skipped: int) -> WriteResult:
+    def _write_versions(
+        self, tx: _Tx, kind: Kind, prepared: list[_Prepared], *, skipped: int
+    ) -> WriteResult:
         cur = tx.cursor
         table = "nodes" if kind == "node" else "edges"
         ids = [p.item.id for p in prepared]
@@ -160,7 +171,9 @@ class WriterMixin:
                 [ids],
             ).fetchall()
         }
-        changed = [p for p in prepared if p.item.id not in current or current[p.item.id][1] != p.chash]
+        changed = [
+            p for p in prepared if p.item.id not in current or current[p.item.id][1] != p.chash
+        ]
         if not changed:
             return WriteResult(written=0, unchanged=len(prepared), skipped=skipped)
         closed = [current[p.item.id] for p in changed if p.item.id in current]
@@ -171,10 +184,17 @@ class WriterMixin:
         self._insert_rows(cur, kind, changed, vids, tx.time_us)
         self._insert_postings(cur, changed, vids)
         self._insert_embeddings(tx, kind, changed, vids)
-        return WriteResult(written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped)
+        return WriteResult(
+            written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
+        )
 
     def _insert_rows(
-        self, cur: duckdb.DuckDBPyConnection, kind: Kind, rows: list[_Prepared], vids: np.ndarray, tx_us: int
+        self,
+        cur: duckdb.DuckDBPyConnection,
+        kind: Kind,
+        rows: list[_Prepared],
+        vids: np.ndarray,
+        tx_us: int,
     ) -> None:
         items = [p.item for p in rows]
         cols: dict[str, Any] = {"vid": pa.array(vids, type=pa.int64()), "id": [i.id for i in items]}
@@ -188,7 +208,9 @@ class WriterMixin:
         cols["name"] = [i.name for i in items]
         cols["text"] = [i.text for i in items]
         cols["props"] = [p.props for p in rows]
-        cols["space"] = [i.space if p.vector is not None else None for i, p in zip(items, rows)]
+        cols["space"] = [
+            i.space if p.vector is not None else None for i, p in zip(items, rows, strict=False)
+        ]
         cols["valid_from"] = pa.array([p.valid_from for p in rows], type=pa.int64())
         cols["valid_to"] = pa.array([p.valid_to for p in rows], type=pa.int64())
         cols["tx_from"] = pa.array([tx_us] * len(rows), type=pa.int64())
@@ -198,11 +220,13 @@ class WriterMixin:
         table = "nodes" if kind == "node" else "edges"
         cur.register("_anatid_rows", _arrow(cols))
         try:
-            cur.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _anatid_rows")
+            run(cur, f"INSERT INTO {table} BY NAME SELECT * FROM _anatid_rows")
         finally:
             cur.unregister("_anatid_rows")
 
-    def _insert_postings(self, cur: duckdb.DuckDBPyConnection, rows: list[_Prepared], vids: np.ndarray) -> None:
+    def _insert_postings(
+        self, cur: duckdb.DuckDBPyConnection, rows: list[_Prepared], vids: np.ndarray
+    ) -> None:
         counts = [len(p.terms) for p in rows]
         total = sum(counts)
         if not total:
@@ -221,11 +245,14 @@ class WriterMixin:
         )
         cur.register("_anatid_postings", table)
         try:
-            cur.execute("INSERT INTO postings SELECT vid, term, tf FROM _anatid_postings")
+            run(cur, "INSERT INTO postings SELECT vid, term, tf FROM _anatid_postings")
         finally:
             cur.unregister("_anatid_postings")
 
-    def _insert_embeddings(self, tx: _Tx, kind: Kind, rows: list[_Prepared], vids: np.ndarray) -> None:
+    def _insert_embeddings(
+        self, tx: _Tx, kind: Kind, rows: list[_Prepared], vids: np.ndarray
+    ) -> None:
+        cache = self.vectors  # type: ignore[attr-defined]
         by_space: dict[str, list[int]] = {}
         for i, p in enumerate(rows):
             if p.vector is not None:
@@ -243,16 +270,18 @@ class WriterMixin:
             space_vids = vids[idx]
             insert_vectors(tx.cursor, tbl, space_vids, mat)
             groups = [rows[i].item.group for i in idx]
-            cache = self.vectors  # type: ignore[attr-defined]
             tx.after_commit.append(
                 lambda s=space, v=space_vids, m=mat, g=groups: cache.after_commit(
                     kind, s, np.zeros(0, dtype=np.int64), v, m, g
                 )
             )
 
-    def _close_versions(self, tx: _Tx, kind: Kind, vids: list[int], spaces: list[str | None]) -> None:
+    def _close_versions(
+        self, tx: _Tx, kind: Kind, vids: list[int], spaces: list[str | None]
+    ) -> None:
         table = "nodes" if kind == "node" else "edges"
-        tx.cursor.execute(
+        run(
+            tx.cursor,
             f"UPDATE {table} SET tx_to = ? WHERE vid IN (SELECT unnest(?::BIGINT[]))",
             [tx.time_us, vids],
         )
@@ -273,7 +302,9 @@ class WriterMixin:
         to_micros(valid_to, what="valid_to")
         wanted = [check_id(i) for i in _listed(ids, "ids")]
         with self.transaction():
-            items: list[Item] = list(self.get_nodes(wanted) if kind == "node" else self.get_edges(wanted))
+            items: list[Item] = list(
+                self.get_nodes(wanted) if kind == "node" else self.get_edges(wanted)
+            )
             missing = set(wanted) - {i.id for i in items}
             if missing:
                 first = sorted(missing)[0]
@@ -397,9 +428,9 @@ class WriterMixin:
         with self.transaction() as tx:
             cur = tx.cursor
             for _, _, _, tbl in all_spaces(cur):
-                cur.execute(f"DROP TABLE {tbl}")
+                run(cur, f"DROP TABLE {tbl}")
             for table in ("spaces", "postings", "edges", "nodes"):
-                cur.execute(f"DELETE FROM {table}")
+                run(cur, f"DELETE FROM {table}")
             cache = self.vectors  # type: ignore[attr-defined]
             tx.after_commit.append(cache.forget)
 
@@ -407,16 +438,17 @@ class WriterMixin:
         cur = tx.cursor
         table = "nodes" if kind == "node" else "edges"
         rows = cur.execute(
-            f"SELECT vid, tx_to IS NULL FROM {table} WHERE id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+            f"SELECT vid, tx_to IS NULL FROM {table} WHERE id IN (SELECT unnest(?::VARCHAR[]))",
+            [ids],
         ).fetchall()
         if not rows:
             return 0
         vids = [int(r[0]) for r in rows]
-        cur.execute("DELETE FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
+        run(cur, "DELETE FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
         for k, _, _, tbl in all_spaces(cur):
             if k == kind:
-                cur.execute(f"DELETE FROM {tbl} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
-        cur.execute(f"DELETE FROM {table} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
+                run(cur, f"DELETE FROM {tbl} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
+        run(cur, f"DELETE FROM {table} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
         gone = np.asarray(sorted(vids), dtype=np.int64)
         cache = self.vectors  # type: ignore[attr-defined]
         tx.after_commit.append(lambda: cache.remove_everywhere(kind, gone))

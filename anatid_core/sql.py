@@ -1,0 +1,24 @@
+"""The one place statements that return no rows are run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+
+def run(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> None:
+    """Execute a statement and drain its result.
+
+    duckdb 2.0 keeps a statement's result open until it is fetched, and refuses other work on
+    the connection meanwhile; draining here keeps DML and DDL usable on duckdb 1.5 and 2.x alike.
+    """
+    result = cur.execute(sql, list(params) if params is not None else [])
+    result.fetchall()
+
+
+def one(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> Any:
+    """The first row of a query, or None. Drains the result (see :func:`run`)."""
+    rows = cur.execute(sql, list(params) if params is not None else []).fetchall()
+    return rows[0] if rows else None
