@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+
+import duckdb
+import pytest
+
+from anatid_core import Edge, Node, SchemaVersionError, Store, StoreCorrupt, StoreLocked
+
+
+def test_data_survives_close_and_reopen(tmp_path) -> None:
+    path = tmp_path / "g.duckdb"
+    with Store.open(path) as s:
+        s.upsert_nodes([Node("a", name="Alice", embedding=[1.0, 0.0]), Node("b")])
+        s.upsert_edges([Edge("ab", "a", "b", "KNOWS")])
+    with Store.open(path) as s:
+        assert s.get_node("a").name == "Alice"  # type: ignore[union-attr]
+        assert [h.id for h in s.search_vector([1.0, 0.0], k=1)] == ["a"]
+        assert [h.id for h in s.search_text("alice")] == ["a"]
+        s.upsert_nodes([Node("c")])  # version ids continue after reopen
+        assert s.check() == []
+
+
+def test_second_process_gets_store_locked_naming_the_file(tmp_path) -> None:
+    path = tmp_path / "locked.duckdb"
+    with Store.open(path) as s:
+        s.upsert_nodes([Node("a")])
+        code = textwrap.dedent(
+            f"""
+            from anatid_core import Store, StoreLocked
+            try:
+                Store.open({str(path)!r})
+            except StoreLocked as e:
+                print("LOCKED", e)
+            """
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert out.stdout.startswith("LOCKED"), out.stderr
+        assert str(path) in out.stdout
+        assert s.get_node("a") is not None  # the first process is unaffected
+
+
+def test_newer_schema_version_is_refused(tmp_path) -> None:
+    path = tmp_path / "future.duckdb"
+    with Store.open(path):
+        pass
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'").fetchall()
+    con.close()
+    with pytest.raises(SchemaVersionError, match="upgrade anatid"):
+        Store.open(path)
+
+
+def test_a_file_that_is_not_duckdb_is_refused_untouched(tmp_path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"hello, this is not a database" * 100)
+    before = path.read_bytes()
+    with pytest.raises(StoreCorrupt):
+        Store.open(path)
+    assert path.read_bytes() == before
+
+
+def test_a_foreign_duckdb_database_is_not_written_into(tmp_path) -> None:
+    path = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE mine (x INTEGER)").fetchall()
+    con.close()
+    with pytest.raises(SchemaVersionError, match="not an anatid store"):
+        Store.open(path)
+
+
+def test_many_threads_write_and_read_without_losing_anything(tmp_path) -> None:
+    errors: list[BaseException] = []
+    with Store.open(tmp_path / "t.duckdb") as store:
+
+        def writer(t: int) -> None:
+            try:
+                for i in range(20):
+                    store.upsert_nodes([Node(f"t{t}-{i}", text=f"thread{t} item{i}")])
+                    assert store.get_node(f"t{t}-{i}") is not None
+                    store.search_text(f"thread{t}")
+            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=writer, args=(t,)) for t in range(8)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert errors == []
+        assert store.count_nodes() == 160
+        assert store.check() == []

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from anatid_core import Cond, Edge, InvalidInput, Node, Store
+
+from .conftest import T0
+
+
+def test_get_nodes_keeps_request_order_and_omits_missing(seeded: Store) -> None:
+    assert [n.id for n in seeded.get_nodes(["c", "ghost", "a"])] == ["c", "a"]
+
+
+def test_find_nodes_filters_by_group_label_and_name(seeded: Store) -> None:
+    assert [n.id for n in seeded.find_nodes(groups=["g1"], labels=["Person"])] == ["a", "b"]
+    assert [n.id for n in seeded.find_nodes(names=["Acme"])] == ["c"]
+    assert seeded.count_nodes(groups=["g2"]) == 2
+
+
+def test_find_nodes_pages_with_limit_and_offset(seeded: Store) -> None:
+    first = seeded.find_nodes(order_by="-id", limit=2)
+    rest = seeded.find_nodes(order_by="-id", limit=2, offset=2)
+    assert [n.id for n in first + rest] == ["e", "d", "c", "b"]
+
+
+def test_where_is_an_or_of_ands_over_columns_and_props(store: Store) -> None:
+    store.upsert_nodes(
+        [
+            Node("x", props={"score": 5, "when": datetime(2024, 1, 2, tzinfo=timezone.utc), "tag": "a"}),
+            Node("y", props={"score": 1, "when": datetime(2024, 1, 5), "tag": "b"}),
+            Node("z", props={"score": 9}, valid_from=T0),
+        ]
+    )
+    cutoff = datetime(2024, 1, 3, tzinfo=timezone.utc)
+    found = store.find_nodes(
+        where=[[Cond("props.score", ">", 4), Cond("props.when", "<", cutoff)], [Cond("props.tag", "=", "b")]]
+    )
+    assert [n.id for n in found] == ["x", "y"]
+    assert [n.id for n in store.find_nodes(where=[[Cond("props.when", "is null")]])] == ["z"]
+    assert [n.id for n in store.find_nodes(where=[[Cond("valid_from", "is not null")]])] == ["z"]
+    assert [n.id for n in store.find_nodes(where=[[Cond("props.tag", "in", ["a", "b"])]])] == ["x", "y"]
+    by_when = store.find_nodes(where=[[Cond("props.when", "is not null")]], order_by="-props.when")
+    assert [n.id for n in by_when] == ["y", "x"]
+
+
+def test_where_rejects_unknown_fields_and_naive_times(store: Store) -> None:
+    with pytest.raises(InvalidInput, match="unknown field"):
+        store.find_nodes(where=[[Cond("colour", "=", "red")]])
+    with pytest.raises(InvalidInput, match="naive"):
+        store.find_nodes(where=[[Cond("valid_from", ">", datetime(2024, 1, 1))]])
+    with pytest.raises(InvalidInput, match="edges only"):
+        store.find_nodes(where=[[Cond("src", "=", "a")]])
+
+
+def test_where_values_are_parameters_not_sql(store: Store) -> None:
+    evil = "x'); DROP TABLE nodes; --"
+    store.upsert_nodes([Node(evil, name=evil, props={evil: evil})])
+    assert store.find_nodes(names=[evil])[0].id == evil
+    assert store.find_nodes(where=[[Cond(f"props.{evil}", "=", evil)]])[0].props == {evil: evil}
+    assert store.count_nodes() == 1
+
+
+def test_edges_of_and_between_follow_direction(seeded: Store) -> None:
+    assert [e.id for e in seeded.edges_of(["c"], direction="in")] == ["ac", "bc"]
+    assert [e.id for e in seeded.edges_of(["c"], direction="out")] == ["cd"]
+    assert [e.id for e in seeded.edges_of(["a"], rels=["KNOWS"])] == ["ab"]
+    assert [e.id for e in seeded.edges_between(["a"], ["b", "c"])] == ["ab", "ac"]
+    assert seeded.edges_between(["b"], ["a"]) == []
+    assert [e.id for e in seeded.edges_between(["b"], ["a"], directed=False)] == ["ab"]
+
+
+def test_neighbours_and_degrees(seeded: Store) -> None:
+    assert {n.id for n in seeded.neighbours(["c"])} == {"a", "b", "d"}
+    assert {n.id for n in seeded.neighbours(["c"], direction="out")} == {"d"}
+    assert seeded.degrees(["c", "e"], direction="in") == {"c": 2, "e": 0}
+
+
+def test_expand_counts_hops_and_collects_path_edges(seeded: Store) -> None:
+    sub = seeded.expand(["a"], depth=1, direction="out")
+    assert dict(sub.distance) == {"a": 0, "b": 1, "c": 1}
+    assert {e.id for e in sub.edges} == {"ab", "ac"}
+    sub2 = seeded.expand(["a"], depth=2, direction="out")
+    assert dict(sub2.distance) == {"a": 0, "b": 1, "c": 1, "d": 2}
+    # bc lies on the path a->b->c of length 2, so it is traversed too
+    assert {e.id for e in sub2.edges} == {"ab", "ac", "bc", "cd"}
+    assert dict(seeded.expand(["d"], depth=2, direction="both").distance) == {"d": 0, "c": 1, "a": 2, "b": 2}
+    assert dict(seeded.expand(["a"], depth=3, rels=["KNOWS"]).distance) == {"a": 0, "b": 1}
+    assert dict(seeded.expand(["a"], depth=3, groups=["g1"]).distance) == {"a": 0, "b": 1, "c": 1}
+
+
+def test_history_lists_versions_of_nodes_and_edges(seeded: Store) -> None:
+    seeded.upsert_edges([Edge("ab", "a", "b", "KNOWS", group="g1", text="Alice knew Bob")])
+    history = seeded.history("ab")
+    assert [e.text for e in history] == ["Alice knows Bob", "Alice knew Bob"]
+    assert history[0].tx_to is not None and history[1].tx_to is None
+
+
+def test_as_of_sees_the_graph_as_it_was(store: Store) -> None:
+    store.upsert_nodes([Node("a", name="one")])
+    t1 = datetime.now(timezone.utc)
+    store.upsert_nodes([Node("a", name="two"), Node("b")])
+    store.delete_nodes(["b"])
+    then = store.as_of(tx_time=t1)
+    assert then.get_node("a").name == "one"  # type: ignore[union-attr]
+    assert then.get_node("b") is None
+    assert [h.id for h in then.search_text("one")] == ["a"]
+    assert store.search_text("one") == []
+    before_anything = store.as_of(tx_time=t1 - timedelta(days=1))
+    assert before_anything.count_nodes() == 0
+
+
+def test_valid_time_view_filters_by_validity(store: Store) -> None:
+    store.upsert_nodes(
+        [
+            Node("old", valid_from=T0, valid_to=T0 + timedelta(days=1)),
+            Node("new", valid_from=T0 + timedelta(days=1)),
+            Node("always"),
+        ]
+    )
+    view = store.as_of(valid_time=T0 + timedelta(hours=1))
+    assert {n.id for n in view.find_nodes()} == {"old", "always"}
+    later = store.as_of(valid_time=T0 + timedelta(days=2))
+    assert {n.id for n in later.find_nodes()} == {"new", "always"}
