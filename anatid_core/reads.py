@@ -264,15 +264,21 @@ class Reader:
         if not ids:
             return []
         f = self._filter("edge", rels=rels)
-        side = _direction_sql(direction)
-        f.clauses.append(side)
-        params = f.params + [ids] * side.count("?")
-        return [
-            edge_from_row(row)
-            for row in self._query(
-                f"SELECT {EDGE_COLS} FROM edges r WHERE {f.sql()} ORDER BY r.id", params
-            )
+        # One indexed lookup per side, joined by UNION: an OR across src and dst would make
+        # DuckDB scan the whole table (96 ms against ~1 ms at 2.3M edges).
+        sides = {"out": ["src"], "in": ["dst"], "both": ["src", "dst"]}.get(direction)
+        if sides is None:
+            raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        parts = [
+            f"SELECT {EDGE_COLS} FROM edges r WHERE r.{side} IN (SELECT unnest(?::VARCHAR[])) "
+            f"AND {f.sql()}"
+            for side in sides
         ]
+        params: list[Any] = []
+        for _ in sides:
+            params += [ids, *f.params]
+        rows = self._query(" UNION ".join(parts) + " ORDER BY 2", params)
+        return [edge_from_row(row) for row in rows]
 
     def edges_between(
         self,
@@ -333,48 +339,54 @@ class Reader:
         labels: Iterable[str] | None = None,
         groups: Iterable[str] | None = None,
     ) -> Subgraph:
-        """Breadth-first expansion, one query per hop, never revisiting a node."""
+        """Breadth-first expansion: one indexed edge query per hop, never revisiting a node.
+
+        Nodes are fetched per hop only when ``labels``/``groups`` restrict which may be entered;
+        otherwise once, at the end.
+        """
         if depth < 0:
             raise InvalidInput(f"depth must be >= 0, got {depth}")
-        seed_ids = _id_list(seeds, "seeds")
-        seed_nodes = self.get_nodes(seed_ids)
-        distance: dict[str, int] = {n.id: 0 for n in seed_nodes}
-        edges: dict[str, Edge] = {}
-        frontier = list(distance)
+        seed_ids = list(dict.fromkeys(_id_list(seeds, "seeds")))
         label_set = None if labels is None else set(labels)
         group_set = None if groups is None else set(groups)
-        nodes: dict[str, Node] = {n.id: n for n in seed_nodes}
+        filtered = label_set is not None or group_set is not None
+        distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
+        via: dict[str, Edge] = {}
+        nodes: dict[str, Node] = {}
+        frontier = seed_ids
         for hop in range(1, depth + 1):
             if not frontier:
                 break
-            hop_edges = self.edges_of(frontier, direction=direction, rels=rels)
             front = set(frontier)
-            candidates: dict[str, list[Edge]] = {}
-            for e in hop_edges:
-                ends = []
+            reach: dict[str, list[Edge]] = {}
+            for e in self.edges_of(frontier, direction=direction, rels=rels):
                 if direction in ("out", "both") and e.src in front:
-                    ends.append(e.dst)
+                    reach.setdefault(e.dst, []).append(e)
                 if direction in ("in", "both") and e.dst in front:
-                    ends.append(e.src)
-                for end in ends:
-                    candidates.setdefault(end, []).append(e)
-            new_ids = [i for i in candidates if i not in distance]
-            reached = {n.id: n for n in self.get_nodes(new_ids)}
-            for end, via in candidates.items():
-                node = nodes.get(end) or reached.get(end)
-                if node is None:
+                    reach.setdefault(e.src, []).append(e)
+            if filtered:
+                fresh = self.get_nodes([i for i in reach if i not in distance])
+                nodes.update(
+                    (n.id, n)
+                    for n in fresh
+                    if (label_set is None or label_set.intersection(n.labels))
+                    and (group_set is None or n.group in group_set)
+                )
+            frontier = []
+            for end, edges in reach.items():
+                if filtered and end not in nodes and end not in distance:
                     continue
-                if label_set is not None and not label_set.intersection(node.labels):
-                    continue
-                if group_set is not None and node.group not in group_set:
-                    continue
-                for e in via:
-                    edges[e.id] = e
+                for e in edges:
+                    via[e.id] = e
                 if end not in distance:
                     distance[end] = hop
-                    nodes[end] = node
-            frontier = [i for i in new_ids if i in distance and distance[i] == hop]
-        return Subgraph(nodes=list(nodes.values()), edges=list(edges.values()), distance=distance)
+                    frontier.append(end)
+        found = {n.id: n for n in self.get_nodes([i for i in distance if i not in nodes])}
+        found.update(nodes)
+        # Seeds that are not visible nodes reach nothing and are dropped.
+        distance = {i: d for i, d in distance.items() if i in found}
+        edges = [e for e in via.values() if e.src in distance and e.dst in distance]
+        return Subgraph(nodes=[found[i] for i in distance], edges=edges, distance=distance)
 
     def degrees(
         self,
@@ -498,15 +510,3 @@ class Reader:
             rels=rels,
             where=where,
         )
-
-
-def _direction_sql(direction: Direction) -> str:
-    out = "r.src IN (SELECT unnest(?::VARCHAR[]))"
-    inc = "r.dst IN (SELECT unnest(?::VARCHAR[]))"
-    if direction == "out":
-        return out
-    if direction == "in":
-        return inc
-    if direction == "both":
-        return f"({out}) OR ({inc})"
-    raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")

@@ -67,7 +67,6 @@ CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id);
 CREATE INDEX IF NOT EXISTS edges_id ON edges (id);
 CREATE INDEX IF NOT EXISTS edges_src ON edges (src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst);
-CREATE INDEX IF NOT EXISTS postings_term ON postings (term);
 """
 
 # version -> function that upgrades a file from (version - 1); each runs inside one transaction.

@@ -9,6 +9,7 @@ over every visible record of the kind (search filters do not change scores, as i
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections import Counter
@@ -131,24 +132,211 @@ def _materialise(
     return hits
 
 
+class _Postings:
+    """Growable parallel arrays of one term's postings: version id, term frequency, doc length."""
+
+    __slots__ = ("vids", "tfs", "dls", "n")
+
+    def __init__(self) -> None:
+        self.vids = np.zeros(4, dtype=np.int64)
+        self.tfs = np.zeros(4, dtype=np.float64)
+        self.dls = np.zeros(4, dtype=np.float64)
+        self.n = 0
+
+    def extend(self, vids: np.ndarray, tfs: np.ndarray, dls: np.ndarray) -> None:
+        need = self.n + len(vids)
+        if need > len(self.vids):
+            cap = max(need, 2 * len(self.vids))
+            for name in ("vids", "tfs", "dls"):
+                old = getattr(self, name)
+                new = np.zeros(cap, dtype=old.dtype)
+                new[: self.n] = old[: self.n]
+                setattr(self, name, new)
+        self.vids[self.n : need] = vids
+        self.tfs[self.n : need] = tfs
+        self.dls[self.n : need] = dls
+        self.n = need
+
+    def compact(self, alive: np.ndarray) -> None:
+        keep = alive[self.vids[: self.n]]
+        if keep.all():
+            return
+        m = int(keep.sum())
+        self.vids[:m] = self.vids[: self.n][keep]
+        self.tfs[:m] = self.tfs[: self.n][keep]
+        self.dls[:m] = self.dls[: self.n][keep]
+        self.n = m
+
+
+class _KindIndex:
+    """The current postings of one kind (nodes or edges), with corpus statistics."""
+
+    def __init__(self) -> None:
+        self.terms: dict[str, _Postings] = {}
+        self.alive = np.zeros(1024, dtype=bool)  # indexed by version id
+        self.doc_len = np.zeros(1024, dtype=np.float64)
+        self.docs = 0
+        self.total_len = 0.0
+        self.dead_postings = 0
+        self.postings = 0
+
+    def _ensure(self, max_vid: int) -> None:
+        if max_vid < len(self.alive):
+            return
+        cap = max(max_vid + 1, 2 * len(self.alive))
+        alive = np.zeros(cap, dtype=bool)
+        alive[: len(self.alive)] = self.alive
+        dl = np.zeros(cap, dtype=np.float64)
+        dl[: len(self.doc_len)] = self.doc_len
+        self.alive, self.doc_len = alive, dl
+
+    def add_docs(self, vids: np.ndarray, lens: np.ndarray) -> None:
+        if len(vids) == 0:
+            return
+        self._ensure(int(vids.max()))
+        fresh = ~self.alive[vids]
+        self.alive[vids] = True
+        self.doc_len[vids] = lens
+        self.docs += int(fresh.sum())
+        self.total_len += float(lens[fresh].sum())
+
+    def add_postings(self, terms: list[str], vids: np.ndarray, tfs: np.ndarray) -> None:
+        """Postings sorted by term (runs of one term are contiguous)."""
+        if not terms:
+            return
+        dls = self.doc_len[vids]
+        start = 0
+        for i in range(1, len(terms) + 1):
+            if i == len(terms) or terms[i] != terms[start]:
+                plist = self.terms.get(terms[start])
+                if plist is None:
+                    plist = self.terms[terms[start]] = _Postings()
+                plist.extend(vids[start:i], tfs[start:i], dls[start:i])
+                start = i
+        self.postings += len(terms)
+
+    def remove(self, vids: np.ndarray) -> None:
+        vids = vids[vids < len(self.alive)]
+        gone = vids[self.alive[vids]]
+        if len(gone) == 0:
+            return
+        self.alive[gone] = False
+        self.docs -= len(gone)
+        self.total_len -= float(self.doc_len[gone].sum())
+        self.dead_postings += len(gone) * 8  # an estimate; exact counts are not worth a scan
+        if self.dead_postings > self.postings:
+            for plist in self.terms.values():
+                plist.compact(self.alive)
+            self.postings = sum(p.n for p in self.terms.values())
+            self.dead_postings = 0
+
+    def score(self, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        k1, b = BM25["k1"], BM25["b"]
+        if self.docs == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        n = float(self.docs)
+        avgdl = self.total_len / n
+        parts_v: list[np.ndarray] = []
+        parts_s: list[np.ndarray] = []
+        for term in terms:
+            plist = self.terms.get(term)
+            if plist is None or plist.n == 0:
+                continue
+            vids = plist.vids[: plist.n]
+            keep = self.alive[vids]
+            vids = vids[keep]
+            if len(vids) == 0:
+                continue
+            tfs = plist.tfs[: plist.n][keep]
+            dls = plist.dls[: plist.n][keep]
+            df = float(len(vids))
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            norm = k1 * (1 - b + b * dls / avgdl) if avgdl > 0 else k1 * (1 - b)
+            parts_v.append(vids)
+            parts_s.append(idf * tfs * (k1 + 1) / (tfs + norm))
+        if not parts_v:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        if len(parts_v) == 1:
+            return parts_v[0], parts_s[0]
+        all_v = np.concatenate(parts_v)
+        uniq, inverse = np.unique(all_v, return_inverse=True)
+        return uniq, np.bincount(inverse, weights=np.concatenate(parts_s))
+
+
 class TextCache:
     """An in-memory copy of the current postings, for fast BM25 on current reads.
 
-    Built lazily from the table, updated after each commit, never the source of truth. Off by
-    default until a benchmark shows it is needed (see docs/benchmarks.md).
+    Derived data: built from the postings table on first use (under the write lock, so no commit
+    lands in between), updated after each commit, and never the source of truth. Historical reads
+    and reads inside the writer's own transaction use SQL instead.
     """
-
-    enabled = False
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
+        self._kinds: dict[str, _KindIndex] = {}
 
     def usable(self) -> bool:
-        return False
+        return not self._store._in_own_transaction()
+
+    def _index(self, kind: Kind) -> _KindIndex:
+        with self._lock:
+            idx = self._kinds.get(kind)
+        if idx is not None:
+            return idx
+        with self._store._write_lock:
+            with self._lock:
+                idx = self._kinds.get(kind)
+                if idx is not None:
+                    return idx
+            idx = self._load(kind)
+            with self._lock:
+                self._kinds[kind] = idx
+            return idx
+
+    def _load(self, kind: Kind) -> _KindIndex:
+        from .reads import table_of
+
+        cur = self._store._cursor()
+        table = table_of(kind)
+        idx = _KindIndex()
+        docs = cur.execute(f"SELECT vid, doc_len FROM {table} WHERE tx_to IS NULL").fetchnumpy()
+        idx.add_docs(
+            np.asarray(docs["vid"], dtype=np.int64), np.asarray(docs["doc_len"], dtype=np.float64)
+        )
+        rows = cur.execute(
+            f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
+            "WHERE r.tx_to IS NULL ORDER BY p.term, p.vid"
+        ).fetchnumpy()
+        idx.add_postings(
+            [str(t) for t in rows["term"]],
+            np.asarray(rows["vid"], dtype=np.int64),
+            np.asarray(rows["tf"], dtype=np.float64),
+        )
+        return idx
 
     def search(self, kind: Kind, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError  # pragma: no cover - usable() is False
+        idx = self._index(kind)
+        with self._lock:
+            return idx.score(terms)
+
+    def after_commit(
+        self,
+        kind: Kind,
+        removed: np.ndarray,
+        added: np.ndarray,
+        lens: np.ndarray,
+        postings: tuple[list[str], np.ndarray, np.ndarray],
+    ) -> None:
+        with self._lock:
+            idx = self._kinds.get(kind)
+            if idx is None:
+                return
+            idx.remove(removed)
+            idx.add_docs(added, lens)
+            idx.add_postings(*postings)
 
     def forget(self) -> None:
-        """Drop every cached structure (after purges)."""
+        """Drop every cached structure (it is rebuilt on next use)."""
+        with self._lock:
+            self._kinds.clear()

@@ -44,10 +44,8 @@ class _Prepared:
 
 
 def _hash(parts: Sequence[Any], vector: np.ndarray | None) -> int:
-    h = hashlib.blake2b(digest_size=8)
-    for part in parts:
-        h.update(repr(part).encode("utf-8", "surrogatepass"))
-        h.update(b"\x1f")
+    """A 64-bit digest of a record's content: equal digests mean an unchanged re-save."""
+    h = hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=8)
     if vector is not None:
         h.update(vector.tobytes())
     return int.from_bytes(h.digest(), "little", signed=True)
@@ -178,11 +176,15 @@ class WriterMixin:
             return WriteResult(written=0, unchanged=len(prepared), skipped=skipped)
         closed = [current[p.item.id] for p in changed if p.item.id in current]
         if closed:
-            self._close_versions(tx, kind, [c[0] for c in closed], [c[2] for c in closed])
+            self._close_versions(tx, kind, [c[0] for c in closed])
         first = self.allocate_vids(len(changed))
         vids = np.arange(first, first + len(changed), dtype=np.int64)
         self._insert_rows(cur, kind, changed, vids, tx.time_us)
-        self._insert_postings(cur, changed, vids)
+        postings = self._insert_postings(cur, changed, vids)
+        lens = np.asarray([p.doc_len for p in changed], dtype=np.float64)
+        text = self.text_cache  # type: ignore[attr-defined]
+        empty = np.zeros(0, dtype=np.int64)
+        tx.after_commit.append(lambda: text.after_commit(kind, empty, vids, lens, postings))
         self._insert_embeddings(tx, kind, changed, vids)
         return WriteResult(
             written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
@@ -226,19 +228,20 @@ class WriterMixin:
 
     def _insert_postings(
         self, cur: duckdb.DuckDBPyConnection, rows: list[_Prepared], vids: np.ndarray
-    ) -> None:
-        counts = [len(p.terms) for p in rows]
-        total = sum(counts)
-        if not total:
-            return
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Write the postings; returns them sorted by term, for the in-memory text index."""
         terms: list[str] = []
+        owners: list[int] = []
         tfs: list[int] = []
-        for p in rows:
+        for vid, p in zip(vids.tolist(), rows, strict=True):
             terms.extend(p.terms.keys())
             tfs.extend(p.terms.values())
+            owners.extend([vid] * len(p.terms))
+        if not terms:
+            return [], np.zeros(0, dtype=np.int64), np.zeros(0)
         table = pa.table(
             {
-                "vid": pa.array(np.repeat(vids, counts), type=pa.int64()),
+                "vid": pa.array(owners, type=pa.int64()),
                 "term": pa.array(terms, type=pa.string()),
                 "tf": pa.array(tfs, type=pa.int32()),
             }
@@ -248,6 +251,12 @@ class WriterMixin:
             run(cur, "INSERT INTO postings SELECT vid, term, tf FROM _anatid_postings")
         finally:
             cur.unregister("_anatid_postings")
+        order = sorted(range(len(terms)), key=terms.__getitem__)
+        return (
+            [terms[i] for i in order],
+            np.asarray(owners, dtype=np.int64)[order],
+            np.asarray(tfs, dtype=np.float64)[order],
+        )
 
     def _insert_embeddings(
         self, tx: _Tx, kind: Kind, rows: list[_Prepared], vids: np.ndarray
@@ -276,18 +285,27 @@ class WriterMixin:
                 )
             )
 
-    def _close_versions(
-        self, tx: _Tx, kind: Kind, vids: list[int], spaces: list[str | None]
-    ) -> None:
+    def _close_versions(self, tx: _Tx, kind: Kind, vids: list[int]) -> None:
+        """End these versions in transaction time at the transaction's instant."""
         table = "nodes" if kind == "node" else "edges"
         run(
             tx.cursor,
             f"UPDATE {table} SET tx_to = ? WHERE vid IN (SELECT unnest(?::BIGINT[]))",
             [tx.time_us, vids],
         )
+        self._forget_versions(tx, kind, vids)
+
+    def _forget_versions(self, tx: _Tx, kind: Kind, vids: list[int]) -> None:
+        """After commit, drop these versions from the in-memory vector and text indexes."""
         gone = np.asarray(sorted(vids), dtype=np.int64)
-        cache = self.vectors  # type: ignore[attr-defined]
-        tx.after_commit.append(lambda: cache.remove_everywhere(kind, gone))
+        vectors = self.vectors  # type: ignore[attr-defined]
+        text = self.text_cache  # type: ignore[attr-defined]
+        empty = np.zeros(0, dtype=np.int64)
+        no_postings: tuple[list[str], np.ndarray, np.ndarray] = ([], empty, np.zeros(0))
+        tx.after_commit.append(lambda: vectors.remove_everywhere(kind, gone))
+        tx.after_commit.append(
+            lambda: text.after_commit(kind, gone, empty, np.zeros(0), no_postings)
+        )
 
     # ---------------------------------------------------------------------------- supersede
 
@@ -341,7 +359,7 @@ class WriterMixin:
                     "delete the edges first or pass detach=True"
                 )
             if edge_rows:
-                self._close_versions(tx, "edge", [int(r[0]) for r in edge_rows], [])
+                self._close_versions(tx, "edge", [int(r[0]) for r in edge_rows])
             node_vids = [
                 int(r[0])
                 for r in cur.execute(
@@ -350,7 +368,7 @@ class WriterMixin:
                 ).fetchall()
             ]
             if node_vids:
-                self._close_versions(tx, "node", node_vids, [])
+                self._close_versions(tx, "node", node_vids)
             return len(node_vids)
 
     def delete_edges(self, ids: Iterable[str]) -> int:
@@ -366,7 +384,7 @@ class WriterMixin:
                 ).fetchall()
             ]
             if vids:
-                self._close_versions(tx, "edge", vids, [])
+                self._close_versions(tx, "edge", vids)
             return len(vids)
 
     def delete_where(
@@ -431,8 +449,8 @@ class WriterMixin:
                 run(cur, f"DROP TABLE {tbl}")
             for table in ("spaces", "postings", "edges", "nodes"):
                 run(cur, f"DELETE FROM {table}")
-            cache = self.vectors  # type: ignore[attr-defined]
-            tx.after_commit.append(cache.forget)
+            tx.after_commit.append(self.vectors.forget)  # type: ignore[attr-defined]
+            tx.after_commit.append(self.text_cache.forget)  # type: ignore[attr-defined]
 
     def _purge(self, tx: _Tx, kind: Kind, ids: list[str]) -> int:
         cur = tx.cursor
@@ -449,9 +467,7 @@ class WriterMixin:
             if k == kind:
                 run(cur, f"DELETE FROM {tbl} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
         run(cur, f"DELETE FROM {table} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
-        gone = np.asarray(sorted(vids), dtype=np.int64)
-        cache = self.vectors  # type: ignore[attr-defined]
-        tx.after_commit.append(lambda: cache.remove_everywhere(kind, gone))
+        self._forget_versions(tx, kind, vids)
         return sum(1 for r in rows if r[1])
 
     def _ids_matching(
