@@ -5,7 +5,7 @@ ladybug cannot share a process: pybind11 type clash; cognee's wheel also ships a
 that is really ladybug). It imports only the standard library, the engine and pyarrow, and
 never imports anatid.
 
-    python -I reader_worker.py ENGINE DB_PATH [--batch-rows N] [--catalog-only]
+    python -I reader_worker.py ENGINE DB_PATH [--batch-rows N] [--order T1,T2] [--catalog-only]
 
 The database is opened read-only. Output is a sequence of frames, each ``kind`` (1 byte),
 ``length`` (8 bytes, little-endian) and a payload:
@@ -137,6 +137,11 @@ def main(argv: list[str]) -> int:
             json.dumps({"engine": engine_name, "version": version, "tables": tables}).encode(),
         )
         out.flush()
+        if "--order" in argv:
+            # The caller may need some tables before others (e.g. fact endpoints before facts).
+            first = argv[argv.index("--order") + 1].split(",")
+            rank = {name: i for i, name in enumerate(first)}
+            tables = sorted(tables, key=lambda t: rank.get(t["name"], len(rank)))
         sent = {} if "--catalog-only" in argv else stream(conn, tables, out, batch_rows)
         _frame(out, b"E", json.dumps({"sent": sent}).encode())
         out.flush()

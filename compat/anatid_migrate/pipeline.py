@@ -1,0 +1,169 @@
+"""The migration pipeline: detect, read, load into a temporary file, verify, rename into place.
+
+Guarantees (issue 5):
+- the source is only ever opened read-only, by the reader subprocess; we check its size and
+  modification time did not change;
+- TARGET is written as a temporary file beside it and renamed into place only after the
+  target's record counts and checksums (read back through the driver's mapping) equal the
+  source's; on any failure or interruption the temporary file is removed or left as an
+  obviously named ``.TARGET.anatid-migrate-*.tmp`` (never TARGET itself);
+- an existing TARGET is refused unless ``force``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from anatid_core import Store
+
+from .engines import Reader, find_reader
+from .errors import MigrationError, SourceReadError, TargetExists, VerificationFailed
+from .formats import SourceFormat, detect_format
+from .plan import Plan
+from .progress import Progress, Silent
+from .report import MigrationReport
+from .source import DEFAULT_BATCH_ROWS, SourceReader
+
+
+def _fingerprint(path: Path) -> tuple[int, int]:
+    total_size, newest = 0, 0
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    for f in files:
+        st = f.stat()
+        total_size += st.st_size
+        newest = max(newest, st.st_mtime_ns)
+    return total_size, newest
+
+
+def _temp_path(target: Path) -> Path:
+    return target.with_name(f".{target.name}.anatid-migrate-{os.getpid()}.tmp")
+
+
+def _remove_db(path: Path) -> None:
+    for p in (path, path.with_name(path.name + ".wal")):
+        if p.exists():
+            p.unlink()
+
+
+def migrate(
+    plan_factory: Callable[[], Plan],
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    reader_python: str | None = None,
+    bootstrap_reader: bool = False,
+    dry_run: bool = False,
+    force: bool = False,
+    progress: Progress | None = None,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+) -> MigrationReport:
+    """Migrate ``source`` into a new anatid file at ``target``; see the module docstring."""
+    started = time.monotonic()
+    plan = plan_factory()
+    source_path, target_path = Path(source).resolve(), Path(target).resolve()
+    report = MigrationReport(plan.kind, str(source_path), str(target_path), dry_run=dry_run)
+    if target_path.exists() and not force and not dry_run:
+        raise TargetExists(
+            f"{target_path} already exists; pass --force (force=True) to replace it. It is "
+            "replaced only after the new file is written and verified."
+        )
+    fmt = detect_format(source_path)
+    report.source_format = fmt.describe()
+    reader = find_reader(fmt, reader_python=reader_python, bootstrap=bootstrap_reader)
+    report.reader = f"{reader.engine} {reader.version} via {reader.python}"
+    progress = progress or Silent()
+    before = _fingerprint(source_path)
+    try:
+        if dry_run:
+            _read(plan, fmt, reader, None, report, progress, batch_rows)
+        else:
+            _load_verify_rename(plan, fmt, reader, target_path, report, progress, batch_rows)
+    finally:
+        progress.close()
+        if _fingerprint(source_path) != before:  # never expected: the reader opens read-only
+            report.warnings.append(f"the source {source_path} changed during the migration")
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _read(
+    plan: Plan,
+    fmt: SourceFormat,
+    reader: Reader,
+    store: Store | None,
+    report: MigrationReport,
+    progress: Progress,
+    batch_rows: int,
+) -> None:
+    with SourceReader(fmt, reader, batch_rows=batch_rows, order=plan.order) as src:
+        assert src.catalog is not None
+        plan.check_catalog(src.catalog, report)
+        progress.phase(
+            "read+load" if store is not None else "read",
+            sum(t.rows for t in src.catalog.tables.values()),
+        )
+        for batch in src.batches():
+            report.tables_read[batch.table] = (
+                report.tables_read.get(batch.table, 0) + batch.data.num_rows
+            )
+            plan.load(store, batch, report)
+            progress.advance(batch.data.num_rows)
+        plan.finish(store, report)
+        expected = {t.name: t.rows for t in src.catalog.tables.values()}
+        if any(report.tables_read.get(name, 0) != rows for name, rows in expected.items()):
+            raise SourceReadError(
+                f"Reading {fmt.path} returned {report.tables_read}, but its catalog counts "
+                f"{expected}. The file may be damaged; it was not modified."
+            )
+
+
+def _load_verify_rename(
+    plan: Plan,
+    fmt: SourceFormat,
+    reader: Reader,
+    target: Path,
+    report: MigrationReport,
+    progress: Progress,
+    batch_rows: int,
+) -> None:
+    tmp = _temp_path(target)
+    _remove_db(tmp)
+    try:
+        with Store.open(str(tmp)) as store:
+            _read(plan, fmt, reader, store, report, progress, batch_rows)
+        with Store.open(str(tmp), read_only=True) as store:
+            progress.phase("verify", sum(report.source_tally.counts.values()))
+            plan.read_back(store, report)
+            progress.advance(sum(report.target_tally.counts.values()))
+        problems = report.source_tally.mismatches(report.target_tally)
+        if problems:
+            raise VerificationFailed(
+                "The migrated file does not match the source; TARGET was not written:\n  "
+                + "\n  ".join(problems),
+                report,
+            )
+        report.verified = True
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        _fsync_dir(target.parent)
+    except BaseException:
+        _remove_db(tmp)
+        raise
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+__all__ = ["MigrationError", "migrate"]

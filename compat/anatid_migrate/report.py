@@ -1,0 +1,121 @@
+"""What a migration did: rows read per source table, records written and verified per type."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from typing import Any
+
+_MASK = (1 << 64) - 1
+
+
+def canonical(value: Any) -> Any:
+    """A JSON-able form that is equal for equal values however each side typed them.
+
+    Datetimes become UTC ISO strings (a naive one is taken as UTC, which is how Kuzu returns
+    TIMESTAMPs); float vectors are compared at float32 precision, the precision Kuzu stores.
+    """
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return aware.astimezone(timezone.utc).isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, float) for v in value):
+            packed = struct.pack(f"<{len(value)}f", *value)
+            return "f32:" + hashlib.blake2b(packed, digest_size=8).hexdigest()
+        return [canonical(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def digest(fields: Any) -> int:
+    data = json.dumps(canonical(fields), sort_keys=True, ensure_ascii=False).encode()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+@dataclass
+class Tally:
+    """Per record type: how many, and an order-independent checksum of ids and key fields."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    sums: dict[str, int] = field(default_factory=dict)
+
+    def add(self, kind: str, fields: Any) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self.sums[kind] = (self.sums.get(kind, 0) + digest(fields)) & _MASK
+
+    def mismatches(self, other: Tally) -> list[str]:
+        out = []
+        for kind in sorted(set(self.counts) | set(other.counts)):
+            a, b = self.counts.get(kind, 0), other.counts.get(kind, 0)
+            if a != b:
+                out.append(f"{kind}: {a} in source, {b} in target")
+            elif self.sums.get(kind) != other.sums.get(kind):
+                out.append(f"{kind}: same count ({a}) but ids/key fields differ")
+        return out
+
+
+@dataclass
+class MigrationReport:
+    """Returned by :func:`anatid_migrate.migrate`; ``format()`` renders it for people."""
+
+    kind: str
+    source: str
+    target: str
+    source_format: str = ""
+    reader: str = ""
+    dry_run: bool = False
+    tables_read: dict[str, int] = field(default_factory=dict)
+    written: dict[str, int] = field(default_factory=dict)
+    source_tally: Tally = field(default_factory=Tally)
+    target_tally: Tally = field(default_factory=Tally)
+    not_migrated: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    verified: bool = False
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "target": self.target,
+            "source_format": self.source_format,
+            "reader": self.reader,
+            "dry_run": self.dry_run,
+            "tables_read": dict(self.tables_read),
+            "written": dict(self.written),
+            "source_counts": dict(self.source_tally.counts),
+            "target_counts": dict(self.target_tally.counts),
+            "not_migrated": list(self.not_migrated),
+            "warnings": list(self.warnings),
+            "verified": self.verified,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def format(self) -> str:
+        head = "would migrate" if self.dry_run else "migrated"
+        lines = [
+            f"{self.kind}: {head} {self.source} ({self.source_format}) -> {self.target}",
+            f"reader: {self.reader}",
+            "rows read per source table:",
+            *(f"  {t:<24} {n:>10}" for t, n in self.tables_read.items()),
+            "records per type (source / target):",
+        ]
+        for kind, n in self.source_tally.counts.items():
+            got = "-" if self.dry_run else str(self.target_tally.counts.get(kind, 0))
+            lines.append(f"  {kind:<24} {n:>10} / {got}")
+        for item in self.not_migrated:
+            lines.append(f"not migrated: {item}")
+        for item in self.warnings:
+            lines.append(f"warning: {item}")
+        if not self.dry_run:
+            lines.append("verified: yes" if self.verified else "verified: NO")
+        lines.append(f"took {self.seconds:.1f} s")
+        return "\n".join(lines)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Build (once, cached) the venvs and the source databases the migrate tests read.
+#
+#   bash tests/migrate/setup_sources.sh [TEST_PYTHON]
+#
+# TEST_PYTHON (default: python3) is the interpreter that runs the tests; it must have cognee 1.6.5
+# (which brings ladybug 0.19), and writes the Cognee-on-LadybugDB source. The other sources need
+# engines that cannot live next to it, so they are written from private venvs:
+#   venvs/graphiti-kuzu   graphiti-core 0.31.2 + kuzu 0.11.3  -> Graphiti-on-Kuzu file
+#   venvs/cognee-1.0.3    cognee 1.0.3 (kuzu 0.11.3)          -> Cognee-on-kuzu file (1.0.3 schema)
+#   readers/kuzu-0.11.3   kuzu 0.11.3 + pyarrow                -> the reader venv anatid-migrate's
+#                                                                 --bootstrap-reader would create
+# Cache root: $ANATID_MIGRATE_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/anatid-migrate. Sources are
+# keyed by a hash of the generator scripts, so editing a generator rebuilds them. Needs PyPI the
+# first time (about 2-3 minutes); a warm cache takes about 2 seconds. Prints the sources dir.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TEST_PY=${1:-python3}
+CACHE=${ANATID_MIGRATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/anatid-migrate}
+# The base interpreter for the private venvs: the test interpreter's own base (python 3.10-3.13).
+BASE_PY=$("$TEST_PY" -c 'import sys; print(getattr(sys, "_base_executable", sys.executable))')
+mkdir -p "$CACHE/venvs" "$CACHE/readers" "$CACHE/sources"
+
+# make_venv DIR CHECK_IMPORT PACKAGE...: create DIR unless CHECK_IMPORT already works there.
+make_venv() {
+  local dir=$1 check=$2
+  shift 2
+  if [ -x "$dir/bin/python" ] && "$dir/bin/python" -I -c "$check" >/dev/null 2>&1; then
+    return 0
+  fi
+  echo "setup_sources: creating $dir ($*)" >&2
+  rm -rf "$dir"
+  "$BASE_PY" -m venv "$dir"
+  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$@" >&2
+  "$dir/bin/python" -I -c "$check" >/dev/null
+}
+
+make_venv "$CACHE/venvs/graphiti-kuzu" \
+  "import kuzu, graphiti_core, pyarrow, httpx; assert kuzu.__version__ == '0.11.3'" \
+  graphiti-core==0.31.2 kuzu==0.11.3 httpx pyarrow
+make_venv "$CACHE/venvs/cognee-1.0.3" \
+  "import importlib.metadata as m, kuzu, pyarrow; assert m.version('cognee') == '1.0.3'; assert kuzu.__version__ == '0.11.3'" \
+  cognee==1.0.3 kuzu==0.11.3 pyarrow
+make_venv "$CACHE/readers/kuzu-0.11.3" \
+  "import kuzu, pyarrow; assert kuzu.__version__ == '0.11.3'" \
+  kuzu==0.11.3 pyarrow
+
+KEY=$(cat "$HERE"/sources/*.py | sha1sum | cut -c1-12)
+OUT="$CACHE/sources/$KEY"
+if [ ! -f "$OUT/done" ]; then
+  rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
+  echo "setup_sources: generating sources in $OUT" >&2
+  (cd "$OUT.tmp" &&
+    "$CACHE/venvs/graphiti-kuzu/bin/python" -W ignore "$HERE/sources/make_graphiti_kuzu.py" \
+      graphiti-kuzu.kz graphiti-kuzu.json >&2 &&
+    "$CACHE/venvs/cognee-1.0.3/bin/python" -W ignore "$HERE/sources/make_cognee_graph.py" \
+      cognee-kuzu.kz cognee-kuzu.json >/dev/null 2>gen-cognee-kuzu.log &&
+    "$TEST_PY" -W ignore "$HERE/sources/make_cognee_graph.py" \
+      cognee-ladybug.lbug cognee-ladybug.json >/dev/null 2>gen-cognee-ladybug.log) || {
+    echo "setup_sources: generation failed; logs in $OUT.tmp" >&2
+    exit 1
+  }
+  touch "$OUT.tmp/done"
+  rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+fi
+echo "$OUT"
