@@ -1,0 +1,77 @@
+"""What both adapters share: the store they hold, the read view, and the sync-to-async seam.
+
+The store is synchronous and thread-safe; every adapter method runs its store work in a worker
+thread (``asyncio.to_thread``) so the event loop never blocks on DuckDB. Store errors are mapped
+to Cognee's in :mod:`anatid_cognee.errors` on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from anatid_core import Store
+
+from . import store_registry
+from .errors import cognee_errors, read_only
+
+T = TypeVar("T")
+
+
+class StoreBacked:
+    """Holds one reference to a shared Store; ``as_of`` copies read through a historical view."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._store: Store = store_registry.acquire(path)
+        self._reads: Any = self._store
+        self._read_only = False
+        self._owns_store = True
+        self._closed = False
+        self.as_of_time: datetime | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def close(self) -> None:
+        """Release the store (the last adapter on a file closes it). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_store:
+            await asyncio.to_thread(store_registry.release, self._store)
+
+    def _historical_copy(self, tx_time: datetime | None, valid_time: datetime | None) -> Any:
+        """A shallow copy of this adapter reading through ``store.as_of``; it owns nothing."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        with cognee_errors():
+            copy._reads = self._store.as_of(tx_time=tx_time, valid_time=valid_time)
+        copy._read_only = True
+        copy._owns_store = False
+        copy.as_of_time = tx_time
+        return copy
+
+    # ------------------------------------------------------------------ the seam
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"{type(self).__name__} is closed; get a new engine from cognee")
+
+    def _call(self, work: Callable[..., T], *args: Any) -> T:
+        self._check_open()
+        with cognee_errors():
+            return work(*args)
+
+    async def _read(self, work: Callable[..., T], *args: Any) -> T:
+        """Run ``work(reads, *args)`` off the loop; ``reads`` is the store or the as_of view."""
+        self._check_open()
+        return await asyncio.to_thread(self._call, work, self._reads, *args)
+
+    async def _write(self, what: str, work: Callable[..., T], *args: Any) -> T:
+        """Run ``work(store, *args)`` off the loop; refused on a read-only (as_of) adapter."""
+        self._check_open()
+        if self._read_only:
+            raise read_only(what)
+        return await asyncio.to_thread(self._call, work, self._store, *args)

@@ -1,0 +1,93 @@
+"""The one place where anatid errors become Cognee errors.
+
+Every adapter call that reaches the store goes through :func:`cognee_errors`, so a caller sees
+the exception types Cognee's own code catches (``EntityNotFoundError``,
+``CollectionNotFoundError``, ...). The original anatid error stays reachable as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from cognee.exceptions import CogneeSystemError, CogneeTransientError, CogneeValidationError
+from cognee.infrastructure.databases.exceptions import (
+    EntityNotFoundError,
+    UnsupportedGraphOperation,
+)
+from cognee.infrastructure.databases.vector.exceptions import CollectionNotFoundError
+
+from anatid_core.errors import (
+    AnatidError,
+    InvalidInput,
+    NotFound,
+    ReadOnlyError,
+    SchemaVersionError,
+    StoreCorrupt,
+    StoreLocked,
+    UnsupportedOperation,
+    WriteConflict,
+)
+
+
+class CypherNotSupported(UnsupportedGraphOperation, NotImplementedError):
+    """``query()`` on the anatid graph: there is no Cypher engine behind it.
+
+    Also a ``NotImplementedError``, which is what Cognee's SQL-backed adapters (Turso) raise, so
+    callers written against either keep working.
+    """
+
+
+class ReadOnlyAdapter(UnsupportedGraphOperation):
+    """A write through an ``as_of`` adapter, which shows the past and cannot change it."""
+
+
+def cypher_not_supported(query: str) -> CypherNotSupported:
+    first_line = (query or "").strip().splitlines()[0] if (query or "").strip() else ""
+    return CypherNotSupported(
+        "The anatid graph backend does not run Cypher (query started with "
+        f"{first_line[:80]!r}). Use the typed adapter methods (get_graph_data, "
+        "get_neighborhood, get_filtered_graph_data, ...); Cognee disables only its CYPHER and "
+        "NATURAL_LANGUAGE search types for this backend."
+    )
+
+
+def collection_not_found(collection_name: str) -> CollectionNotFoundError:
+    return CollectionNotFoundError(
+        f"Collection '{collection_name}' not found in the anatid vector store; it is created by "
+        "create_collection, create_vector_index or the first create_data_points."
+    )
+
+
+def read_only(what: str) -> ReadOnlyAdapter:
+    return ReadOnlyAdapter(
+        f"{what} is not allowed on an as_of adapter: it shows the graph as it was and is "
+        "read-only. Write through the adapter you called as_of on."
+    )
+
+
+def map_error(exc: AnatidError) -> Exception:
+    """The Cognee exception for one anatid error, most specific first."""
+    message = str(exc)
+    if isinstance(exc, NotFound):
+        return EntityNotFoundError(message=message)
+    if isinstance(exc, ReadOnlyError):
+        return ReadOnlyAdapter(message=message)
+    if isinstance(exc, UnsupportedOperation):
+        return UnsupportedGraphOperation(message=message)
+    if isinstance(exc, InvalidInput):
+        return CogneeValidationError(message=message, name="AnatidInvalidInput")
+    if isinstance(exc, (StoreLocked, WriteConflict)):
+        return CogneeTransientError(message=message, name=type(exc).__name__)
+    if isinstance(exc, (StoreCorrupt, SchemaVersionError)):
+        return CogneeSystemError(message=message, name=type(exc).__name__)
+    return CogneeSystemError(message=message, name=type(exc).__name__)
+
+
+@contextmanager
+def cognee_errors() -> Iterator[None]:
+    """Re-raise anatid errors as their Cognee counterparts (``raise Mapped from original``)."""
+    try:
+        yield
+    except AnatidError as exc:
+        raise map_error(exc) from exc

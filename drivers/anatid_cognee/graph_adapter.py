@@ -1,0 +1,66 @@
+"""``AnatidGraphAdapter``: Cognee's ``GraphDBInterface`` on one anatid DuckDB file."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from cognee.infrastructure.databases.graph.graph_db_interface import GraphDBInterface
+
+from .errors import cypher_not_supported
+from .graph_extras import GraphExtras
+from .graph_provenance import GraphProvenance
+from .graph_reads import GraphReads
+from .graph_writes import GraphWrites
+from .paths import graph_path
+
+
+class AnatidGraphAdapter(GraphReads, GraphWrites, GraphProvenance, GraphExtras, GraphDBInterface):
+    """Cognee's graph store on anatid: a bitemporal property graph in one DuckDB file.
+
+    Built by Cognee's graph factory with ``graph_database_url`` (the file; see
+    :mod:`anatid_cognee.paths` for the default) and, under backend access control, the
+    dataset's ``database_name``. Adapters on the same file share one open store with the
+    vector adapter. ``as_of(t)`` gives a read-only adapter that sees the graph as it was at
+    transaction time ``t``.
+    """
+
+    supports_cypher_queries = False
+    supports_per_row_source_refs = False
+    supports_incremental_chunk_updates = False
+
+    def __init__(
+        self,
+        graph_database_url: str = "",
+        graph_database_username: str = "",
+        graph_database_password: str = "",
+        graph_database_port: str = "",
+        graph_database_key: str = "",
+        database_name: str = "",
+        **_ignored: Any,
+    ) -> None:
+        # Credentials, host and port are part of the factory's call; a local file needs none.
+        super().__init__(graph_path(graph_database_url, database_name))
+        self.database_name = database_name
+
+    async def initialize(self) -> None:
+        """Nothing to do: the store creates its schema when the file is opened."""
+        self._check_open()
+
+    async def query(self, query: str, params: dict | None = None) -> list[Any]:
+        """Not supported: anatid has no Cypher engine (raises :class:`CypherNotSupported`)."""
+        self._check_open()
+        raise cypher_not_supported(query)
+
+    def as_of(
+        self, tx_time: datetime | None = None, valid_time: datetime | None = None
+    ) -> AnatidGraphAdapter:
+        """A read-only adapter over the graph as the store knew it at ``tx_time`` (and, if
+        given, as valid at ``valid_time``). Writes on it raise ``ReadOnlyAdapter``. It shares
+        this adapter's store: use it while this adapter is open."""
+        self._check_open()
+        return self._historical_copy(tx_time, valid_time)
+
+    def __repr__(self) -> str:
+        when = f" as_of={self.as_of_time.isoformat()}" if self.as_of_time else ""
+        return f"<AnatidGraphAdapter {self.path}{when}>"

@@ -1,0 +1,308 @@
+"""The graph adapter's read methods: nodes, edges, neighbourhoods and filtered subgraphs.
+
+Each method is one or two core read verbs plus the translation back into Cognee's shapes:
+``get_node`` dicts carry ``id``; ``get_graph_data``-style node tuples are ``(id, {name, type,
+...})``; edge tuples are ``(source, target, relationship_name, properties)`` in the edge's real
+direction. Reads go through ``reads`` (the store, or a historical view on an ``as_of`` adapter).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from cognee.exceptions import CogneeValidationError
+
+from anatid_core import Cond, Edge, Node
+
+from .adapter_base import StoreBacked
+from .records import (
+    GRAPH_GROUP,
+    EdgeData,
+    NodeData,
+    edge_dict,
+    edge_tuple,
+    node_data,
+    node_tuple,
+    unique_strings,
+)
+
+GROUPS = [GRAPH_GROUP]
+
+
+def _graph_nodes(reads: Any, ids: list[str]) -> list[Node]:
+    return [n for n in reads.get_nodes(ids) if n.group == GRAPH_GROUP] if ids else []
+
+
+def _edges_among(reads: Any, ids: list[str]) -> list[Edge]:
+    """Every edge whose two endpoints are both in ``ids`` (each edge once)."""
+    if not ids:
+        return []
+    return reads.edges_between(ids, ids, directed=True)
+
+
+def _subgraph(reads: Any, ids: list[str]) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+    nodes = _graph_nodes(reads, ids)
+    if not nodes:
+        return [], []
+    kept = [n.id for n in nodes]
+    return [node_tuple(n) for n in nodes], [edge_tuple(e) for e in _edges_among(reads, kept)]
+
+
+def _endpoint_triples(reads: Any, edges: list[Edge], middle: Any) -> list[tuple[Any, Any, Any]]:
+    """``(source dict, middle(edge), target dict)`` for edges whose endpoints both exist."""
+    by_id = {
+        n.id: node_data(n)
+        for n in _graph_nodes(
+            reads, unique_strings(endpoint for e in edges for endpoint in (e.src, e.dst))
+        )
+    }
+    return [
+        (by_id[e.src], middle(e), by_id[e.dst]) for e in edges if e.src in by_id and e.dst in by_id
+    ]
+
+
+class GraphReads(StoreBacked):
+    """Read half of :class:`~anatid_cognee.AnatidGraphAdapter`."""
+
+    async def is_empty(self) -> bool:
+        return await self._read(lambda r: not r.find_nodes(groups=GROUPS, limit=1))
+
+    async def has_node(self, node_id: str) -> bool:
+        return await self.get_node(node_id) is not None
+
+    async def get_node(self, node_id: str) -> NodeData | None:
+        def work(r: Any) -> NodeData | None:
+            node = r.get_node(str(node_id))
+            return node_data(node) if node is not None and node.group == GRAPH_GROUP else None
+
+        return await self._read(work)
+
+    async def get_nodes(self, node_ids: list[str]) -> list[NodeData]:
+        ids = unique_strings(node_ids)
+        return await self._read(lambda r: [node_data(n) for n in _graph_nodes(r, ids)])
+
+    async def has_edge(self, source_id: str, target_id: str, relationship_name: str) -> bool:
+        return bool(await self.has_edges([(source_id, target_id, relationship_name)]))
+
+    async def has_edges(self, edges: list[Any]) -> list[tuple[str, str, str]]:
+        """The subset of ``(source, target, relationship_name[, ...])`` edges that exist."""
+        from .records import edge_id
+
+        wanted = [(str(e[0]), str(e[1]), str(e[2])) for e in edges]
+        if not wanted:
+            return []
+
+        def work(r: Any) -> list[tuple[str, str, str]]:
+            found = {e.id for e in r.get_edges([edge_id(*w) for w in wanted])}
+            return [w for w in wanted if edge_id(*w) in found]
+
+        return await self._read(work)
+
+    async def get_graph_data(self) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+        def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+            nodes = r.find_nodes(groups=GROUPS)
+            if not nodes:
+                return [], []
+            return [node_tuple(n) for n in nodes], [
+                edge_tuple(e) for e in r.find_edges(groups=GROUPS)
+            ]
+
+        return await self._read(work)
+
+    async def get_graph_counts(self) -> tuple[int, int]:
+        return await self._read(
+            lambda r: (r.count_nodes(groups=GROUPS), r.count_edges(groups=GROUPS))
+        )
+
+    async def get_edges(self, node_id: str) -> list[tuple[NodeData, str, NodeData]]:
+        """``(source, relationship_name, target)`` for every edge at ``node_id``."""
+        return await self._read(
+            lambda r: _endpoint_triples(
+                r, r.edges_of([str(node_id)], direction="both"), lambda e: e.rel
+            )
+        )
+
+    async def get_connections(
+        self, node_id: str | UUID
+    ) -> list[tuple[NodeData, dict[str, Any], NodeData]]:
+        """``(source, {relationship_name, ...properties}, target)``, in the real direction."""
+        return await self._read(
+            lambda r: _endpoint_triples(r, r.edges_of([str(node_id)], direction="both"), edge_dict)
+        )
+
+    async def get_neighbors(self, node_id: str) -> list[NodeData]:
+        def work(r: Any) -> list[NodeData]:
+            neighbours = r.neighbours([str(node_id)], direction="both")
+            return [node_data(n) for n in neighbours if n.group == GRAPH_GROUP]
+
+        return await self._read(work)
+
+    async def get_neighborhood(
+        self, node_ids: list[str], depth: int = 1, edge_types: list[str] | None = None
+    ) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+        """Undirected k-hop neighbourhood; with ``edge_types`` every edge on the path must be
+        of an allowed type. Returns every edge among the returned nodes."""
+        seeds = unique_strings(node_ids)
+        if not seeds:
+            return [], []
+
+        def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+            sub = r.expand(
+                seeds,
+                depth=max(int(depth), 0),
+                direction="both",
+                rels=list(edge_types) if edge_types else None,
+                groups=GROUPS,
+            )
+            return _subgraph(r, [n.id for n in sub.nodes])
+
+        return await self._read(work)
+
+    async def get_id_filtered_graph_data(
+        self, target_ids: list[str]
+    ) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+        """Edges touching ``target_ids`` and their endpoint nodes."""
+        if not target_ids:
+            return [], []
+        if not all(isinstance(x, str) for x in target_ids):
+            raise CogneeValidationError("target_ids must be a list of strings")
+        ids = unique_strings(target_ids)
+
+        def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+            edges = r.edges_of(ids, direction="both")
+            if not edges:
+                return [], []
+            endpoints = unique_strings(x for e in edges for x in (e.src, e.dst))
+            return [node_tuple(n) for n in _graph_nodes(r, endpoints)], [
+                edge_tuple(e) for e in edges
+            ]
+
+        return await self._read(work)
+
+    async def get_filtered_graph_data(
+        self, attribute_filters: list[dict[str, list[str | int]]]
+    ) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+        """Nodes matching every filter (IN over each list; ``type``/``name``/``id`` or any
+        property), plus the edges among them."""
+        query = _node_query(attribute_filters)
+        if query is None:
+            return [], []
+
+        def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+            nodes = r.find_nodes(groups=GROUPS, **query)
+            if not nodes:
+                return [], []
+            ids = [n.id for n in nodes]
+            return [node_tuple(n) for n in nodes], [edge_tuple(e) for e in _edges_among(r, ids)]
+
+        return await self._read(work)
+
+    async def get_nodeset_subgraph(
+        self, node_type: type[Any], node_name: list[str], node_name_filter_operator: str = "OR"
+    ) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+        """Nodes of ``node_type`` named in ``node_name``, their neighbours (with "AND": only
+        neighbours adjacent to every one of them), and the edges among all of these."""
+        label = node_type.__name__
+        names = [str(n) for n in node_name or []]
+        if not names:
+            return [], []
+
+        def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+            primary = [n.id for n in r.find_nodes(groups=GROUPS, labels=[label], names=names)]
+            if not primary:
+                return [], []
+            neighbours = _nodeset_neighbours(r, primary, node_name_filter_operator)
+            ids = unique_strings([*primary, *neighbours])
+            nodes = _graph_nodes(r, ids)
+            kept = [n.id for n in nodes]
+            return [(n.id, node_data(n)) for n in nodes], [
+                edge_tuple(e) for e in _edges_among(r, kept)
+            ]
+
+        return await self._read(work)
+
+    async def get_triplets_batch(self, offset: int, limit: int) -> list[dict[str, Any]]:
+        if offset < 0:
+            raise ValueError(f"Offset must be non-negative, got {offset}")
+        if limit < 0:
+            raise ValueError(f"Limit must be non-negative, got {limit}")
+
+        def work(r: Any) -> list[dict[str, Any]]:
+            edges = r.find_edges(
+                groups=GROUPS, order_by=["src", "dst", "rel"], limit=limit, offset=offset
+            )
+            return [
+                {"start_node": s, "relationship_properties": rel, "end_node": t}
+                for s, rel, t in _endpoint_triples(
+                    r, edges, lambda e: {**edge_dict(e), "relationship_name": e.rel}
+                )
+            ]
+
+        return await self._read(work)
+
+    async def get_entity_type_names(self, entity_ids: list[str]) -> dict[str, str]:
+        """One hop over ``is_a``: entity id -> the name of its EntityType."""
+        ids = unique_strings(entity_ids)
+        if not ids:
+            return {}
+
+        def work(r: Any) -> dict[str, str]:
+            edges = r.edges_of(ids, direction="out", rels=["is_a"])
+            types = {
+                n.id: n.name
+                for n in _graph_nodes(r, unique_strings(e.dst for e in edges))
+                if n.props.get("type") == "EntityType" and n.name
+            }
+            return {e.src: types[e.dst] for e in edges if e.src in set(ids) and e.dst in types}
+
+        return await self._read(work)
+
+
+def _node_query(attribute_filters: list[dict[str, list[Any]]]) -> dict[str, Any] | None:
+    """``find_nodes`` arguments for Cognee attribute filters (AND across keys and dicts)."""
+    ids: set[str] | None = None
+    labels: set[str] | None = None
+    names: set[str] | None = None
+    conds: list[Cond] = []
+    for filter_dict in attribute_filters or []:
+        for attr, values in filter_dict.items():
+            if not str(attr).isidentifier():
+                raise CogneeValidationError(
+                    f"Invalid attribute filter key '{attr}'. Only identifiers are allowed."
+                )
+            if not values:
+                continue
+            as_str = {str(v) for v in values}
+            if attr == "id":
+                ids = as_str if ids is None else ids & as_str
+            elif attr == "type":
+                labels = as_str if labels is None else labels & as_str
+            elif attr == "name":
+                names = as_str if names is None else names & as_str
+            else:
+                conds.append(Cond(f"props.{attr}", "in", list(values)))
+    if ids is None and labels is None and names is None and not conds:
+        return None
+    query: dict[str, Any] = {}
+    if ids is not None:
+        query["ids"] = sorted(ids)
+    if labels is not None:
+        query["labels"] = sorted(labels)
+    if names is not None:
+        query["names"] = sorted(names)
+    if conds:
+        query["where"] = [conds]
+    return query
+
+
+def _nodeset_neighbours(r: Any, primary: list[str], operator: str) -> list[str]:
+    if operator == "OR":
+        return [n.id for n in r.neighbours(primary, direction="both")]
+    primary_set = set(primary)
+    seen_by: dict[str, set[str]] = {}
+    for e in r.edges_of(primary, direction="both"):
+        for here, other in ((e.src, e.dst), (e.dst, e.src)):
+            if here in primary_set:
+                seen_by.setdefault(other, set()).add(here)
+    return [nbr for nbr, via in seen_by.items() if len(via) == len(primary_set)]

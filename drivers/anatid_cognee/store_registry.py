@@ -1,0 +1,79 @@
+"""One open Store per file per process, shared by reference count.
+
+Cognee builds the graph adapter and the vector adapter separately (two factories, two engine
+caches). When both point at the same file they must share one DuckDB database: a second
+``duckdb.connect`` to a file this process already holds would work, but two ``Store`` objects
+would each keep their own caches and write locks. So adapters ``acquire`` the store for a path
+and ``release`` it when Cognee evicts them; the last release closes the file (the NeuG
+community adapter's connection manager, same idea).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+from anatid_core import Store
+
+from .errors import cognee_errors
+
+MEMORY = ":memory:"
+
+
+@dataclass
+class _Entry:
+    store: Store
+    refs: int = 0
+
+
+_lock = threading.Lock()
+_entries: dict[str, _Entry] = {}
+
+
+def store_key(path: str) -> str:
+    """The registry key of a path: ``:memory:`` as is, a file by its resolved absolute path."""
+    if path == MEMORY:
+        return MEMORY
+    return os.path.realpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def acquire(path: str) -> Store:
+    """The shared open Store for ``path``, opening (and creating) the file on first use."""
+    key = store_key(path)
+    with _lock:
+        entry = _entries.get(key)
+        if entry is None or entry.store.closed:
+            if key != MEMORY:
+                os.makedirs(os.path.dirname(key) or ".", exist_ok=True)
+            with cognee_errors():
+                entry = _Entry(Store.open(key))
+            _entries[key] = entry
+        entry.refs += 1
+        return entry.store
+
+
+def release(store: Store) -> None:
+    """Drop one reference to ``store``; the last one closes it. Unknown stores are ignored."""
+    with _lock:
+        for key, entry in list(_entries.items()):
+            if entry.store is store:
+                entry.refs -= 1
+                if entry.refs <= 0:
+                    del _entries[key]
+                    entry.store.close()
+                return
+
+
+def is_open(path: str) -> bool:
+    """Whether some adapter in this process still holds ``path`` open."""
+    with _lock:
+        entry = _entries.get(store_key(path))
+        return entry is not None and not entry.store.closed
+
+
+def borrow(path: str) -> Store | None:
+    """The store for ``path`` if it is open in this process (no reference is taken)."""
+    with _lock:
+        entry = _entries.get(store_key(path))
+        return entry.store if entry is not None and not entry.store.closed else None
