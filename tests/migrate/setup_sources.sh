@@ -8,6 +8,7 @@
 # engines that cannot live next to it, so they are written from private venvs:
 #   venvs/graphiti-kuzu   graphiti-core 0.31.2 + kuzu 0.11.3  -> Graphiti-on-Kuzu file
 #   venvs/cognee-1.0.3    cognee 1.0.3 (kuzu 0.11.3)          -> Cognee-on-kuzu file (1.0.3 schema)
+#   engines/kuzu-0.10.1   kuzu 0.10.1 (pip --target)           -> a kuzu 0.10 database directory
 #   readers/kuzu-0.11.3   kuzu 0.11.3 + pyarrow                -> the reader venv anatid-migrate's
 #                                                                 --bootstrap-reader would create
 # Cache root: $ANATID_MIGRATE_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/anatid-migrate. Sources are
@@ -46,7 +47,15 @@ make_venv "$CACHE/readers/kuzu-0.11.3" \
   "import kuzu, pyarrow; assert kuzu.__version__ == '0.11.3'" \
   kuzu==0.11.3 pyarrow
 
-KEY=$(cat "$HERE"/sources/*.py | sha1sum | cut -c1-12)
+# kuzu 0.10.1 only to write a database *directory* (the pre-0.11 layout we must refuse clearly).
+if [ ! -d "$CACHE/engines/kuzu-0.10.1/kuzu" ]; then
+  echo "setup_sources: installing kuzu 0.10.1 into $CACHE/engines" >&2
+  rm -rf "$CACHE/engines/kuzu-0.10.1"
+  "$BASE_PY" -m pip install --quiet --disable-pip-version-check --no-deps \
+    --target "$CACHE/engines/kuzu-0.10.1" kuzu==0.10.1 >&2
+fi
+
+KEY=$(cat "$HERE"/sources/*.py "$HERE/setup_sources.sh" | sha1sum | cut -c1-12)
 OUT="$CACHE/sources/$KEY"
 if [ ! -f "$OUT/done" ]; then
   rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
@@ -57,11 +66,14 @@ if [ ! -f "$OUT/done" ]; then
     "$CACHE/venvs/cognee-1.0.3/bin/python" -W ignore "$HERE/sources/make_cognee_graph.py" \
       cognee-kuzu.kz cognee-kuzu.json >/dev/null 2>gen-cognee-kuzu.log &&
     "$TEST_PY" -W ignore "$HERE/sources/make_cognee_graph.py" \
-      cognee-ladybug.lbug cognee-ladybug.json >/dev/null 2>gen-cognee-ladybug.log) || {
+      cognee-ladybug.lbug cognee-ladybug.json >/dev/null 2>gen-cognee-ladybug.log &&
+    PYTHONPATH="$CACHE/engines/kuzu-0.10.1" "$BASE_PY" -c "import kuzu; c = kuzu.Connection(kuzu.Database('kuzu-0.10-dir')); c.execute('CREATE NODE TABLE Entity(uuid STRING PRIMARY KEY)')") || {
     echo "setup_sources: generation failed; logs in $OUT.tmp" >&2
     exit 1
   }
   touch "$OUT.tmp/done"
   rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+  # Sources from older generator versions are never read again.
+  find "$CACHE/sources" -mindepth 1 -maxdepth 1 ! -name "$KEY" -exec rm -rf {} +
 fi
 echo "$OUT"
