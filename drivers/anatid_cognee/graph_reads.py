@@ -85,7 +85,7 @@ class GraphReads(StoreBacked):
     async def has_edge(self, source_id: str, target_id: str, relationship_name: str) -> bool:
         return bool(await self.has_edges([(source_id, target_id, relationship_name)]))
 
-    async def has_edges(self, edges: list[Any]) -> list[tuple[str, str, str]]:
+    async def has_edges(self, edges: list[Any]) -> list[Any]:
         """The subset of ``(source, target, relationship_name[, ...])`` edges that exist."""
         from .records import edge_id
 
@@ -115,7 +115,7 @@ class GraphReads(StoreBacked):
             lambda r: (r.count_nodes(groups=GROUPS), r.count_edges(groups=GROUPS))
         )
 
-    async def get_edges(self, node_id: str) -> list[tuple[NodeData, str, NodeData]]:
+    async def get_edges(self, node_id: str) -> list[Any]:
         """``(source, relationship_name, target)`` for every edge at ``node_id``."""
         return await self._read(
             lambda r: _endpoint_triples(
@@ -200,7 +200,7 @@ class GraphReads(StoreBacked):
 
     async def get_nodeset_subgraph(
         self, node_type: type[Any], node_name: list[str], node_name_filter_operator: str = "OR"
-    ) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+    ) -> tuple[list[Any], list[Any]]:
         """Nodes of ``node_type`` named in ``node_name``, their neighbours (with "AND": only
         neighbours adjacent to every one of them), and the edges among all of these."""
         label = node_type.__name__

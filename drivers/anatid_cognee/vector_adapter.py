@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from typing import Any
-from uuid import UUID
 
 from cognee.infrastructure.databases.exceptions import MissingQueryParameterError
 from cognee.infrastructure.databases.vector.models.ScoredResult import ScoredResult
@@ -43,8 +42,8 @@ class IndexSchema(DataPoint):
     source_chunk_id: str | None = None
     importance_weight: float | None = 0.5
     external_metadata: str | None = None
-    metadata: dict = {"index_fields": ["text"]}
-    belongs_to_set: list[str] = []
+    metadata: dict = {"index_fields": ["text"]}  # pyright: ignore[reportIncompatibleVariableOverride]
+    belongs_to_set: list[str] = []  # pyright: ignore[reportIncompatibleVariableOverride]
 
 
 def row_group(collection: str) -> str:
@@ -61,6 +60,17 @@ def space_of(collection: str) -> str:
 
 def registry_id(collection: str) -> str:
     return "collection:" + collection
+
+
+def _payload(data: Any) -> dict[str, Any]:
+    """A JSON-safe payload (UUIDs and datetimes as strings), as Cognee's other adapters keep."""
+    payload = serialize_data(data)
+    return dict(payload) if isinstance(payload, dict) else {}
+
+
+def _embeddable(dp: DataPoint) -> str:
+    text = DataPoint.get_embeddable_data(dp)
+    return text if isinstance(text, str) else "" if text is None else str(text)
 
 
 def _tags(payload: dict[str, Any]) -> list[str]:
@@ -160,11 +170,11 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
         the stored row's (as Cognee's LanceDB, PGVector and Turso adapters do)."""
         if not data_points:
             return
-        vectors = await self.embed_data([DataPoint.get_embeddable_data(dp) for dp in data_points])
+        vectors = await self.embed_data([_embeddable(dp) for dp in data_points])
         payloads: dict[str, dict[str, Any]] = {}
         rows: dict[str, tuple[dict[str, Any], Any]] = {}
         for dp, vector in zip(data_points, vectors, strict=True):
-            payload = serialize_data(dp.model_dump())
+            payload = _payload(dp.model_dump())
             payload["id"] = str(dp.id)
             earlier = payloads.get(payload["id"])
             if earlier is not None:
@@ -178,7 +188,7 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
     ) -> None:
         """Upsert precomputed vectors: ``{"id", "vector", "payload"}`` per point."""
         rows = [
-            ({**serialize_data(dict(p.get("payload") or {})), "id": str(p["id"])}, p["vector"])
+            ({**_payload(dict(p.get("payload") or {})), "id": str(p["id"])}, p["vector"])
             for p in points
         ]
         if rows:
@@ -187,23 +197,21 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
     async def index_data_points(
         self, index_name: str, index_property_name: str, data_points: list[DataPoint]
     ) -> None:
-        await self.create_data_points(
-            f"{index_name}_{index_property_name}",
-            [
-                IndexSchema(
-                    id=dp.id,
-                    text=DataPoint.get_embeddable_data(dp),
-                    document_id=getattr(dp, "document_id", None),
-                    document_name=getattr(dp, "document_name", None),
-                    chunk_index=getattr(dp, "chunk_index", None),
-                    source_chunk_id=getattr(dp, "source_chunk_id", None),
-                    importance_weight=getattr(dp, "importance_weight", None),
-                    external_metadata=getattr(dp, "external_metadata", None),
-                    belongs_to_set=[t for t in (dp.belongs_to_set or []) if isinstance(t, str)],
-                )
-                for dp in data_points
-            ],
-        )
+        rows: list[DataPoint] = [
+            IndexSchema(
+                id=dp.id,
+                text=_embeddable(dp),
+                document_id=getattr(dp, "document_id", None),
+                document_name=getattr(dp, "document_name", None),
+                chunk_index=getattr(dp, "chunk_index", None),
+                source_chunk_id=getattr(dp, "source_chunk_id", None),
+                importance_weight=getattr(dp, "importance_weight", None),
+                external_metadata=getattr(dp, "external_metadata", None),
+                belongs_to_set=[t for t in (dp.belongs_to_set or []) if isinstance(t, str)],
+            )
+            for dp in data_points
+        ]
+        await self.create_data_points(f"{index_name}_{index_property_name}", rows)
 
     async def update_payload(
         self, collection_name: str, payload_updates: dict[str, dict[str, Any]]
@@ -442,4 +450,4 @@ def _upsert_rows(store: Any, collection: str, rows: list[tuple[dict[str, Any], A
         store.upsert_nodes(nodes)
 
 
-__all__ = ["AnatidVectorAdapter", "IndexSchema", "UUID"]
+__all__ = ["AnatidVectorAdapter", "IndexSchema"]

@@ -1,0 +1,265 @@
+"""AnatidGraphAdapter behaviour beyond Cognee's own suites: exact round trips, upsert and
+delete semantics, history (as_of), the shared store, and native extras checked against the
+interface's reference implementations."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, datetime, timedelta, timezone
+from uuid import UUID, uuid4
+
+import pytest
+from anatid_cognee import AnatidGraphAdapter, AnatidVectorAdapter, CypherNotSupported
+from anatid_cognee.errors import ReadOnlyAdapter
+from cognee.infrastructure.databases.graph.graph_db_interface import GraphDBInterface
+from cognee.infrastructure.engine import DataPoint
+
+from tests.cognee.cognee_fakes import HashEmbeddingEngine
+
+
+class Person(DataPoint):
+    name: str
+    born: datetime | None = None
+    friend_id: UUID | None = None
+    tags: list[str] = []
+    extra: dict = {}
+    metadata: dict = {"index_fields": ["name"]}
+
+
+class Stamp(DataPoint):
+    time_at: int
+    time_until: int | None = None
+    timestamp_str: str = ""
+    metadata: dict = {"index_fields": []}
+
+
+@pytest.fixture
+async def graph(tmp_path):
+    adapter = AnatidGraphAdapter(graph_database_url=str(tmp_path / "g.duckdb"))
+    yield adapter
+    await adapter.close()
+
+
+async def test_node_properties_round_trip_exactly(graph):
+    friend = uuid4()
+    born = datetime(1990, 5, 17, 8, 30, tzinfo=timezone(timedelta(hours=2)))
+    alice = Person(
+        name="Alice",
+        born=born,
+        friend_id=friend,
+        tags=["a", "b"],
+        extra={"nested": {"d": date(2020, 1, 2), "n": None}},
+    )
+    await graph.add_nodes([alice])
+
+    stored = await graph.get_node(str(alice.id))
+    expected = {**alice.model_dump(), "id": str(alice.id)}
+    assert stored == expected
+    assert stored["born"] == born and stored["born"].utcoffset() == timedelta(hours=2)
+    assert isinstance(stored["friend_id"], UUID)
+
+
+async def test_edges_from_uuids_get_string_ids_and_exact_properties(graph):
+    a, b = Person(name="A"), Person(name="B")
+    await graph.add_nodes([a, b])
+    when = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    props = {"source_node_id": a.id, "target_node_id": b.id, "updated_at": when, "w": 0.5}
+    await graph.add_edges([(a.id, b.id, "knows", props)])
+
+    nodes, edges = await graph.get_graph_data()
+    assert edges == [(str(a.id), str(b.id), "knows", props)]
+    assert sorted(n for n, _ in nodes) == sorted([str(a.id), str(b.id)])
+
+
+async def test_upserts_are_idempotent_and_last_write_wins(graph):
+    a, b = Person(name="A"), Person(name="B")
+    await graph.add_nodes([a, b, a])
+    await graph.add_edges([(a.id, b.id, "knows", {"v": 1}), (a.id, b.id, "knows", {"v": 2})])
+    await graph.add_edges([(a.id, b.id, "knows", {"v": 3})])
+    await graph.add_nodes([Person(id=a.id, name="A2")])
+
+    assert await graph.get_graph_counts() == (2, 1)
+    assert (await graph.get_node(str(a.id)))["name"] == "A2"
+    _, edges = await graph.get_graph_data()
+    assert edges[0][3] == {"v": 3}
+
+
+async def test_edges_to_missing_endpoints_are_skipped(graph):
+    a = Person(name="A")
+    await graph.add_nodes([a])
+    await graph.add_edges([(a.id, uuid4(), "knows", {}), (uuid4(), a.id, "knows", {})])
+    assert await graph.get_graph_counts() == (1, 0)
+
+
+async def test_delete_detaches_and_tolerates_missing_ids(graph):
+    a, b, c = Person(name="A"), Person(name="B"), Person(name="C")
+    await graph.add_nodes([a, b, c])
+    await graph.add_edges([(a.id, b.id, "knows", {}), (b.id, c.id, "knows", {})])
+    await graph.delete_nodes([str(b.id), "ghost"])
+    await graph.delete_node("ghost-too")
+
+    assert await graph.get_graph_counts() == (2, 0)
+    assert await graph.has_node(str(b.id)) is False
+
+
+async def test_query_refuses_cypher_clearly(graph):
+    with pytest.raises(CypherNotSupported, match="does not run Cypher") as info:
+        await graph.query("MATCH (n) RETURN n")
+    assert isinstance(info.value, NotImplementedError)
+    assert graph.supports_cypher_queries is False
+
+
+async def test_as_of_sees_the_graph_as_it_was(graph):
+    a, b = Person(name="Alice"), Person(name="Bob")
+    await graph.add_nodes([a, b])
+    await graph.add_edges([(a.id, b.id, "knows", {})])
+    before = datetime.now(timezone.utc)
+    await asyncio.sleep(0.01)
+    await graph.add_nodes([Person(id=a.id, name="Alice Smith")])
+    await graph.delete_node(str(b.id))
+
+    past = graph.as_of(before)
+    nodes, edges = await past.get_graph_data()
+    assert {d["name"] for _, d in nodes} == {"Alice", "Bob"}
+    assert len(edges) == 1
+    hood, _ = await past.get_neighborhood([str(a.id)], depth=1)
+    assert sorted(d["name"] for _, d in hood) == ["Alice", "Bob"]
+
+    now_nodes, now_edges = await graph.get_graph_data()
+    assert [d["name"] for _, d in now_nodes] == ["Alice Smith"] and now_edges == []
+    with pytest.raises(ReadOnlyAdapter):
+        await past.add_nodes([Person(name="Carol")])
+
+
+async def test_graph_and_vector_adapters_share_one_store(tmp_path):
+    path = str(tmp_path / "shared.duckdb")
+    graph = AnatidGraphAdapter(graph_database_url=path)
+    vector = AnatidVectorAdapter(url=path, embedding_engine=HashEmbeddingEngine())
+    try:
+        assert graph._store is vector._store
+        await graph.add_nodes([Person(name="Alice")])
+        await vector.create_data_points("Person_name", [Person(name="Alice")])
+        await vector.prune()
+        assert await graph.get_graph_counts() == (1, 0)
+        await graph.close()
+        assert not vector._store.closed
+    finally:
+        await graph.close()
+        await vector.close()
+    assert vector._store.closed
+
+
+async def test_closed_adapter_raises_a_clean_error(graph):
+    await graph.close()
+    await graph.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await graph.get_graph_data()
+
+
+async def _timeline(graph):
+    chunk, other = Person(name="chunk"), Person(name="other chunk")
+    alice, bob = Person(name="alice"), Person(name="bob")
+    stamps = [
+        Stamp(time_at=1_000_000, time_until=2_000_000, timestamp_str="a"),
+        Stamp(time_at=5_000_000, timestamp_str="b"),
+        Stamp(time_at=9_000_000, time_until=9_500_000, timestamp_str="c"),
+    ]
+    for s in stamps:
+        object.__setattr__(s, "type", "Timestamp")
+    for p, t in ((alice, "Entity"), (bob, "Entity")):
+        object.__setattr__(p, "type", t)
+    await graph.add_nodes([chunk, other, alice, bob, *stamps])
+    await graph.add_edges(
+        [
+            (chunk.id, alice.id, "contains", {}),
+            (other.id, bob.id, "contains", {}),
+            (chunk.id, stamps[0].id, "contains", {}),
+            (alice.id, stamps[1].id, "born_at", {}),
+            (bob.id, stamps[2].id, "died_at", {}),
+        ]
+    )
+    return [str(x.id) for x in (chunk, other)], [str(x.id) for x in (alice, bob)]
+
+
+@pytest.mark.parametrize(
+    "window",
+    [
+        (None, None),
+        (0, 1_500_000),
+        (1_999_999, 5_000_001),
+        (5_000_999, 9_000_001),
+        (9_600_000, None),
+        (None, 1_000_000),
+    ],
+)
+async def test_temporal_methods_match_the_interface_reference(graph, window):
+    chunks, entities = await _timeline(graph)
+    start, end = window
+    native = await graph.get_timestamps_in_range(start, end)
+    reference = await GraphDBInterface.get_timestamps_in_range(graph, start, end)
+    assert sorted(t["id"] for t in native) == sorted(t["id"] for t in reference)
+    assert all({"timestamp_str", "time_at", "time_until"} <= set(t) for t in native)
+
+    anchors = await graph.get_temporal_anchors(chunks, entities, start, end)
+    expected = await GraphDBInterface.get_temporal_anchors(graph, chunks, entities, start, end)
+    assert anchors == expected
+
+
+async def test_entity_type_names_and_degree_helpers(graph):
+    alice, person = Person(name="alice"), Person(name="person")
+    object.__setattr__(alice, "type", "Entity")
+    object.__setattr__(person, "type", "EntityType")
+    lone = Person(name="lone")
+    object.__setattr__(lone, "type", "Entity")
+    await graph.add_nodes([alice, person, lone])
+    await graph.add_edges([(alice.id, person.id, "is_a", {})])
+
+    names = await graph.get_entity_type_names([str(alice.id), str(lone.id)])
+    assert names == await GraphDBInterface.get_entity_type_names(graph, [str(alice.id)])
+    assert names == {str(alice.id): "person"}
+    assert [n["id"] for n in await graph.get_degree_one_nodes("Entity")] == [str(alice.id)]
+    seeds = await graph.get_top_degree_node_ids(3)
+    assert set(seeds[:2]) == {str(alice.id), str(person.id)} and len(seeds) == 3
+
+
+async def test_bounded_neighbourhood_caps_members_and_yields_each_edge_once(graph):
+    people = [Person(name=f"p{i}") for i in range(8)]
+    await graph.add_nodes(people)
+    await graph.add_edges([(people[0].id, p.id, "knows", {}) for p in people[1:]])
+    chunks = [
+        c
+        async for c in graph.iter_bounded_neighborhood(
+            [str(people[0].id)], depth=2, max_nodes=5, chunk_size=2
+        )
+    ]
+    members = [n for nodes, _ in chunks for n, _ in nodes]
+    assert len(members) == 5 and members[0] == str(people[0].id)
+    edges = [e for _, es in chunks for e in es]
+    assert len(edges) == 4
+
+
+async def test_vector_failure_then_retry_converges(tmp_path):
+    """Cognee's unified-contract scenario that builds its adapter itself, on anatid."""
+    from cognee.infrastructure.databases.provenance import make_source_ref_key
+
+    from tests.cognee.wheel_suites import load_wheel_module
+
+    suite = load_wheel_module(
+        "integration/infrastructure/graph/test_graph_provenance_unified_contract.py"
+    )
+    graph = AnatidGraphAdapter(graph_database_url=str(tmp_path / "g.duckdb"))
+    try:
+        key = make_source_ref_key(uuid4(), uuid4())
+        node = suite._Ent(name="Doomed")
+        await graph.add_nodes([node])
+        await graph.attach_node_source_refs([str(node.id)], [key], str(uuid4()))
+        snap = (await graph.get_node_delete_data([str(node.id)]))[str(node.id)]
+        collection = f"{snap.node_type}_{snap.indexed_fields[0]}"
+        engine = suite._new_engine(graph, suite.RecordingVectorEngine(fail_once_on=collection))
+        with pytest.raises(RuntimeError, match="injected vector failure"):
+            await engine.delete_by_source_ref(key)
+        assert await graph.find_nodes_by_source_ref(key) == [str(node.id)]
+        await engine.delete_by_source_ref(key)
+        assert await graph.get_node_delete_data([str(node.id)]) == {}
+    finally:
+        await graph.close()
