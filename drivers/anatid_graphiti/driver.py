@@ -1,0 +1,291 @@
+"""``GraphitiDriver``: Graphiti's memory in one anatid (DuckDB) file, with time travel.
+
+::
+
+    from anatid_graphiti import GraphitiDriver
+    graphiti = Graphiti(graph_driver=GraphitiDriver("memory.duckdb"), llm_client=..., embedder=...,
+                        cross_encoder=...)
+
+    past = graphiti.driver.as_of(yesterday)            # a read-only driver: the graph as it was
+    await Graphiti(graph_driver=past, ...).search("...")
+    versions = await graphiti.driver.history(edge_uuid)  # every saved version of a uuid
+
+The driver implements Graphiti's operations interfaces (``entity_node_ops`` ... ``graph_ops``) and
+the two legacy hook objects on top of them. It runs no Cypher: see :mod:`anatid_graphiti.cypher`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graphiti_core.driver.driver import GraphDriver, GraphDriverSession, GraphProvider
+from graphiti_core.driver.query_executor import Transaction
+
+from anatid_core import Edge, Store
+
+from . import cypher
+from . import mapping as m
+from .edge_ops import (
+    AnatidCommunityEdgeOperations,
+    AnatidEntityEdgeOperations,
+    AnatidEpisodicEdgeOperations,
+    AnatidHasEpisodeEdgeOperations,
+    AnatidNextEpisodeEdgeOperations,
+)
+from .filters import aware
+from .graph_ops import AnatidGraphMaintenanceOperations
+from .legacy import AnatidGraphOperations
+from .legacy_search import AnatidSearchInterface
+from .node_ops import (
+    AnatidCommunityNodeOperations,
+    AnatidEntityNodeOperations,
+    AnatidEpisodeNodeOperations,
+    AnatidSagaNodeOperations,
+)
+from .runner import Reader, StoreRunner
+from .search_ops import AnatidSearchOperations
+
+#: Worker threads for store calls (DuckDB releases the GIL while it works).
+DEFAULT_WORKERS = min(8, (os.cpu_count() or 2) + 2)
+
+
+@dataclass(frozen=True)
+class Version:
+    """One saved version of a Graphiti object: the object, and when the store knew it."""
+
+    item: Any
+    tx_from: datetime | None
+    tx_to: datetime | None
+    version: int | None
+
+
+class AnatidSession(GraphDriverSession):
+    """A Graphiti session: ``execute_write`` runs its function inside one store transaction."""
+
+    provider = GraphProvider.NEO4J
+
+    def __init__(self, driver: GraphitiDriver) -> None:
+        self._driver = driver
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        await self.close()
+
+    async def run(self, query: str, **kwargs: Any) -> Any:
+        return await self._driver.execute_query(query, **kwargs)
+
+    async def close(self) -> None:
+        """Nothing to release: sessions share the driver's store."""
+
+    async def execute_write(self, func: Any, *args: Any, **kwargs: Any) -> Any:
+        async with self._driver.runner.transaction():
+            return await func(self, *args, **kwargs)
+
+
+class _StoreTransaction(Transaction):
+    def __init__(self, driver: GraphitiDriver) -> None:
+        self._driver = driver
+
+    async def run(self, query: str, **kwargs: Any) -> Any:
+        return await self._driver.execute_query(query, **kwargs)
+
+
+class GraphitiDriver(GraphDriver):
+    """A Graphiti ``GraphDriver`` over one anatid store file (``":memory:"`` for a private one).
+
+    Options: ``read_only`` (open the file read-only), ``workers`` (threads running store calls),
+    ``database`` (the name Graphiti sees; one file holds every group, partitioned by group_id).
+    """
+
+    # GraphProvider is a closed enum with no registry, so the driver must claim a member. NEO4J is
+    # Graphiti's reference backend: no provider-specific test skips, no FalkorDB per-group routing,
+    # '' as the default group id, and Neo4j-shaped records (attributes arrive flattened into bulk
+    # payloads; mapping.split_attributes separates them again).
+    provider = GraphProvider.NEO4J
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        read_only: bool = False,
+        workers: int = DEFAULT_WORKERS,
+        database: str = "default",
+        store: Store | None = None,
+    ) -> None:
+        owns = store is None
+        store = store if store is not None else Store.open(path, read_only=read_only)
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="anatid-graphiti")
+        reason = f"{store.path} was opened read_only" if store.read_only else None
+        self._setup(StoreRunner(store, pool, read_only_reason=reason), owns=owns, database=database)
+
+    def _setup(self, runner: StoreRunner, *, owns: bool, database: str) -> None:
+        self.runner = runner
+        self._owns_store = owns
+        self._database = database
+        self._closed = False
+        self._entity_node_ops = AnatidEntityNodeOperations(runner)
+        self._episode_node_ops = AnatidEpisodeNodeOperations(runner)
+        self._community_node_ops = AnatidCommunityNodeOperations(runner)
+        self._saga_node_ops = AnatidSagaNodeOperations(runner)
+        self._entity_edge_ops = AnatidEntityEdgeOperations(runner)
+        self._episodic_edge_ops = AnatidEpisodicEdgeOperations(runner)
+        self._community_edge_ops = AnatidCommunityEdgeOperations(runner)
+        self._has_episode_edge_ops = AnatidHasEpisodeEdgeOperations(runner)
+        self._next_episode_edge_ops = AnatidNextEpisodeEdgeOperations(runner)
+        self._search_ops = AnatidSearchOperations(runner)
+        self._graph_ops = AnatidGraphMaintenanceOperations(runner)
+        self.graph_operations_interface = AnatidGraphOperations()
+        self.search_interface = AnatidSearchInterface()
+
+    # ------------------------------------------------------------------------ the store
+
+    @property
+    def store(self) -> Store:
+        """The anatid store behind this driver (shared by its ``as_of`` views)."""
+        return self.runner.store
+
+    @property
+    def reader(self) -> Reader:
+        """What this driver reads: the store, or a view of its past for ``as_of`` drivers."""
+        return self.runner.reader
+
+    # ------------------------------------------------------------------- GraphDriver API
+
+    def execute_query(self, cypher_query_: str, **kwargs: Any) -> Coroutine[Any, Any, Any]:
+        """Answer one of the fixed queries Graphiti still sends; anything else is refused."""
+        params = {k: v for k, v in kwargs.items() if k not in ("routing_", "database_", "params")}
+        params.update(kwargs.get("params") or {})
+
+        async def run() -> tuple[list[dict[str, Any]], None, None]:
+            return await cypher.answer(self.runner, cypher_query_, params), None, None
+
+        return run()
+
+    def session(self, database: str | None = None) -> GraphDriverSession:
+        return AnatidSession(self)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Transaction]:
+        """One store transaction: committed on a clean exit, rolled back on an exception."""
+        async with self.runner.transaction():
+            yield _StoreTransaction(self)
+
+    async def close(self) -> None:
+        """Close the file (idempotent). ``as_of`` drivers and clones leave the store open."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_store:
+            runner = self.runner
+            runner.pool.shutdown(wait=True)
+            runner.store.close()
+
+    def delete_all_indexes(self) -> Coroutine[Any, Any, None]:
+        return self._graph_ops.delete_all_indexes(self)
+
+    async def build_indices_and_constraints(self, delete_existing: bool = False) -> None:
+        await self._graph_ops.build_indices_and_constraints(self, delete_existing)
+
+    def clone(self, database: str) -> GraphDriver:
+        """The same driver: one file holds every group, partitioned by group_id."""
+        return self
+
+    def with_database(self, database: str) -> GraphDriver:
+        return self
+
+    # ----------------------------------------------------------------------- time travel
+
+    def as_of(self, tx_time: datetime | None = None, valid_time: datetime | None = None) -> GraphitiDriver:
+        """A read-only driver seeing the graph as the store knew it at ``tx_time`` (and, if
+        given, only what was valid at ``valid_time``). Graphiti's search, retrieve_episodes and
+        getters work on it; any write raises ``ReadOnlyDriverError``."""
+        tx = None if tx_time is None else aware(tx_time)
+        valid = None if valid_time is None else aware(valid_time)
+        view = self.store.as_of(tx_time=tx, valid_time=valid)
+        past = object.__new__(GraphitiDriver)
+        reason = f"this driver is a view of the past (as_of tx_time={tx}, valid_time={valid})"
+        past._setup(self.runner.view(view, reason), owns=False, database=self._database)
+        return past
+
+    async def history(self, uuid: str) -> list[Version]:
+        """Every version of a node or edge ever saved (oldest first), as Graphiti objects."""
+
+        def run(r: Reader) -> list[Version]:
+            out = []
+            for item in r.history(uuid):
+                kind = "edge" if isinstance(item, Edge) else "node"
+                vectors = r.as_of(tx_time=item.tx_from).get_embeddings([uuid], kind=kind)  # type: ignore[arg-type]
+                model = (
+                    m.from_edge(item, vectors.get(uuid))
+                    if isinstance(item, Edge)
+                    else m.from_node(item, vectors.get(uuid))  # type: ignore[arg-type]
+                )
+                out.append(Version(model, item.tx_from, item.tx_to, item.version))
+            return out
+
+        return await self.runner.read(run)
+
+    async def purge(self, group_ids: list[str] | None = None) -> None:
+        """Erase these groups (or everything) with all their history: for erasure requests.
+
+        Graphiti's own deletes (``clear_data``, ``remove_episode`` ...) keep history, which
+        ``as_of`` can still see; this does not.
+        """
+        if group_ids is None:
+            await self.runner.write(lambda s: s.purge_all())
+        else:
+            await self.runner.write(lambda s: s.purge_where("node", groups=group_ids))
+
+    # ------------------------------------------------------------------ operations (new API)
+
+    @property
+    def entity_node_ops(self) -> AnatidEntityNodeOperations:
+        return self._entity_node_ops
+
+    @property
+    def episode_node_ops(self) -> AnatidEpisodeNodeOperations:
+        return self._episode_node_ops
+
+    @property
+    def community_node_ops(self) -> AnatidCommunityNodeOperations:
+        return self._community_node_ops
+
+    @property
+    def saga_node_ops(self) -> AnatidSagaNodeOperations:
+        return self._saga_node_ops
+
+    @property
+    def entity_edge_ops(self) -> AnatidEntityEdgeOperations:
+        return self._entity_edge_ops
+
+    @property
+    def episodic_edge_ops(self) -> AnatidEpisodicEdgeOperations:
+        return self._episodic_edge_ops
+
+    @property
+    def community_edge_ops(self) -> AnatidCommunityEdgeOperations:
+        return self._community_edge_ops
+
+    @property
+    def has_episode_edge_ops(self) -> AnatidHasEpisodeEdgeOperations:
+        return self._has_episode_edge_ops
+
+    @property
+    def next_episode_edge_ops(self) -> AnatidNextEpisodeEdgeOperations:
+        return self._next_episode_edge_ops
+
+    @property
+    def search_ops(self) -> AnatidSearchOperations:
+        return self._search_ops
+
+    @property
+    def graph_ops(self) -> AnatidGraphMaintenanceOperations:
+        return self._graph_ops
+
+
+__all__ = ["AnatidSession", "GraphitiDriver", "Version"]

@@ -1,0 +1,168 @@
+"""Graphiti's legacy hook interface ``SearchInterface``, as a thin adapter over ``search_ops``.
+
+Graphiti's ``search`` consumes these shapes: lists of models for the searches, ``(uuids, scores)``
+for the two rerankers, ``{uuid: vector}`` for community embeddings.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from graphiti_core.driver.search_interface.search_interface import SearchInterface
+from graphiti_core.search.search_filters import SearchFilters
+
+if TYPE_CHECKING:
+    from .driver import GraphitiDriver
+
+
+class AnatidSearchInterface(SearchInterface):
+    """Every ``SearchInterface`` hook, delegating to ``driver.search_ops``."""
+
+    async def edge_fulltext_search(
+        self,
+        driver: GraphitiDriver,
+        query: str,
+        search_filter: Any,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+    ) -> list[Any]:
+        return await driver.search_ops.edge_fulltext_search(driver, query, search_filter, group_ids, limit)
+
+    async def edge_similarity_search(
+        self,
+        driver: GraphitiDriver,
+        search_vector: list[float],
+        source_node_uuid: str | None,
+        target_node_uuid: str | None,
+        search_filter: Any,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+        min_score: float = 0.7,
+    ) -> list[Any]:
+        return await driver.search_ops.edge_similarity_search(
+            driver,
+            search_vector,
+            source_node_uuid,
+            target_node_uuid,
+            search_filter,
+            group_ids,
+            limit,
+            min_score,
+        )
+
+    async def node_fulltext_search(
+        self,
+        driver: GraphitiDriver,
+        query: str,
+        search_filter: Any,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+    ) -> list[Any]:
+        return await driver.search_ops.node_fulltext_search(driver, query, search_filter, group_ids, limit)
+
+    async def node_similarity_search(
+        self,
+        driver: GraphitiDriver,
+        search_vector: list[float],
+        search_filter: Any,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+        min_score: float = 0.7,
+    ) -> list[Any]:
+        return await driver.search_ops.node_similarity_search(
+            driver, search_vector, search_filter, group_ids, limit, min_score
+        )
+
+    async def episode_fulltext_search(
+        self,
+        driver: GraphitiDriver,
+        query: str,
+        search_filter: Any,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+    ) -> list[Any]:
+        return await driver.search_ops.episode_fulltext_search(
+            driver, query, search_filter or SearchFilters(), group_ids, limit
+        )
+
+    async def edge_bfs_search(
+        self,
+        driver: GraphitiDriver,
+        bfs_origin_node_uuids: list[str] | None,
+        bfs_max_depth: int,
+        search_filter: Any,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+    ) -> list[Any]:
+        return await driver.search_ops.edge_bfs_search(
+            driver, bfs_origin_node_uuids or [], bfs_max_depth, search_filter, group_ids, limit
+        )
+
+    async def node_bfs_search(
+        self,
+        driver: GraphitiDriver,
+        bfs_origin_node_uuids: list[str] | None,
+        search_filter: Any,
+        bfs_max_depth: int,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+    ) -> list[Any]:
+        return await driver.search_ops.node_bfs_search(
+            driver, bfs_origin_node_uuids or [], search_filter, bfs_max_depth, group_ids, limit
+        )
+
+    async def community_fulltext_search(
+        self,
+        driver: GraphitiDriver,
+        query: str,
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+    ) -> list[Any]:
+        return await driver.search_ops.community_fulltext_search(driver, query, group_ids, limit)
+
+    async def community_similarity_search(
+        self,
+        driver: GraphitiDriver,
+        search_vector: list[float],
+        group_ids: list[str] | None = None,
+        limit: int = 100,
+        min_score: float = 0.6,
+    ) -> list[Any]:
+        return await driver.search_ops.community_similarity_search(
+            driver, search_vector, group_ids, limit, min_score
+        )
+
+    async def get_embeddings_for_communities(
+        self, driver: GraphitiDriver, communities: list[Any]
+    ) -> dict[str, list[float]]:
+        return await driver.community_node_ops.embeddings([c.uuid for c in communities])
+
+    async def node_distance_reranker(
+        self,
+        driver: GraphitiDriver,
+        node_uuids: list[str],
+        center_node_uuid: str,
+        min_score: float = 0,
+    ) -> tuple[list[str], list[float]]:
+        return await driver.search_ops.node_distance_scores(node_uuids, center_node_uuid, min_score)
+
+    async def episode_mentions_reranker(
+        self, driver: GraphitiDriver, node_uuids: list[list[str]], min_score: float = 0
+    ) -> tuple[list[str], list[float]]:
+        return await driver.search_ops.episode_mentions_scores(node_uuids, min_score)
+
+    def build_node_search_filters(self, search_filters: Any) -> Any:
+        return _search_ops_builder().build_node_search_filters(search_filters)
+
+    def build_edge_search_filters(self, search_filters: Any) -> Any:
+        return _search_ops_builder().build_edge_search_filters(search_filters)
+
+
+def _search_ops_builder() -> Any:
+    # The filter builders are pure functions of the filters: no store needed.
+    from .search_ops import AnatidSearchOperations
+
+    return AnatidSearchOperations.__new__(AnatidSearchOperations)
+
+
+__all__ = ["AnatidSearchInterface"]

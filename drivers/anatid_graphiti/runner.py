@@ -1,0 +1,154 @@
+"""Running the synchronous store from Graphiti's event loop.
+
+Every store call runs on a worker thread, never on the event loop. Graphiti fires many coroutines
+at once (``semaphore_gather``); the store is thread-safe and serialises writers itself, so each
+call simply takes a pool thread.
+
+A store transaction belongs to one thread (DuckDB transactions belong to a cursor). To keep
+``session.execute_write(...)`` atomic while the function it runs awaits many driver calls, the
+transaction is pinned to a dedicated single-thread executor, and a context variable routes every
+store call made inside it (in that task and the tasks it spawns) to that thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, asynccontextmanager
+from typing import Any, TypeVar
+
+from anatid_core import AnatidError, Store, View
+
+from .errors import ReadOnlyDriverError, translate
+
+T = TypeVar("T")
+
+#: What reads go through: the live store, or a read-only view of its past.
+Reader = Store | View
+
+
+class _PinnedTransaction:
+    """One open store transaction and the one thread allowed to use it."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anatid-graphiti-tx")
+        self._cm: AbstractContextManager[Any] | None = None
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(fn, *args))
+
+    def _begin(self) -> None:
+        self._cm = self.store.transaction()
+        self._cm.__enter__()
+
+    def _end(self, exc: BaseException | None) -> None:
+        assert self._cm is not None
+        if exc is None:
+            self._cm.__exit__(None, None, None)
+        else:
+            self._cm.__exit__(type(exc), exc, exc.__traceback__)
+
+    async def begin(self) -> None:
+        await self.call(self._begin)
+
+    async def end(self, exc: BaseException | None) -> None:
+        try:
+            await self.call(self._end, exc)
+        finally:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False)
+
+
+_PINNED: contextvars.ContextVar[_PinnedTransaction | None] = contextvars.ContextVar(
+    "anatid_graphiti_transaction", default=None
+)
+
+
+class StoreRunner:
+    """Async access to a store (or to a read-only view of it) on worker threads."""
+
+    def __init__(
+        self,
+        store: Store,
+        pool: ThreadPoolExecutor,
+        *,
+        reader: Reader | None = None,
+        read_only_reason: str | None = None,
+    ) -> None:
+        self.store = store
+        self.reader: Reader = reader if reader is not None else store
+        self.pool = pool
+        self.read_only_reason = read_only_reason
+
+    def view(self, reader: Reader, reason: str) -> StoreRunner:
+        """A runner over a read-only view of the same store, sharing the thread pool."""
+        return StoreRunner(self.store, self.pool, reader=reader, read_only_reason=reason)
+
+    def _pinned(self) -> _PinnedTransaction | None:
+        pinned = _PINNED.get()
+        return pinned if pinned is not None and pinned.store is self.store else None
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        pinned = self._pinned()
+        try:
+            if pinned is not None:
+                return await pinned.call(fn, *args)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.pool, functools.partial(fn, *args))
+        except AnatidError as exc:
+            mapped = translate(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+
+    async def read(self, fn: Callable[[Reader], T]) -> T:
+        """Run ``fn(reader)`` on a worker thread (inside the open transaction, if any)."""
+        if self.reader is not self.store:
+            return await self._call(fn, self.reader)  # a view never sees uncommitted writes
+        return await self._call(fn, self.store)
+
+    async def write(self, fn: Callable[[Store], T]) -> T:
+        """Run ``fn(store)`` on a worker thread; refused on a read-only runner."""
+        self._check_writable()
+        return await self._call(fn, self.store)
+
+    def _check_writable(self) -> None:
+        if self.read_only_reason is not None:
+            raise ReadOnlyDriverError(
+                f"cannot write: {self.read_only_reason}; write through the live GraphitiDriver"
+            )
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """One store transaction around the block; nested blocks join the outer one."""
+        self._check_writable()
+        if self._pinned() is not None:
+            yield
+            return
+        pinned = _PinnedTransaction(self.store)
+        try:
+            await pinned.begin()
+        except BaseException as exc:
+            pinned.shutdown()
+            if isinstance(exc, AnatidError):
+                raise translate(exc) from exc
+            raise
+        token = _PINNED.set(pinned)
+        try:
+            yield
+        except BaseException as exc:
+            _PINNED.reset(token)
+            await pinned.end(exc)  # rolls back, then re-raises (a failed commit included)
+            raise
+        _PINNED.reset(token)
+        await pinned.end(None)
+
+
+__all__ = ["Reader", "StoreRunner"]
