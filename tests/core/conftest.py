@@ -27,14 +27,38 @@ def seeded(store: Store) -> Store:
     """A small graph: a -> b -> c -> d, a -> c (KNOWS / WORKS_AT), e isolated, two groups."""
     store.upsert_nodes(
         [
-            Node("a", group="g1", labels=("Person",), name="Alice", text="Alice works at Acme",
-                 embedding=[1.0, 0.0, 0.0]),
-            Node("b", group="g1", labels=("Person",), name="Bob", text="Bob likes coffee",
-                 embedding=[0.0, 1.0, 0.0]),
-            Node("c", group="g1", labels=("Company",), name="Acme", text="Acme sells anvils",
-                 embedding=[0.7, 0.7, 0.0]),
-            Node("d", group="g2", labels=("City",), name="Springfield", text="a city",
-                 embedding=[0.0, 0.0, 1.0]),
+            Node(
+                "a",
+                group="g1",
+                labels=("Person",),
+                name="Alice",
+                text="Alice works at Acme",
+                embedding=[1.0, 0.0, 0.0],
+            ),
+            Node(
+                "b",
+                group="g1",
+                labels=("Person",),
+                name="Bob",
+                text="Bob likes coffee",
+                embedding=[0.0, 1.0, 0.0],
+            ),
+            Node(
+                "c",
+                group="g1",
+                labels=("Company",),
+                name="Acme",
+                text="Acme sells anvils",
+                embedding=[0.7, 0.7, 0.0],
+            ),
+            Node(
+                "d",
+                group="g2",
+                labels=("City",),
+                name="Springfield",
+                text="a city",
+                embedding=[0.0, 0.0, 1.0],
+            ),
             Node("e", group="g2", labels=("Person",), name="Eve", text="Eve is alone"),
         ]
     )

@@ -37,7 +37,9 @@ def test_second_process_gets_store_locked_naming_the_file(tmp_path) -> None:
                 print("LOCKED", e)
             """
         )
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
         assert out.stdout.startswith("LOCKED"), out.stderr
         assert str(path) in out.stdout
         assert s.get_node("a") is not None  # the first process is unaffected

@@ -28,19 +28,28 @@ def test_find_nodes_pages_with_limit_and_offset(seeded: Store) -> None:
 def test_where_is_an_or_of_ands_over_columns_and_props(store: Store) -> None:
     store.upsert_nodes(
         [
-            Node("x", props={"score": 5, "when": datetime(2024, 1, 2, tzinfo=timezone.utc), "tag": "a"}),
+            Node(
+                "x",
+                props={"score": 5, "when": datetime(2024, 1, 2, tzinfo=timezone.utc), "tag": "a"},
+            ),
             Node("y", props={"score": 1, "when": datetime(2024, 1, 5), "tag": "b"}),
             Node("z", props={"score": 9}, valid_from=T0),
         ]
     )
     cutoff = datetime(2024, 1, 3, tzinfo=timezone.utc)
     found = store.find_nodes(
-        where=[[Cond("props.score", ">", 4), Cond("props.when", "<", cutoff)], [Cond("props.tag", "=", "b")]]
+        where=[
+            [Cond("props.score", ">", 4), Cond("props.when", "<", cutoff)],
+            [Cond("props.tag", "=", "b")],
+        ]
     )
     assert [n.id for n in found] == ["x", "y"]
     assert [n.id for n in store.find_nodes(where=[[Cond("props.when", "is null")]])] == ["z"]
     assert [n.id for n in store.find_nodes(where=[[Cond("valid_from", "is not null")]])] == ["z"]
-    assert [n.id for n in store.find_nodes(where=[[Cond("props.tag", "in", ["a", "b"])]])] == ["x", "y"]
+    assert [n.id for n in store.find_nodes(where=[[Cond("props.tag", "in", ["a", "b"])]])] == [
+        "x",
+        "y",
+    ]
     by_when = store.find_nodes(where=[[Cond("props.when", "is not null")]], order_by="-props.when")
     assert [n.id for n in by_when] == ["y", "x"]
 
@@ -85,7 +94,12 @@ def test_expand_counts_hops_and_collects_path_edges(seeded: Store) -> None:
     assert dict(sub2.distance) == {"a": 0, "b": 1, "c": 1, "d": 2}
     # bc lies on the path a->b->c of length 2, so it is traversed too
     assert {e.id for e in sub2.edges} == {"ab", "ac", "bc", "cd"}
-    assert dict(seeded.expand(["d"], depth=2, direction="both").distance) == {"d": 0, "c": 1, "a": 2, "b": 2}
+    assert dict(seeded.expand(["d"], depth=2, direction="both").distance) == {
+        "d": 0,
+        "c": 1,
+        "a": 2,
+        "b": 2,
+    }
     assert dict(seeded.expand(["a"], depth=3, rels=["KNOWS"]).distance) == {"a": 0, "b": 1}
     assert dict(seeded.expand(["a"], depth=3, groups=["g1"]).distance) == {"a": 0, "b": 1, "c": 1}
 
@@ -123,3 +137,52 @@ def test_valid_time_view_filters_by_validity(store: Store) -> None:
     assert {n.id for n in view.find_nodes()} == {"old", "always"}
     later = store.as_of(valid_time=T0 + timedelta(days=2))
     assert {n.id for n in later.find_nodes()} == {"new", "always"}
+
+
+def reference_expand(
+    edges: list[tuple[str, str, str]], seeds: list[str], depth: int, direction: str
+):
+    """Plain BFS: distances, and every edge leaving a node at distance < depth."""
+    dist = {s: 0 for s in seeds}
+    frontier = list(seeds)
+    for hop in range(1, depth + 1):
+        nxt = []
+        for u in frontier:
+            for eid, a, b in edges:
+                for near, far in ((a, b),) * (direction in ("out", "both")) + ((b, a),) * (
+                    direction in ("in", "both")
+                ):
+                    if near == u and far not in dist:
+                        dist[far] = hop
+                        nxt.append(far)
+        frontier = nxt
+    found = {
+        eid
+        for eid, a, b in edges
+        if (direction in ("out", "both") and a in dist and dist[a] < depth)
+        or (direction in ("in", "both") and b in dist and dist[b] < depth)
+    }
+    return dist, found
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=20),
+    seed=st.integers(0, 7),
+    depth=st.integers(0, 3),
+    direction=st.sampled_from(["out", "in", "both"]),
+)
+def test_expand_equals_a_plain_bfs(pairs, seed, depth, direction) -> None:
+    edges = [(f"e{i}", f"n{a}", f"n{b}") for i, (a, b) in enumerate(pairs)]
+    with Store.open() as store:
+        store.upsert_nodes([Node(f"n{i}", labels=("X",)) for i in range(8)])
+        store.upsert_edges([Edge(e, a, b, "R") for e, a, b in edges])
+        dist, found = reference_expand(edges, [f"n{seed}"], depth, direction)
+        for kwargs in ({}, {"labels": ["X"]}):  # the one-query path and the filtered path
+            sub = store.expand([f"n{seed}"], depth=depth, direction=direction, **kwargs)
+            assert dict(sub.distance) == dist
+            assert {e.id for e in sub.edges} == found

@@ -27,14 +27,18 @@ def reference_bm25(docs: dict[str, str], query: str) -> dict[str, float]:
         for i, t in toks.items():
             tf = Counter(t)[term]
             if tf:
-                scores[i] = scores.get(i, 0.0) + idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(t) / avgdl))
+                scores[i] = scores.get(i, 0.0) + idf * tf * (k1 + 1) / (
+                    tf + k1 * (1 - b + b * len(t) / avgdl)
+                )
     return scores
 
 
 WORDS = st.sampled_from(["apple", "banana", "cherry", "date", "elder", "fig", "grape"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     corpus=st.lists(st.lists(WORDS, min_size=0, max_size=8).map(" ".join), min_size=1, max_size=12),
     query=st.lists(WORDS, min_size=1, max_size=3).map(" ".join),
@@ -53,9 +57,10 @@ def test_bm25_scores_equal_the_reference(corpus: list[str], query: str) -> None:
 def test_text_search_filters_and_sees_writes_immediately(seeded: Store) -> None:
     assert [h.id for h in seeded.search_text("acme")][:1] == ["c"]
     assert {h.id for h in seeded.search_text("acme", labels=["Person"])} == {"a"}
-    assert [h.id for h in seeded.search_text("acme", kind="edge", rels=["WORKS_AT"])] == ["ac", "bc"] or [
-        h.id for h in seeded.search_text("acme", kind="edge", rels=["WORKS_AT"])
-    ] == ["bc", "ac"]
+    assert [h.id for h in seeded.search_text("acme", kind="edge", rels=["WORKS_AT"])] == [
+        "ac",
+        "bc",
+    ] or [h.id for h in seeded.search_text("acme", kind="edge", rels=["WORKS_AT"])] == ["bc", "ac"]
     seeded.upsert_nodes([Node("z", text="zeppelin")])
     assert [h.id for h in seeded.search_text("Zeppelin")] == ["z"]
 
@@ -85,7 +90,10 @@ def test_cosine_search_matches_numpy_on_the_cache_and_sql_paths(
         mat = np.asarray(vectors, dtype=np.float32)
         q = np.asarray(query, dtype=np.float32)
         norms = np.linalg.norm(mat, axis=1) * np.linalg.norm(q)
-        expected = {f"v{i:02d}": (float(mat[i] @ q / norms[i]) if norms[i] else 0.0) for i in range(len(vectors))}
+        expected = {
+            f"v{i:02d}": (float(mat[i] @ q / norms[i]) if norms[i] else 0.0)
+            for i in range(len(vectors))
+        }
         cached = store.search_vector(query, k=100)
         historical = store.as_of(tx_time=datetime.now(timezone.utc)).search_vector(query, k=100)
         for hits in (cached, historical):
@@ -120,7 +128,11 @@ def test_recall_fuses_arms_and_reports_which_found_each(seeded: Store) -> None:
     assert {h.id for h in edges} >= {"ac", "bc"}
 
 
-@given(st.dictionaries(st.sampled_from("abc"), st.lists(st.sampled_from("vwxyz"), unique=True), min_size=1))
+@given(
+    st.dictionaries(
+        st.sampled_from("abc"), st.lists(st.sampled_from("vwxyz"), unique=True), min_size=1
+    )
+)
 def test_rrf_is_monotone_and_sums_reciprocal_ranks(rankings: dict[str, list[str]]) -> None:
     fused = rrf(rankings, k=60)
     for item, score, arms in fused:
@@ -136,5 +148,10 @@ def test_rrf_is_monotone_and_sums_reciprocal_ranks(rankings: dict[str, list[str]
 
 def test_edges_carry_their_own_vector_space(store: Store) -> None:
     store.upsert_nodes([Node("a"), Node("b")])
-    store.upsert_edges([Edge("e", "a", "b", "R", embedding=[1.0, 0.0]), Edge("f", "b", "a", "R", embedding=[0.0, 1.0])])
+    store.upsert_edges(
+        [
+            Edge("e", "a", "b", "R", embedding=[1.0, 0.0]),
+            Edge("f", "b", "a", "R", embedding=[0.0, 1.0]),
+        ]
+    )
     assert [h.id for h in store.search_vector([0.1, 1.0], kind="edge", k=1)] == ["f"]

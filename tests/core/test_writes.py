@@ -22,8 +22,18 @@ def test_upsert_then_get_returns_every_field(store: Store) -> None:
         "$dt": "a user key that looks like a tag",
     }
     store.upsert_nodes(
-        [Node("n", group="g", labels=("A", "B"), name="N", text="body", props=props,
-              valid_from=T0, valid_to=T0 + timedelta(days=1))]
+        [
+            Node(
+                "n",
+                group="g",
+                labels=("A", "B"),
+                name="N",
+                text="body",
+                props=props,
+                valid_from=T0,
+                valid_to=T0 + timedelta(days=1),
+            )
+        ]
     )
     got = store.get_node("n")
     assert got is not None
@@ -95,7 +105,9 @@ def test_edge_to_missing_node_can_be_skipped(store: Store) -> None:
         (Node("n", labels="Person"), "labels"),  # type: ignore[arg-type]
     ],
 )
-def test_bad_input_raises_typed_error_and_writes_nothing(store: Store, node: Node, message: str) -> None:
+def test_bad_input_raises_typed_error_and_writes_nothing(
+    store: Store, node: Node, message: str
+) -> None:
     store.upsert_nodes([Node("keep", name="kept")])
     with pytest.raises(InvalidInput, match=message):
         store.upsert_nodes([Node("other"), node])
@@ -150,7 +162,9 @@ def test_delete_without_detach_refuses_a_connected_node(seeded: Store) -> None:
 
 
 def test_purge_erases_every_version_and_index_entry(seeded: Store) -> None:
-    seeded.upsert_nodes([Node("a", group="g1", name="Alice2", text="renamed", embedding=[1.0, 0.0, 0.0])])
+    seeded.upsert_nodes(
+        [Node("a", group="g1", name="Alice2", text="renamed", embedding=[1.0, 0.0, 0.0])]
+    )
     assert seeded.purge_nodes(["a"]) == 1
     assert seeded.history("a") == []
     assert seeded.history("ab") == [] and seeded.history("ac") == []
