@@ -8,7 +8,7 @@ import threading
 import duckdb
 import pytest
 
-from anatid_core import Edge, Node, SchemaVersionError, Store, StoreCorrupt, StoreLocked
+from anatid_core import Edge, Node, SchemaVersionError, Store, StoreCorrupt
 
 
 def test_data_survives_close_and_reopen(tmp_path) -> None:

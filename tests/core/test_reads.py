@@ -148,7 +148,7 @@ def reference_expand(
     for hop in range(1, depth + 1):
         nxt = []
         for u in frontier:
-            for eid, a, b in edges:
+            for _eid, a, b in edges:
                 for near, far in ((a, b),) * (direction in ("out", "both")) + ((b, a),) * (
                     direction in ("in", "both")
                 ):
