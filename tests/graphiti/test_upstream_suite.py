@@ -1,0 +1,56 @@
+"""Graphiti 0.31.2's own driver tests (test_graphiti_mock, test_node_int, test_edge_int) pass
+against GraphitiDriver, apart from the three tests of helpers that send raw Cypher through no
+hook, which are strict expected failures (see ``upstream.NO_HOOK_XFAILS``)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from . import upstream
+
+
+@pytest.fixture(scope="module")
+def suite_result(request, tmp_path_factory):
+    cache = Path(request.config.cache.mkdir("graphiti-core-sdist")) if request.config.cache else (
+        tmp_path_factory.mktemp("sdist")
+    )
+    try:
+        sdist = upstream.sdist_path(cache)
+    except FileNotFoundError as exc:
+        pytest.skip(f"Graphiti's test suite is not available offline: {exc}")
+    workdir = tmp_path_factory.mktemp("graphiti-suite")
+    root = upstream.prepare(sdist, workdir)
+    junit = workdir / "junit.xml"
+    done = upstream.run_suite(root, junit)
+    outcomes: dict[str, str] = {}
+    if junit.exists():
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            name = case.get("name", "")
+            if case.find("failure") is not None or case.find("error") is not None:
+                outcome = "failed"
+            elif (skipped := case.find("skipped")) is not None:
+                outcome = "xfailed" if skipped.get("type") == "pytest.xfail" else "skipped"
+            else:
+                outcome = "passed"
+            outcomes[name] = outcome
+    return done, outcomes
+
+
+def test_graphiti_suite_runs_green(suite_result):
+    done, outcomes = suite_result
+    report = done.stdout[-6000:] + done.stderr[-2000:]
+    assert done.returncode == 0, report
+    counts = Counter(outcomes.values())
+    # 34 test items in the three files; all run (no provider skips apply to NEO4J).
+    assert counts["passed"] >= 31, (counts, report)
+    assert counts["skipped"] == 0, (counts, report)
+
+
+def test_only_the_no_hook_helpers_are_expected_failures(suite_result):
+    _, outcomes = suite_result
+    xfailed = {name.split("[")[0] for name, o in outcomes.items() if o == "xfailed"}
+    assert xfailed == set(upstream.NO_HOOK_XFAILS)
