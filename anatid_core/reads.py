@@ -477,6 +477,31 @@ class Reader:
             out.extend(item_from_row(k, row) for row in rows)
         return out
 
+    def versions(
+        self,
+        kind: Kind = "node",
+        *,
+        groups: Iterable[str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Item]:
+        """Every version of every record of ``kind`` ever written (not purged), in transaction
+        order (``tx_from``, then version), whatever the view: the whole timeline, for exports and
+        viewers that replay it. ``groups`` keeps only versions in those groups."""
+        f = SqlFilter(kind)
+        f.any_of("grp", groups)
+        sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY r.tx_from, r.vid"
+        params = list(f.params)
+        if limit is not None:
+            if limit < 0:
+                raise InvalidInput(f"limit must be >= 0, got {limit}")
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        if offset:
+            sql += " OFFSET ?"
+            params.append(int(offset))
+        return [item_from_row(kind, row) for row in self._query(sql, params)]
+
     # ------------------------------------------------------------------------- embeddings
 
     def get_embeddings(self, ids: Iterable[str], *, kind: Kind = "node") -> dict[str, list[float]]:
