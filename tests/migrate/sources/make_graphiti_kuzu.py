@@ -25,18 +25,16 @@ from graphiti_core import Graphiti  # noqa: E402
 from graphiti_core.driver.driver import GraphProvider  # noqa: E402
 from graphiti_core.driver.kuzu_driver import KuzuDriver  # noqa: E402
 from graphiti_core.edges import (  # noqa: E402
-    CommunityEdge,
     EntityEdge,
-    EpisodicEdge,
     HasEpisodeEdge,
     NextEpisodeEdge,
 )
 from graphiti_core.graph_queries import get_fulltext_indices  # noqa: E402
-from graphiti_core.nodes import CommunityNode, EntityNode, EpisodeType, EpisodicNode  # noqa: E402
+from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode  # noqa: E402
+from graphiti_dump import dump  # noqa: E402
 from graphiti_fakes import FakeCrossEncoder, FakeEmbedder, FakeLLMClient  # noqa: E402
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
-GROUPS = ["g1", "g2"]
 EPISODES = [
     ("g1", "Alice works with Bob at Acme in Berlin."),
     ("g1", "Bob moved from Acme to Globex last spring."),
@@ -118,33 +116,6 @@ async def enrich(driver: KuzuDriver) -> None:
             target_node_uuid=b.uuid,
             created_at=T0,
         ).save(driver)
-
-
-async def dump(driver: KuzuDriver) -> dict[str, list[dict]]:
-    """Everything Graphiti's own API returns from the Kuzu file, embeddings included."""
-    entities = await EntityNode.get_by_group_ids(driver, GROUPS)
-    for n in entities:
-        await n.load_name_embedding(driver)
-    facts = await EntityEdge.get_by_group_ids(driver, GROUPS)
-    for e in facts:
-        await e.load_fact_embedding(driver)
-    communities = await CommunityNode.get_by_group_ids(driver, GROUPS)
-    for c in communities:
-        await c.load_name_embedding(driver)
-    out = {
-        "entities": entities,
-        "facts": facts,
-        "episodes": await EpisodicNode.get_by_group_ids(driver, GROUPS),
-        "communities": communities,
-        "mentions": await EpisodicEdge.get_by_group_ids(driver, GROUPS),
-        "has_member": await CommunityEdge.get_by_group_ids(driver, GROUPS),
-        "has_episode": await HasEpisodeEdge.get_by_group_ids(driver, GROUPS),
-        "next_episode": await NextEpisodeEdge.get_by_group_ids(driver, GROUPS),
-    }
-    return {
-        k: sorted((m.model_dump(mode="json") for m in v), key=lambda d: d["uuid"])
-        for k, v in out.items()
-    }
 
 
 async def main(out: str, expected: str) -> None:
