@@ -42,6 +42,25 @@ def _temp_path(target: Path) -> Path:
     return target.with_name(f".{target.name}.anatid-migrate-{os.getpid()}.tmp")
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_temps(target: Path) -> None:
+    """Remove temporary files left by runs that were killed (their process is gone)."""
+    prefix = f".{target.name}.anatid-migrate-"
+    for p in target.parent.glob(prefix + "*.tmp*"):
+        pid = p.name[len(prefix) :].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            p.unlink(missing_ok=True)
+
+
 def _remove_db(path: Path) -> None:
     for p in (path, path.with_name(path.name + ".wal")):
         if p.exists():
@@ -130,6 +149,7 @@ def _load_verify_rename(
     batch_rows: int,
 ) -> None:
     tmp = _temp_path(target)
+    _remove_stale_temps(target)
     _remove_db(tmp)
     try:
         with Store.open(str(tmp)) as store:
