@@ -6,6 +6,7 @@ both sides are read the same way. Imports only graphiti_core.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from graphiti_core.edges import (
@@ -24,6 +25,7 @@ from graphiti_core.nodes import (
 )
 
 GROUPS = ["g1", "g2"]
+LATER = datetime(2030, 1, 1, tzinfo=timezone.utc)
 
 
 async def _sagas(driver: Any) -> list[Any]:
@@ -62,7 +64,18 @@ async def dump(driver: Any) -> dict[str, list[dict]]:
         "next_episode": await NextEpisodeEdge.get_by_group_ids(driver, GROUPS),
         "sagas": await _sagas(driver),
     }
+    # A few of Graphiti's read paths beyond plain gets, over the same records.
+    from graphiti_core.search.search_utils import get_communities_by_nodes, get_mentioned_nodes
+    from graphiti_core.utils.maintenance.graph_data_operations import retrieve_episodes
+
+    recent = await retrieve_episodes(driver, LATER, last_n=4, group_ids=["g1"])
+    out["retrieve_episodes"] = recent
+    out["mentioned_nodes"] = await get_mentioned_nodes(driver, recent)
+    out["communities_by_nodes"] = await get_communities_by_nodes(driver, entities)
+    ordered = {"retrieve_episodes"}  # Graphiti's order is part of the answer
     return {
-        k: sorted((m.model_dump(mode="json") for m in v), key=lambda d: d["uuid"])
+        k: [m.model_dump(mode="json") for m in v]
+        if k in ordered
+        else sorted((m.model_dump(mode="json") for m in v), key=lambda d: d["uuid"])
         for k, v in out.items()
     }
