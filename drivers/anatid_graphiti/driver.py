@@ -16,6 +16,7 @@ the two legacy hook objects on top of them. It runs no Cypher: see :mod:`anatid_
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator, Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -182,8 +183,8 @@ class GraphitiDriver(GraphDriver):
         self._closed = True
         if self._owns_store:
             runner = self.runner
-            runner.pool.shutdown(wait=True)
-            runner.store.close()
+            await asyncio.to_thread(runner.shutdown)
+            await asyncio.to_thread(runner.store.close)  # a checkpoint can take a while
 
     def delete_all_indexes(self) -> Coroutine[Any, Any, None]:
         return self._graph_ops.delete_all_indexes(self)

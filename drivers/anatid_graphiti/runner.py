@@ -30,17 +30,46 @@ T = TypeVar("T")
 Reader = Store | View
 
 
+class TransactionThreads:
+    """Single-thread executors for transactions, reused so that each keeps its store cursor.
+
+    (The store keeps one cursor per thread for the life of the store; a fresh thread per
+    transaction would leave one cursor behind for every transaction.)
+    """
+
+    def __init__(self) -> None:
+        self._idle: list[ThreadPoolExecutor] = []
+        self._all: list[ThreadPoolExecutor] = []
+
+    def acquire(self) -> ThreadPoolExecutor:
+        if self._idle:
+            return self._idle.pop()
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anatid-graphiti-tx")
+        self._all.append(executor)
+        return executor
+
+    def release(self, executor: ThreadPoolExecutor) -> None:
+        self._idle.append(executor)
+
+    def shutdown(self) -> None:
+        for executor in self._all:
+            executor.shutdown(wait=True)
+        self._idle.clear()
+        self._all.clear()
+
+
 class _PinnedTransaction:
     """One open store transaction and the one thread allowed to use it."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, threads: TransactionThreads) -> None:
         self.store = store
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anatid-graphiti-tx")
+        self._threads = threads
+        self._thread = threads.acquire()
         self._cm: AbstractContextManager[Any] | None = None
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, functools.partial(fn, *args))
+        return await loop.run_in_executor(self._thread, functools.partial(fn, *args))
 
     def _begin(self) -> None:
         self._cm = self.store.transaction()
@@ -63,7 +92,7 @@ class _PinnedTransaction:
             self.shutdown()
 
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=False)
+        self._threads.release(self._thread)
 
 
 _PINNED: contextvars.ContextVar[_PinnedTransaction | None] = contextvars.ContextVar(
@@ -81,15 +110,19 @@ class StoreRunner:
         *,
         reader: Reader | None = None,
         read_only_reason: str | None = None,
+        threads: TransactionThreads | None = None,
     ) -> None:
         self.store = store
+        self.threads = threads if threads is not None else TransactionThreads()
         self.reader: Reader = reader if reader is not None else store
         self.pool = pool
         self.read_only_reason = read_only_reason
 
     def view(self, reader: Reader, reason: str) -> StoreRunner:
         """A runner over a read-only view of the same store, sharing the thread pool."""
-        return StoreRunner(self.store, self.pool, reader=reader, read_only_reason=reason)
+        return StoreRunner(
+            self.store, self.pool, reader=reader, read_only_reason=reason, threads=self.threads
+        )
 
     def _pinned(self) -> _PinnedTransaction | None:
         pinned = _PINNED.get()
@@ -132,7 +165,7 @@ class StoreRunner:
         if self._pinned() is not None:
             yield
             return
-        pinned = _PinnedTransaction(self.store)
+        pinned = _PinnedTransaction(self.store, self.threads)
         try:
             await pinned.begin()
         except BaseException as exc:
@@ -151,4 +184,10 @@ class StoreRunner:
         await pinned.end(None)
 
 
-__all__ = ["Reader", "StoreRunner"]
+    def shutdown(self) -> None:
+        """Stop the worker threads (after the last call)."""
+        self.pool.shutdown(wait=True)
+        self.threads.shutdown()
+
+
+__all__ = ["Reader", "StoreRunner", "TransactionThreads"]

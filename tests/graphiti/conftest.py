@@ -10,10 +10,9 @@ import pytest
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
+from anatid_graphiti import GraphitiDriver  # noqa: E402
 from graphiti_core import Graphiti  # noqa: E402
 from graphiti_core.nodes import EpisodeType  # noqa: E402
-
-from anatid_graphiti import GraphitiDriver  # noqa: E402
 
 from .fakes import FakeCrossEncoder, FakeEmbedder, FakeLLMClient  # noqa: E402
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from anatid_graphiti import GraphitiDriver
 from graphiti_core.edges import EntityEdge, HasEpisodeEdge, NextEpisodeEdge
 from graphiti_core.nodes import (
     CommunityNode,
@@ -13,8 +14,6 @@ from graphiti_core.nodes import (
     SagaNode,
 )
 from graphiti_core.utils.bulk_utils import RawEpisode
-
-from anatid_graphiti import GraphitiDriver
 
 from .conftest import add, day
 

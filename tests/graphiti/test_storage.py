@@ -7,7 +7,7 @@ import inspect
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from anatid_core import UnsupportedOperation
+from anatid_graphiti import GraphitiDriver, mapping
 from graphiti_core.driver.graph_operations.graph_operations import GraphOperationsInterface
 from graphiti_core.driver.search_interface.search_interface import SearchInterface
 from graphiti_core.edges import EntityEdge
@@ -15,7 +15,7 @@ from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
-from anatid_graphiti import GraphitiDriver, mapping
+from anatid_core import UnsupportedOperation
 
 from .conftest import add, day, make_graphiti
 from .fakes import FakeEmbedder
@@ -291,3 +291,32 @@ async def test_close_and_reopen_the_file(tmp_path):
         assert names == ["Acme", "Alice", "Bob"]
     finally:
         await second.close()
+
+
+async def test_transactions_reuse_their_threads(driver):
+    for i in range(20):
+        async with driver.transaction():
+            await EntityNode(name=f"n{i}", group_id="").save(driver)
+    assert len(driver.runner.threads._all) == 1  # one store cursor, not one per transaction
+
+
+# ------------------------------------------------------------------------- communities
+
+
+def test_label_propagation_ends_on_a_multi_edge():
+    from anatid_graphiti.graph_ops import label_propagation
+
+    # Graphiti's own synchronous propagation swaps these two labels for ever (getzep/graphiti#1397).
+    assert label_propagation({"a": {"b": 2}, "b": {"a": 2}}) == [["a", "b"]]
+    ring = {str(i): {str((i + 1) % 6): 2, str((i - 1) % 6): 2} for i in range(6)}
+    assert sorted(map(len, label_propagation(ring))) and sum(map(len, label_propagation(ring))) == 6
+
+
+async def test_community_clusters_on_a_multi_edge(driver):
+    a, b = pair()
+    await a.save(driver)
+    await b.save(driver)
+    await edge_between(a, b).save(driver)
+    await edge_between(b, a).save(driver)  # a second edge between the same pair
+    clusters = await driver.graph_ops.get_community_clusters(driver, None)
+    assert [sorted(n.name for n in c) for c in clusters] == [["Ann", "Bo"]]

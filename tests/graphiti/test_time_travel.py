@@ -6,13 +6,13 @@ import asyncio
 from datetime import datetime, timezone
 
 import pytest
-from anatid_core import ReadOnlyError
+from anatid_graphiti import GraphitiDriver, ReadOnlyDriverError
 from graphiti_core.edges import EntityEdge
 from graphiti_core.errors import GraphitiError
 from graphiti_core.nodes import EntityNode
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
-from anatid_graphiti import GraphitiDriver, ReadOnlyDriverError
+from anatid_core import ReadOnlyError
 
 from .conftest import add, day, make_graphiti
 
