@@ -1,0 +1,46 @@
+"""Sizes of the reliability suite: a CI setting by default, a long one with ``ANATID_LONG=1``.
+
+Cognee reads its configuration from the environment when first imported, so the offline
+settings are in place before any test module imports it (the Cognee tests' conftest sets the same
+values when it is loaded first).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+LONG = os.environ.get("ANATID_LONG", "") not in ("", "0")
+
+#: Every size in the suite, CI value first, long value second.
+SIZES: dict[str, int] = {
+    # SIGKILLs of a writer per workload (core, graphiti, cognee).
+    "kills_core": 600 if LONG else 30,
+    "kills_graphiti": 250 if LONG else 10,
+    "kills_cognee": 250 if LONG else 10,
+    # records sampled per kill to hold the text and vector arms against the rows.
+    "arm_samples": 40 if LONG else 10,
+    # hypothesis examples of the write/read fuzz against the plain-Python model.
+    "fuzz_examples": 1500 if LONG else 120,
+    # concurrent Graphiti episodes, Cognee points per dataset, core threads x transactions.
+    "graphiti_episodes": 64 if LONG else 24,
+    "cognee_points": 400 if LONG else 60,
+    "core_threads": 16 if LONG else 8,
+    "core_transactions": 200 if LONG else 30,
+}
+
+_ROOT = tempfile.mkdtemp(prefix="anatid-reliability-")
+for _key, _value in {
+    "ENABLE_BACKEND_ACCESS_CONTROL": "false",
+    "TELEMETRY_DISABLED": "1",
+    "GRAPHITI_TELEMETRY_ENABLED": "false",
+    "COGNEE_SKIP_CONNECTION_TEST": "true",
+    "CACHING": "false",
+    "AUTO_FEEDBACK": "false",
+    "LLM_API_KEY": "dummy",
+    "EMBEDDING_DIMENSIONS": "64",
+    "SYSTEM_ROOT_DIRECTORY": os.path.join(_ROOT, "system"),
+    "DATA_ROOT_DIRECTORY": os.path.join(_ROOT, "data"),
+    "LOG_LEVEL": "ERROR",
+}.items():
+    os.environ.setdefault(_key, _value)
