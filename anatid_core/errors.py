@@ -10,6 +10,7 @@
     ├── SchemaVersionError
     ├── StoreCorrupt          (not a DuckDB file, truncated file, failed integrity check)
     ├── ReadOnlyError         (a write through a read-only store or an as_of view)
+    ├── StorageError          (disk full, file size limit, failing storage; also an OSError)
     └── UnsupportedOperation  (e.g. a Cypher query we do not recognise; quotes its first line)
 
 Every message says what was wrong and what to do. Drivers map these onto the host's own error
@@ -63,6 +64,14 @@ class ReadOnlyError(AnatidError):
     """A write was attempted through a read-only store or a historical (``as_of``) view."""
 
 
+class StorageError(AnatidError, OSError):
+    """The file could not be written or read: disk full, file size limit, failing storage.
+
+    The transaction that hit it was rolled back; nothing of it is in the file. Free space (or fix
+    the storage) and retry: every earlier commit is intact.
+    """
+
+
 class UnsupportedOperation(AnatidError):
     """The operation is not supported by anatid (for example an unrecognised Cypher query)."""
 
@@ -74,6 +83,7 @@ __all__ = [
     "ReadOnlyError",
     "SchemaVersionError",
     "StoreCorrupt",
+    "StorageError",
     "StoreLocked",
     "UnsupportedOperation",
     "WriteConflict",

@@ -18,6 +18,7 @@ from . import schema
 from .errors import (
     AnatidError,
     ReadOnlyError,
+    StorageError,
     StoreCorrupt,
     StoreLocked,
     WriteConflict,
@@ -46,26 +47,64 @@ class _Tx:
     depth: int = 1
 
 
-def _map_open_error(exc: Exception, path: str) -> AnatidError:
+#: Words in DuckDB error messages that mean the storage failed, not the data or a conflict.
+_STORAGE_FAILURES = (
+    "no space left",
+    "file too large",
+    "disk quota",
+    "input/output error",
+    "could not write",
+    "could not truncate",
+    "could not fsync",
+)
+
+
+def _storage_failure(exc: BaseException) -> bool:
+    lowered = str(exc).lower()
+    return isinstance(exc, duckdb.Error) and any(word in lowered for word in _STORAGE_FAILURES)
+
+
+def _first_line(exc: BaseException) -> str:
     text = str(exc)
-    lowered = text.lower()
+    return text.splitlines()[0] if text else repr(exc)
+
+
+def _map_open_error(exc: Exception, path: str, *, read_only: bool = False) -> AnatidError:
+    text = _first_line(exc)
+    lowered = str(exc).lower()
     if "lock" in lowered and ("conflicting" in lowered or "could not set lock" in lowered):
-        return StoreLocked(
-            f"{path} is open for writing in another process ({text.splitlines()[0]}); close that "
-            "process first, or open the file with read_only=True once it has closed",
-            path=path,
+        if read_only:
+            advice = (
+                "DuckDB lets no other process open a file, not even read-only, while one "
+                "process has it open for writing: close the writer first, or read through the writing process"
+            )
+        elif "read-only mode" in lowered:
+            advice = (
+                "another process holds it (read-only or for writing), and DuckDB allows one "
+                "writing process and no readers beside it: close the other process first, or "
+                "open this one with read_only=True"
+            )
+        else:
+            advice = (
+                "close that process first, or open the file with read_only=True once it has closed"
+            )
+        return StoreLocked(f"{path} is open in another process ({text}); {advice}", path=path)
+    if _storage_failure(exc):
+        return StorageError(
+            f"{path} could not be opened: the storage failed ({text}); free disk space or fix "
+            "the storage, then open it again"
         )
     if "not a valid duckdb" in lowered or "invalid" in lowered or "corrupt" in lowered:
         return StoreCorrupt(
-            f"{path} is not a readable anatid/DuckDB file ({text.splitlines()[0]}); "
+            f"{path} is not a readable anatid/DuckDB file ({text}); "
             "check the path, or restore the file from a backup"
         )
     if "permission denied" in lowered or "read-only file system" in lowered:
         return ReadOnlyError(
-            f"{path} cannot be opened for writing ({text.splitlines()[0]}); "
+            f"{path} cannot be opened for writing ({text}); "
             "fix the permissions or open it with read_only=True"
         )
-    return StoreCorrupt(f"{path} could not be opened: {text.splitlines()[0] if text else exc!r}")
+    return StoreCorrupt(f"{path} could not be opened: {text}")
 
 
 class Store(WriterMixin, Reader):
@@ -106,7 +145,7 @@ class Store(WriterMixin, Reader):
         try:
             con = duckdb.connect(path, read_only=read_only)
         except duckdb.Error as exc:
-            raise _map_open_error(exc, path) from exc
+            raise _map_open_error(exc, path, read_only=read_only) from exc
         try:
             # Our own tables only: never let a query resolve a Python variable by name.
             run(con, "SET python_enable_replacements = false")
@@ -116,7 +155,7 @@ class Store(WriterMixin, Reader):
             raise
         except duckdb.Error as exc:
             con.close()
-            raise _map_open_error(exc, path) from exc
+            raise _map_open_error(exc, path, read_only=read_only) from exc
         return cls(con, path=path, read_only=read_only)
 
     def _load_counters(self) -> None:
@@ -233,6 +272,12 @@ class Store(WriterMixin, Reader):
                     run(cur, "ROLLBACK")
                 except duckdb.Error:
                     pass  # a failed COMMIT has already rolled back
+                if _storage_failure(exc) or isinstance(exc, duckdb.IOException):
+                    raise StorageError(
+                        f"writing {self.path} failed: {_first_line(exc)}; the transaction was "
+                        "rolled back and every earlier commit is intact: free disk space (or fix "
+                        "the storage), then retry"
+                    ) from exc
                 if isinstance(exc, duckdb.TransactionException):
                     raise WriteConflict(
                         f"the transaction on {self.path} conflicted with another: {exc}; retry it",

@@ -1,0 +1,67 @@
+"""Storage failures and lock conflicts surface as anatid errors that say what to do."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from anatid_core import Node, Store
+
+_FILL_UNTIL_LIMIT = textwrap.dedent(
+    """
+    import random, resource, signal, sys
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # get EFBIG from write(), not a signal
+    from anatid_core import Node, Store, StorageError
+    store = Store.open(sys.argv[1])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, 1_000_000))
+    rng, committed = random.Random(0), 0
+    try:
+        for i in range(10_000):
+            store.upsert_nodes(
+                [Node(f"n{i}-{k}", text=str(rng.random()) * 20) for k in range(50)]
+            )
+            committed += 50
+    except StorageError as exc:
+        print("STORAGE", committed, store.count_nodes(), exc)
+    store.close()
+    """
+)
+
+
+def test_a_file_size_limit_is_a_storage_error_and_loses_no_commit(tmp_path) -> None:
+    path = tmp_path / "full.duckdb"
+    out = subprocess.run(
+        [sys.executable, "-c", _FILL_UNTIL_LIMIT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.stdout.startswith("STORAGE"), out.stdout + out.stderr
+    _, committed, counted, message = out.stdout.split(" ", 3)
+    assert committed == counted  # the failed transaction left nothing behind
+    assert "free disk space" in message and str(path) in message
+    with Store.open(path) as store:
+        assert store.count_nodes() == int(committed)
+        assert store.check() == []
+
+
+def test_read_only_opening_beside_a_writer_says_why_it_is_refused(tmp_path) -> None:
+    path = tmp_path / "busy.duckdb"
+    code = textwrap.dedent(
+        f"""
+        from anatid_core import Store, StoreLocked
+        try:
+            Store.open({str(path)!r}, read_only=True)
+        except StoreLocked as exc:
+            print("LOCKED", exc)
+        """
+    )
+    with Store.open(path) as store:
+        store.upsert_nodes([Node("a")])
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+        assert out.stdout.startswith("LOCKED"), out.stderr
+        assert "not even read-only" in out.stdout
+        assert store.get_node("a") is not None
