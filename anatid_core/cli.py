@@ -1,0 +1,300 @@
+"""The ``anatid`` command line: look inside an anatid store file as you would with ``sqlite3``.
+
+Parsing and error reporting live here; each subcommand's work is in :mod:`anatid_core.commands`.
+Every failure ends in one line on stderr and a non-zero exit status, never a traceback (pass
+``--traceback`` to see one when reporting a bug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from . import __version__, commands
+from .errors import AnatidError, StoreLocked
+from .terminal import one_line
+
+PROG = "anatid"
+
+TIME_HELP = (
+    "ISO 8601 date or date-time; without a zone it is UTC (e.g. 2024-05-01, 2024-05-01T12:30:00Z)"
+)
+
+EPILOG = """\
+exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history);
+2 bad input, or the file is missing, not an anatid store, or locked by a writing process.
+
+Every command opens the file read-only. DuckDB lets no other process open a file while one
+process has it open for writing: then the command says so and exits 2; run it again when the
+writer has closed the file."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line (which subcommand, what was wrong, where to look)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see: {self.prog} --help)\n")
+
+
+def _subcommand(
+    subs: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    summary: str,
+    description: str,
+    example: str,
+    func: Callable[[argparse.Namespace], int],
+) -> argparse.ArgumentParser:
+    p = subs.add_parser(
+        name,
+        help=summary,
+        description=textwrap.dedent(description).strip(),
+        epilog="example:\n" + textwrap.indent(textwrap.dedent(example).strip(), "  "),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(func=func)
+    p.add_argument("file", metavar="FILE", help="an anatid store file (.duckdb)")
+    return p
+
+
+def _time_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--as-of",
+        metavar="TIME",
+        help=f"read the graph as the store knew it then (transaction time); {TIME_HELP}",
+    )
+    p.add_argument(
+        "--valid-at",
+        metavar="TIME",
+        help="keep only records valid at that instant (valid time); same format",
+    )
+
+
+def _json_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog=PROG,
+        description="Inspect an anatid store: one DuckDB file holding a bitemporal graph "
+        "(the memory of Graphiti or Cognee).",
+        epilog='example:\n  anatid stats memory.duckdb\n  anatid search memory.duckdb "Alice"\n\n'
+        + EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--traceback",
+        action="store_true",
+        help="on an unexpected error, show the Python traceback (for bug reports)",
+    )
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    p = _subcommand(
+        subs,
+        "stats",
+        "counts, versions, sizes and indexes of a file",
+        """
+        Counts of current nodes and edges (by group, label and relationship), versions kept for
+        time travel, file size, schema version, text-index postings and vector spaces.""",
+        "anatid stats memory.duckdb",
+        commands.cmd_stats,
+    )
+    _json_option(p)
+
+    p = _subcommand(
+        subs,
+        "search",
+        "hybrid search; shows which arm found each hit",
+        """
+        Hybrid recall fused by reciprocal rank: BM25 over name and text (arm "text"), the
+        neighbourhood of the best text matches (arm "graph"), and cosine similarity to a query
+        embedding when --embedding is given (arm "vector"; it must come from the same model and
+        dimension as the file's vectors in --space). Each hit lists the arms that found it and
+        its rank in each.""",
+        """
+        anatid search memory.duckdb "where does Alice work" --k 5
+        anatid search memory.duckdb "Acme" --kind edge --as-of 2024-05-01T12:00:00Z
+        anatid search memory.duckdb "Acme" --embedding query.json --space default""",
+        commands.cmd_search,
+    )
+    p.add_argument("query", metavar="TEXT", help="words to search for")
+    p.add_argument(
+        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
+    )
+    p.add_argument("--k", type=int, default=10, metavar="N", help="number of hits (default 10)")
+    p.add_argument(
+        "--kind",
+        choices=("node", "edge"),
+        default="node",
+        help="search nodes or edges (default node)",
+    )
+    p.add_argument(
+        "--embedding",
+        metavar="JSON_OR_FILE",
+        help="query vector: a JSON array of numbers, or a file holding one",
+    )
+    p.add_argument(
+        "--space",
+        default="default",
+        metavar="S",
+        help="vector space of --embedding (default 'default')",
+    )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=3,
+        metavar="N",
+        help="text matches the graph arm starts from (default 3; 0 turns it off)",
+    )
+    p.add_argument(
+        "--depth", type=int, default=1, metavar="N", help="hops the graph arm walks (default 1)"
+    )
+    _time_options(p)
+    _json_option(p)
+
+    p = _subcommand(
+        subs,
+        "show",
+        "one node or edge, as it is now or was then",
+        """
+        Every field of the node or edge with this id (both, if a node and an edge share it),
+        its embedding's size, and a node's edges.""",
+        """
+        anatid show memory.duckdb alice
+        anatid show memory.duckdb alice --as-of 2024-05-01""",
+        commands.cmd_show,
+    )
+    p.add_argument("id", metavar="ID", help="the node or edge id")
+    p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
+    p.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="edges of a node to list (default 50)"
+    )
+    _time_options(p)
+    _json_option(p)
+
+    p = _subcommand(
+        subs,
+        "history",
+        "every version of an id, in valid and transaction time",
+        """
+        Every version ever written of the node or edge with this id, oldest first: when the
+        store knew it (transaction time), when it was true (valid time), and what changed.""",
+        "anatid history memory.duckdb alice",
+        commands.cmd_history,
+    )
+    p.add_argument("id", metavar="ID", help="the node or edge id")
+    p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
+    _json_option(p)
+
+    p = _subcommand(
+        subs,
+        "export",
+        "the graph, or the graph as it was, as JSONL or GraphML",
+        """
+        Writes the current nodes and edges (or those of --as-of/--valid-at) to stdout or --out.
+        jsonl: one JSON object per line, nodes first, with "kind" set; --history writes every
+        version instead. graphml: GraphML 1.0 for Gephi, yEd, networkx (props as a JSON string).
+        Times are ISO 8601; the export is for reading, the store file itself is the backup.""",
+        """
+        anatid export memory.duckdb --format jsonl > graph.jsonl
+        anatid export memory.duckdb --format graphml --as-of 2024-05-01 --out may.graphml""",
+        commands.cmd_export,
+    )
+    p.add_argument("--format", choices=("jsonl", "graphml"), required=True)
+    p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
+    p.add_argument(
+        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
+    )
+    p.add_argument("--history", action="store_true", help="jsonl: every version, in tx order")
+    p.add_argument("--embeddings", action="store_true", help="jsonl: include the vectors")
+    _time_options(p)
+
+    _subcommand(
+        subs,
+        "check",
+        "integrity check; exit status 1 on a problem",
+        """
+        Verifies the file: one current version per id, well-ordered transaction and valid
+        intervals, full-text postings against documents, embeddings against versions, edges
+        whose endpoints exist. Prints "ok" and exits 0, or lists the problems and exits 1.""",
+        "anatid check memory.duckdb && echo healthy",
+        commands.cmd_check,
+    )
+
+    p = _subcommand(
+        subs,
+        "view",
+        "an HTML page drawing the graph, with a time slider",
+        """
+        Writes one self-contained HTML page (no network, no library) that draws the graph and
+        has a slider over transaction time: drag it to see the graph as the store knew it at
+        each instant. Open it in any browser. The URL may select an instant: page.html?step=3
+        (the 4th change), ?step=-1 (the last) or ?t=2024-05-01T12:00:00Z.""",
+        """
+        anatid view memory.duckdb --out memory.html""",
+        commands.cmd_view,
+    )
+    p.add_argument(
+        "--out",
+        metavar="PATH",
+        help="where to write the page (default: FILE's name with .html, here)",
+    )
+    p.add_argument(
+        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
+    )
+    return parser
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"{PROG}: {one_line(message, 0)}", file=sys.stderr)
+    return status
+
+
+def _locked(exc: StoreLocked, path: str) -> str:
+    import re
+
+    pid = re.search(r"PID (\d+)", str(exc))
+    who = f"process {pid.group(1)}" if pid else "another process"
+    return (
+        f"{path} is open for writing by {who}; DuckDB lets no other process read it "
+        "meanwhile: run this again when that process has closed the file"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except commands.CommandError as exc:
+        return _fail(str(exc), exc.status)
+    except StoreLocked as exc:
+        return _fail(_locked(exc, args.file), commands.EXIT_ERROR)
+    except AnatidError as exc:
+        return _fail(str(exc), commands.EXIT_ERROR)
+    except BrokenPipeError:
+        # `anatid export ... | head`: the reader left; that is not an error.
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        return _fail(f"{exc.filename or args.file}: {exc.strerror or exc}", commands.EXIT_ERROR)
+    except Exception as exc:  # a bug: still one line, unless asked for the traceback
+        if args.traceback:
+            raise
+        return _fail(
+            f"unexpected {type(exc).__name__}: {exc} (run with --traceback and report it)",
+            commands.EXIT_ERROR,
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

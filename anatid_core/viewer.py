@@ -1,0 +1,83 @@
+"""The self-contained HTML page of ``anatid view``: the graph, with a slider over transaction time.
+
+Every version of every node and edge goes into the page with its transaction interval
+``[tx_from, tx_to)``, so the page can show the graph as the store knew it at any instant without
+asking the store again. The drawing code (a small force layout on SVG) is in ``viewer.html`` next
+to this module: no library, no network.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Any
+
+from .codec import opt_micros
+from .model import Edge, Node
+from .reads import Reader
+from .terminal import fmt_time
+
+#: Characters of ``text`` kept per version in the page (the page is for looking, not for backup).
+TEXT_CHARS = 400
+
+
+def _micros(value: datetime | None) -> int | None:
+    return opt_micros(value, what="time")
+
+
+def node_entry(n: Node) -> dict[str, Any]:
+    return {
+        "id": n.id,
+        "v": n.version,
+        "tf": _micros(n.tx_from),
+        "tt": _micros(n.tx_to),
+        "vf": fmt_time(n.valid_from, open_end=""),
+        "vt": fmt_time(n.valid_to, open_end=""),
+        "name": n.name,
+        "labels": list(n.labels),
+        "group": n.group,
+        "text": n.text[:TEXT_CHARS],
+    }
+
+
+def edge_entry(e: Edge) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "v": e.version,
+        "tf": _micros(e.tx_from),
+        "tt": _micros(e.tx_to),
+        "vf": fmt_time(e.valid_from, open_end=""),
+        "vt": fmt_time(e.valid_to, open_end=""),
+        "src": e.src,
+        "dst": e.dst,
+        "rel": e.rel,
+        "name": e.name,
+        "group": e.group,
+        "text": e.text[:TEXT_CHARS],
+    }
+
+
+def payload(reader: Reader, *, title: str, groups: list[str] | None) -> dict[str, Any]:
+    """The page's data: every node and edge version (times in microseconds since the epoch)."""
+    nodes = [node_entry(n) for n in reader.versions("node", groups=groups)]  # type: ignore[arg-type]
+    edges = [edge_entry(e) for e in reader.versions("edge", groups=groups)]  # type: ignore[arg-type]
+    return {
+        "title": title,
+        "generated": fmt_time(datetime.now(timezone.utc)),
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+def render(data: dict[str, Any]) -> str:
+    """The page: the template with the data inlined as JSON (``<`` escaped so no ``</script>``
+    inside a name can end the data block)."""
+    template = resources.files("anatid_core").joinpath("viewer.html").read_text(encoding="utf-8")
+    blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    title = data["title"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # Fill the title into the template's parts around the data slot, so neither value can
+    # inject the other's marker.
+    before, after = template.split("__ANATID_DATA__")
+    title_in = "__ANATID_TITLE__"
+    return before.replace(title_in, title) + blob + after.replace(title_in, title)
