@@ -94,6 +94,10 @@ def _map_open_error(exc: Exception, path: str, *, read_only: bool = False) -> An
             f"{path} could not be opened: the storage failed ({text}); free disk space or fix "
             "the storage, then open it again"
         )
+    if "could not read enough bytes" in lowered:
+        return StoreCorrupt(
+            f"{path} is truncated or damaged ({text}); restore the file from a backup"
+        )
     if "not a valid duckdb" in lowered or "invalid" in lowered or "corrupt" in lowered:
         return StoreCorrupt(
             f"{path} is not a readable anatid/DuckDB file ({text}); "
@@ -105,6 +109,29 @@ def _map_open_error(exc: Exception, path: str, *, read_only: bool = False) -> An
             "fix the permissions or open it with read_only=True"
         )
     return StoreCorrupt(f"{path} could not be opened: {text}")
+
+
+#: DuckDB's file starts with three 4 KiB headers (one main, two alternating database headers).
+_FILE_HEADERS_BYTES = 3 * 4096
+
+
+def _check_not_truncated(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Refuse a file shorter than the blocks its header describes (a cut-off copy or download).
+
+    DuckDB reads blocks lazily, so such a file opens and then fails on some later read.
+    """
+    if path == ":memory:":
+        return
+    row = one(con, "SELECT block_size, total_blocks FROM pragma_database_size() LIMIT 1")
+    if not row:
+        return
+    expected = _FILE_HEADERS_BYTES + int(row[0]) * int(row[1])
+    size = os.path.getsize(path)
+    if size < expected:
+        raise StoreCorrupt(
+            f"{path} is truncated: it holds {size} bytes, but its header describes {expected}; "
+            "an interrupted copy or download does this: restore the file from a backup"
+        )
 
 
 class Store(WriterMixin, Reader):
@@ -149,14 +176,15 @@ class Store(WriterMixin, Reader):
         try:
             # Our own tables only: never let a query resolve a Python variable by name.
             run(con, "SET python_enable_replacements = false")
+            _check_not_truncated(con, path)
             schema.ensure(con, path=path, read_only=read_only)
+            return cls(con, path=path, read_only=read_only)
         except AnatidError:
             con.close()
             raise
         except duckdb.Error as exc:
             con.close()
             raise _map_open_error(exc, path, read_only=read_only) from exc
-        return cls(con, path=path, read_only=read_only)
 
     def _load_counters(self) -> None:
         row = one(

@@ -13,7 +13,7 @@ import math
 import re
 import threading
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -95,29 +95,35 @@ def _sql_search(reader: Reader, kind: Kind, terms: list[str], k: int, f: SqlFilt
 
 
 def _materialise(
-    reader: Reader, kind: Kind, scored: tuple[np.ndarray, np.ndarray], k: int, f: SqlFilter
+    reader: Reader,
+    kind: Kind,
+    scored: tuple[np.ndarray, np.ndarray, np.ndarray],
+    k: int,
+    f: SqlFilter,
 ) -> list[Hit]:
     """Walk the cache's ranking best-first, keeping candidates that pass the filters in SQL."""
-    from .reads import cols_of, item_from_row, table_of
+    from .reads import item_from_row
 
-    vids, scores = scored
+    vids, scores, ids = scored
     if len(vids) == 0:
         return []
-    order = np.argsort(-scores, kind="stable")
     hits: list[Hit] = []
-    start, batch = 0, max(4 * k, 64)
-    while start < len(order) and len(hits) < k:
-        chunk = order[start : start + batch]
-        start += batch
-        chunk_vids = [int(v) for v in vids[chunk]]
-        score_of = {int(v): float(s) for v, s in zip(vids[chunk], scores[chunk], strict=False)}
-        rows = reader._query(
-            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            f"WHERE r.vid IN (SELECT unnest(?::BIGINT[])) AND {f.sql()}",
-            [chunk_vids, *f.params],
-        )
-        found = sorted(rows, key=lambda r: (-score_of[r[0]], r[1]))
-        for row in found:
+    # With no filter beyond visibility the k best are the answer: fetch just those (each
+    # fetched row costs an index probe); with filters, fetch more per round.
+    batch = k if len(f.clauses) <= 1 else max(4 * k, 64)
+    remaining = np.arange(len(vids))
+    while len(remaining) and len(hits) < k:
+        take = min(batch, len(remaining))
+        if take < len(remaining):
+            top = np.argpartition(-scores[remaining], take - 1)[:take]
+        else:
+            top = np.arange(len(remaining))
+        chunk = remaining[top]
+        mask = np.ones(len(remaining), dtype=bool)
+        mask[top] = False
+        remaining = remaining[mask]
+        score_of = {int(v): float(sc) for v, sc in zip(vids[chunk], scores[chunk], strict=True)}
+        for row in fetch_versions(reader, kind, [str(i) for i in ids[chunk]], score_of, f):
             if len(hits) == k:
                 break
             hits.append(
@@ -130,6 +136,25 @@ def _materialise(
             )
         batch *= 4
     return hits
+
+
+def fetch_versions(
+    reader: Reader, kind: Kind, ids: list[str], score_of: dict[int, float], f: SqlFilter
+) -> list[tuple[Any, ...]]:
+    """Rows of the scored versions that pass ``f``, best first, fetched through the id index.
+
+    A row whose version is no longer the one scored (a commit landed meanwhile) is dropped.
+    """
+    from .reads import cols_of, table_of
+
+    rows = reader._query(
+        f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
+        f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {f.sql()}",
+        [ids, *f.params],
+    )
+    rows = [r for r in rows if r[0] in score_of]
+    rows.sort(key=lambda r: (-score_of[r[0]], r[1]))
+    return rows
 
 
 class _Postings:
@@ -175,6 +200,8 @@ class _KindIndex:
         self.terms: dict[str, _Postings] = {}
         self.alive = np.zeros(1024, dtype=bool)  # indexed by version id
         self.doc_len = np.zeros(1024, dtype=np.float64)
+        # Record id of each version: hits are fetched through the indexed id column.
+        self.ids = np.empty(1024, dtype=object)
         self.docs = 0
         self.total_len = 0.0
         self.dead_postings = 0
@@ -188,15 +215,18 @@ class _KindIndex:
         alive[: len(self.alive)] = self.alive
         dl = np.zeros(cap, dtype=np.float64)
         dl[: len(self.doc_len)] = self.doc_len
-        self.alive, self.doc_len = alive, dl
+        ids = np.empty(cap, dtype=object)
+        ids[: len(self.ids)] = self.ids
+        self.alive, self.doc_len, self.ids = alive, dl, ids
 
-    def add_docs(self, vids: np.ndarray, lens: np.ndarray) -> None:
+    def add_docs(self, vids: np.ndarray, lens: np.ndarray, ids: list[str]) -> None:
         if len(vids) == 0:
             return
         self._ensure(int(vids.max()))
         fresh = ~self.alive[vids]
         self.alive[vids] = True
         self.doc_len[vids] = lens
+        self.ids[vids] = ids
         self.docs += int(fresh.sum())
         self.total_len += float(lens[fresh].sum())
 
@@ -258,9 +288,12 @@ class _KindIndex:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         if len(parts_v) == 1:
             return parts_v[0], parts_s[0]
-        all_v = np.concatenate(parts_v)
-        uniq, inverse = np.unique(all_v, return_inverse=True)
-        return uniq, np.bincount(inverse, weights=np.concatenate(parts_s))
+        # Each term's postings hold a version once, so a dense accumulator needs no np.add.at.
+        acc = np.zeros(len(self.alive), dtype=np.float64)
+        for vids, scores in zip(parts_v, parts_s, strict=True):
+            acc[vids] += scores
+        touched = np.flatnonzero(acc)
+        return touched, acc[touched]
 
 
 class TextCache:
@@ -300,9 +333,11 @@ class TextCache:
         cur = self._store._cursor()
         table = table_of(kind)
         idx = _KindIndex()
-        docs = cur.execute(f"SELECT vid, doc_len FROM {table} WHERE tx_to IS NULL").fetchnumpy()
+        docs = cur.execute(f"SELECT vid, doc_len, id FROM {table} WHERE tx_to IS NULL").fetchnumpy()
         idx.add_docs(
-            np.asarray(docs["vid"], dtype=np.int64), np.asarray(docs["doc_len"], dtype=np.float64)
+            np.asarray(docs["vid"], dtype=np.int64),
+            np.asarray(docs["doc_len"], dtype=np.float64),
+            [str(i) for i in docs["id"]],
         )
         rows = cur.execute(
             f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
@@ -315,10 +350,12 @@ class TextCache:
         )
         return idx
 
-    def search(self, kind: Kind, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, kind: Kind, terms: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(version ids, scores, ids of those versions) of every current match."""
         idx = self._index(kind)
         with self._lock:
-            return idx.score(terms)
+            vids, scores = idx.score(terms)
+            return vids, scores, idx.ids[vids]
 
     def after_commit(
         self,
@@ -326,6 +363,7 @@ class TextCache:
         removed: np.ndarray,
         added: np.ndarray,
         lens: np.ndarray,
+        ids: list[str],
         postings: tuple[list[str], np.ndarray, np.ndarray],
     ) -> None:
         with self._lock:
@@ -333,7 +371,7 @@ class TextCache:
             if idx is None:
                 return
             idx.remove(removed)
-            idx.add_docs(added, lens)
+            idx.add_docs(added, lens, ids)
             idx.add_postings(*postings)
 
     def forget(self) -> None:

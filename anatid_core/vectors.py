@@ -101,8 +101,8 @@ def insert_vectors(
 
 def fetch_matrix(
     cur: duckdb.DuckDBPyConnection, sql: str, params: list[Any], dim: int
-) -> tuple[np.ndarray, np.ndarray, list[Any]]:
-    """Run a query returning (vid, embedding, extra) and give numpy arrays (vids, matrix, extras)."""
+) -> tuple[np.ndarray, np.ndarray, list[list[Any]]]:
+    """Run a query returning (vid, embedding, extra...) and give (vids, matrix, extra columns)."""
     result = cur.execute(sql, params)
     # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).
     to_arrow = getattr(result, "to_arrow_table", None) or result.fetch_arrow_table
@@ -115,7 +115,7 @@ def fetch_matrix(
         mat = np.zeros((0, dim), dtype=np.float32)
     else:
         mat = emb.values.to_numpy(zero_copy_only=False).astype(np.float32).reshape(-1, dim)
-    extras = table.column(2).to_pylist() if table.num_columns > 2 else []
+    extras = [table.column(i).to_pylist() for i in range(2, table.num_columns)]
     return vids, mat, extras
 
 
@@ -224,7 +224,7 @@ def _cached_search(
     groups_only: Iterable[str] | None,
     unfiltered: bool,
 ) -> list[Hit]:
-    from .reads import cols_of, item_from_row, table_of
+    from .reads import item_from_row, table_of
 
     with m.lock:
         n = m.n
@@ -232,6 +232,7 @@ def _cached_search(
             return []
         scores = m.mat[:n] @ qn
         vids = m.vids[:n].copy()
+        ids = m.ids[:n]
         mask = m.alive[:n].copy()
         if groups_only is not None:
             codes = [m.group_codes[g] for g in groups_only if g in m.group_codes]
@@ -264,14 +265,12 @@ def _cached_search(
         else candidates
     )
     ordered = part[np.argsort(-scores[part], kind="stable")]
-    top_vids = [int(v) for v in vids[ordered]]
     score_of = {int(vids[i]): float(scores[i]) for i in ordered}
-    rows = reader._query(
-        f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-        f"WHERE r.vid IN (SELECT unnest(?::BIGINT[])) AND {reader._visibility().sql()}",
-        [top_vids],
-    )
-    rows.sort(key=lambda r: (-score_of[r[0]], r[1]))
+    from .textindex import fetch_versions
+
+    visible = SqlFilter(kind)
+    visible.add(reader._visibility().sql())
+    rows = fetch_versions(reader, kind, [ids[i] for i in ordered], score_of, visible)
     return [
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
         for i, row in enumerate(rows)
@@ -293,6 +292,7 @@ class _Matrix:
     alive: np.ndarray
     groups: np.ndarray
     n: int
+    ids: list[str] = field(default_factory=list)  # record id per row: hits are fetched by id
     group_codes: dict[str, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -302,7 +302,7 @@ class _Matrix:
             code = self.group_codes[group] = len(self.group_codes)
         return code
 
-    def append(self, vids: np.ndarray, mat: np.ndarray, groups: list[str]) -> None:
+    def append(self, vids: np.ndarray, mat: np.ndarray, groups: list[str], ids: list[str]) -> None:
         with self.lock:
             need = self.n + len(vids)
             if need > len(self.vids):
@@ -316,6 +316,8 @@ class _Matrix:
             self.mat[sl] = _normalise(mat)
             self.alive[sl] = True
             self.groups[sl] = [self._code(g) for g in groups]
+            del self.ids[self.n :]
+            self.ids.extend(ids)
             self.n = need
 
     def remove(self, vids: np.ndarray) -> None:
@@ -367,9 +369,9 @@ class VectorCache:
                     return m
             from .reads import table_of
 
-            vids, mat, groups = fetch_matrix(
+            vids, mat, (groups, ids) = fetch_matrix(
                 self._store._cursor(),
-                f"SELECT r.vid, v.embedding, r.grp FROM {table_of(kind)} r JOIN {tbl} v ON v.vid = r.vid "
+                f"SELECT r.vid, v.embedding, r.grp, r.id FROM {table_of(kind)} r JOIN {tbl} v ON v.vid = r.vid "
                 "WHERE r.tx_to IS NULL AND r.space = ? ORDER BY r.vid",
                 [space],
                 dim,
@@ -384,7 +386,7 @@ class VectorCache:
                 groups=np.zeros(0, dtype=np.int32),
                 n=0,
             )
-            m.append(vids, mat, groups)
+            m.append(vids, mat, groups, ids)
             with self._lock:
                 self._spaces[key] = m
             return m
@@ -397,6 +399,7 @@ class VectorCache:
         added_vids: np.ndarray,
         added_mat: np.ndarray | None,
         added_groups: list[str],
+        added_ids: list[str],
     ) -> None:
         with self._lock:
             m = self._spaces.get((kind, space))
@@ -404,7 +407,7 @@ class VectorCache:
             return
         m.remove(removed)
         if added_mat is not None and len(added_vids):
-            m.append(added_vids, added_mat, added_groups)
+            m.append(added_vids, added_mat, added_groups, added_ids)
 
     def remove_everywhere(self, kind: Kind, removed: np.ndarray) -> None:
         with self._lock:

@@ -184,7 +184,8 @@ class WriterMixin:
         lens = np.asarray([p.doc_len for p in changed], dtype=np.float64)
         text = self.text_cache  # type: ignore[attr-defined]
         empty = np.zeros(0, dtype=np.int64)
-        tx.after_commit.append(lambda: text.after_commit(kind, empty, vids, lens, postings))
+        ids = [p.item.id for p in changed]
+        tx.after_commit.append(lambda: text.after_commit(kind, empty, vids, lens, ids, postings))
         self._insert_embeddings(tx, kind, changed, vids)
         return WriteResult(
             written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
@@ -275,13 +276,14 @@ class WriterMixin:
                 )
             dim = dims.pop()
             tbl = ensure_space(tx.cursor, kind, space, dim)
-            mat = np.stack([rows[i].vector for i in idx]).astype(np.float32)  # type: ignore[misc]
+            mat = np.stack([rows[i].vector for i in idx])  # type: ignore[misc]
             space_vids = vids[idx]
             insert_vectors(tx.cursor, tbl, space_vids, mat)
             groups = [rows[i].item.group for i in idx]
+            ids = [rows[i].item.id for i in idx]
             tx.after_commit.append(
-                lambda s=space, v=space_vids, m=mat, g=groups: cache.after_commit(
-                    kind, s, np.zeros(0, dtype=np.int64), v, m, g
+                lambda s=space, v=space_vids, m=mat, g=groups, i=ids: cache.after_commit(
+                    kind, s, np.zeros(0, dtype=np.int64), v, m, g, i
                 )
             )
 
@@ -304,7 +306,7 @@ class WriterMixin:
         no_postings: tuple[list[str], np.ndarray, np.ndarray] = ([], empty, np.zeros(0))
         tx.after_commit.append(lambda: vectors.remove_everywhere(kind, gone))
         tx.after_commit.append(
-            lambda: text.after_commit(kind, gone, empty, np.zeros(0), no_postings)
+            lambda: text.after_commit(kind, gone, empty, np.zeros(0), [], no_postings)
         )
 
     # ---------------------------------------------------------------------------- supersede
