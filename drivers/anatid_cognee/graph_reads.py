@@ -41,14 +41,6 @@ def _edges_among(reads: Any, ids: list[str]) -> list[Edge]:
     return reads.edges_between(ids, ids, directed=True)
 
 
-def _subgraph(reads: Any, ids: list[str]) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
-    nodes = _graph_nodes(reads, ids)
-    if not nodes:
-        return [], []
-    kept = [n.id for n in nodes]
-    return [node_tuple(n) for n in nodes], [edge_tuple(e) for e in _edges_among(reads, kept)]
-
-
 def _endpoint_triples(reads: Any, edges: list[Edge], middle: Any) -> list[tuple[Any, Any, Any]]:
     """``(source dict, middle(edge), target dict)`` for edges whose endpoints both exist."""
     by_id = {
@@ -148,14 +140,27 @@ class GraphReads(StoreBacked):
             return [], []
 
         def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+            # Unrestricted expansion is one query in the core; only graph nodes have edges,
+            # so the group check can wait until the nodes are in hand.
             sub = r.expand(
                 seeds,
                 depth=max(int(depth), 0),
                 direction="both",
                 rels=list(edge_types) if edge_types else None,
-                groups=GROUPS,
             )
-            return _subgraph(r, [n.id for n in sub.nodes])
+            nodes = [n for n in sub.nodes if n.group == GRAPH_GROUP]
+            if not nodes:
+                return [], []
+            # Every edge among the reached nodes (of any type). Unfiltered, the expansion has
+            # all of them except those joining two nodes of the last hop.
+            if edge_types:
+                edges = {e.id: e for e in _edges_among(r, [n.id for n in nodes])}
+            else:
+                last = [n.id for n in nodes if sub.distance[n.id] == depth]
+                edges = {e.id: e for e in sub.edges}
+                for e in _edges_among(r, last):
+                    edges.setdefault(e.id, e)
+            return [node_tuple(n) for n in nodes], [edge_tuple(e) for e in edges.values()]
 
         return await self._read(work)
 
@@ -209,12 +214,14 @@ class GraphReads(StoreBacked):
             return [], []
 
         def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
-            primary = [n.id for n in r.find_nodes(groups=GROUPS, labels=[label], names=names)]
-            if not primary:
+            found = r.find_nodes(groups=GROUPS, labels=[label], names=names)
+            if not found:
                 return [], []
-            neighbours = _nodeset_neighbours(r, primary, node_name_filter_operator)
-            ids = unique_strings([*primary, *neighbours])
-            nodes = _graph_nodes(r, ids)
+            primary = [n.id for n in found]
+            by_id = {n.id: n for n in found}
+            for n in _nodeset_neighbours(r, primary, node_name_filter_operator):
+                by_id.setdefault(n.id, n)
+            nodes = [n for n in by_id.values() if n.group == GRAPH_GROUP]
             kept = [n.id for n in nodes]
             return [(n.id, node_data(n)) for n in nodes], [
                 edge_tuple(e) for e in _edges_among(r, kept)
@@ -254,7 +261,8 @@ class GraphReads(StoreBacked):
                 for n in _graph_nodes(r, unique_strings(e.dst for e in edges))
                 if n.props.get("type") == "EntityType" and n.name
             }
-            return {e.src: types[e.dst] for e in edges if e.src in set(ids) and e.dst in types}
+            wanted = set(ids)
+            return {e.src: types[e.dst] for e in edges if e.src in wanted and e.dst in types}
 
         return await self._read(work)
 
@@ -296,13 +304,15 @@ def _node_query(attribute_filters: list[dict[str, list[Any]]]) -> dict[str, Any]
     return query
 
 
-def _nodeset_neighbours(r: Any, primary: list[str], operator: str) -> list[str]:
+def _nodeset_neighbours(r: Any, primary: list[str], operator: str) -> list[Node]:
+    """The primaries' neighbours; with "AND" only those adjacent to every primary."""
     if operator == "OR":
-        return [n.id for n in r.neighbours(primary, direction="both")]
+        return r.neighbours(primary, direction="both")
     primary_set = set(primary)
     seen_by: dict[str, set[str]] = {}
     for e in r.edges_of(primary, direction="both"):
         for here, other in ((e.src, e.dst), (e.dst, e.src)):
             if here in primary_set:
                 seen_by.setdefault(other, set()).add(here)
-    return [nbr for nbr, via in seen_by.items() if len(via) == len(primary_set)]
+    common = [nbr for nbr, via in seen_by.items() if len(via) == len(primary_set)]
+    return r.get_nodes(common) if common else []

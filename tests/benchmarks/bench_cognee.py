@@ -1,9 +1,11 @@
 """anatid_cognee against Cognee's own embedded stores, side by side on identical data.
 
-Graph: AnatidGraphAdapter vs LadybugAdapter (Cognee's default graph store, in-process).
-Vectors: AnatidVectorAdapter vs LanceDBAdapter (Cognee's default vector store, in-process),
-both fed through Cognee's own indexing task (``index_data_points``) with the same precomputed
-1024-dimension embeddings, so the embedding cost is identical and excluded.
+Graph: AnatidGraphAdapter vs LadybugAdapter (Cognee's default graph store). Vectors:
+AnatidVectorAdapter vs LanceDBAdapter (Cognee's default vector store), both fed through
+Cognee's own indexing task (``index_data_points``) with the same precomputed 1024-dimension
+embeddings, so the embedding cost is identical and excluded. The peers run the way Cognee 1.6
+runs them by default, in a worker subprocess (``--peer-mode subprocess``); ``--peer-mode
+direct`` measures them in-process, which is faster for them.
 
     python tests/benchmarks/bench_cognee.py          # reduced sizes (~2 minutes)
     python tests/benchmarks/bench_cognee.py --full   # the issue's sizes: 10,000 nodes,
@@ -47,8 +49,10 @@ async def atimed(fn: Any, *, repeat: int, warmup: int = 1) -> dict[str, float]:
         await fn()
         samples.append((time.perf_counter() - t) * 1000)
     samples.sort()
-    return {"p50": samples[len(samples) // 2],
-            "p95": samples[min(len(samples) - 1, int(len(samples) * 0.95))]}
+    return {
+        "p50": samples[len(samples) // 2],
+        "p95": samples[min(len(samples) - 1, int(len(samples) * 0.95))],
+    }
 
 
 def graph_data(n_nodes: int, n_edges: int, seed: int = 42) -> dict[str, Any]:
@@ -56,10 +60,13 @@ def graph_data(n_nodes: int, n_edges: int, seed: int = 42) -> dict[str, Any]:
 
     rng = random.Random(seed)
     n_types = max(10, n_nodes // 100)
-    types = [EntityType(name=f"type {i}", description=f"entity type number {i}")
-             for i in range(n_types)]
-    entities = [Entity(name=f"entity {i}", description=f"entity number {i} of the benchmark")
-                for i in range(n_nodes - n_types)]
+    types = [
+        EntityType(name=f"type {i}", description=f"entity type number {i}") for i in range(n_types)
+    ]
+    entities = [
+        Entity(name=f"entity {i}", description=f"entity number {i} of the benchmark")
+        for i in range(n_nodes - n_types)
+    ]
     nodes = [*types, *entities]
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
     seen: set[tuple[Any, Any, str]] = set()
@@ -70,16 +77,31 @@ def graph_data(n_nodes: int, n_edges: int, seed: int = 42) -> dict[str, Any]:
         if a is b or (a.id, b.id, rel) in seen:
             continue
         seen.add((a.id, b.id, rel))
-        edges.append((a.id, b.id, rel, {
-            "source_node_id": a.id, "target_node_id": b.id, "relationship_name": rel,
-            "relationship_type": rel, "edge_object_id": uuid4(), "feedback_weight": 0.5,
-            "updated_at": now, "edge_text": f"{a.name} {rel} {b.name}",
-        }))
+        edges.append(
+            (
+                a.id,
+                b.id,
+                rel,
+                {
+                    "source_node_id": a.id,
+                    "target_node_id": b.id,
+                    "relationship_name": rel,
+                    "relationship_type": rel,
+                    "edge_object_id": uuid4(),
+                    "feedback_weight": 0.5,
+                    "updated_at": now,
+                    "edge_text": f"{a.name} {rel} {b.name}",
+                },
+            )
+        )
     ids = [str(n.id) for n in nodes]
     return {
-        "nodes": nodes, "edges": edges, "ids": ids, "rng": random.Random(seed + 1),
-        "entity_names": [e.name for e in entities], "edge_keys": [(str(e[0]), str(e[1]), e[2])
-                                                                  for e in edges],
+        "nodes": nodes,
+        "edges": edges,
+        "ids": ids,
+        "rng": random.Random(seed + 1),
+        "entity_names": [e.name for e in entities],
+        "edge_keys": [(str(e[0]), str(e[1]), e[2]) for e in edges],
     }
 
 
@@ -90,11 +112,11 @@ async def bench_graph(adapter: Any, data: dict[str, Any], full_reads: int) -> di
     nodes, edges = data["nodes"], data["edges"]
     t = time.perf_counter()
     for i in range(0, len(nodes), BATCH):
-        await adapter.add_nodes(nodes[i:i + BATCH])
+        await adapter.add_nodes(nodes[i : i + BATCH])
     out["add_nodes"] = len(nodes) / (time.perf_counter() - t)
     t = time.perf_counter()
     for i in range(0, len(edges), BATCH):
-        await adapter.add_edges(edges[i:i + BATCH])
+        await adapter.add_edges(edges[i : i + BATCH])
     out["add_edges"] = len(edges) / (time.perf_counter() - t)
 
     rng = random.Random(7)
@@ -102,15 +124,20 @@ async def bench_graph(adapter: Any, data: dict[str, Any], full_reads: int) -> di
     out["get_node"] = await atimed(lambda: adapter.get_node(rng.choice(ids)), repeat=200)
     out["get_nodes(100)"] = await atimed(lambda: adapter.get_nodes(rng.sample(ids, 100)), repeat=50)
     out["neighborhood d1"] = await atimed(
-        lambda: adapter.get_neighborhood([rng.choice(ids)], depth=1), repeat=50)
+        lambda: adapter.get_neighborhood([rng.choice(ids)], depth=1), repeat=50
+    )
     out["neighborhood d2"] = await atimed(
-        lambda: adapter.get_neighborhood([rng.choice(ids)], depth=2), repeat=50)
+        lambda: adapter.get_neighborhood([rng.choice(ids)], depth=2), repeat=50
+    )
     out["nodeset subgraph"] = await atimed(
-        lambda: adapter.get_nodeset_subgraph(Entity, rng.sample(names, 5)), repeat=30)
+        lambda: adapter.get_nodeset_subgraph(Entity, rng.sample(names, 5)), repeat=30
+    )
     out["filtered graph data"] = await atimed(
-        lambda: adapter.get_filtered_graph_data([{"type": ["EntityType"]}]), repeat=30)
-    out["has_edges(100)"] = await atimed(lambda: adapter.has_edges(rng.sample(keys, 100)),
-                                         repeat=50)
+        lambda: adapter.get_filtered_graph_data([{"type": ["EntityType"]}]), repeat=30
+    )
+    out["has_edges(100)"] = await atimed(
+        lambda: adapter.has_edges(rng.sample(keys, 100)), repeat=50
+    )
     out["get_graph_data"] = await atimed(adapter.get_graph_data, repeat=full_reads)
     return out
 
@@ -144,7 +171,8 @@ async def bench_vectors(adapter: Any, points: list[Any], queries: list[list[floa
     out["index_data_points"] = len(points) / (time.perf_counter() - t)
     qs = iter(queries * 10)
     out["search top-10"] = await atimed(
-        lambda: adapter.search("BenchChunk_text", query_vector=next(qs), limit=10), repeat=50)
+        lambda: adapter.search("BenchChunk_text", query_vector=next(qs), limit=10), repeat=50
+    )
     return out
 
 
@@ -172,9 +200,16 @@ async def main(args: argparse.Namespace) -> None:
     results: dict[str, dict[str, Any]] = {}
     sizes: dict[str, float] = {}
 
+    subprocess_mode = args.peer_mode == "subprocess"
     lady_path = os.path.join(tmp, "ladybug_graph")
-    lady = LadybugAdapter(lady_path)
-    print(f"LadybugDB: {args.nodes} nodes, {args.edges} edges ...", file=sys.stderr)
+    lady = (
+        LadybugAdapter.create_subprocess(lady_path)
+        if subprocess_mode
+        else LadybugAdapter(lady_path)
+    )
+    print(
+        f"LadybugDB ({args.peer_mode}): {args.nodes} nodes, {args.edges} edges ...", file=sys.stderr
+    )
     results["ladybug"] = await bench_graph(lady, data, args.full_reads)
     await lady.close()
     sizes["ladybug"] = size_mb(lady_path)
@@ -184,12 +219,18 @@ async def main(args: argparse.Namespace) -> None:
     print("anatid graph ...", file=sys.stderr)
     results["anatid"] = await bench_graph(graph, data, args.full_reads)
 
-    texts = [f"chunk {i} about topic {i % 97} and entity {i * 7 % 1009}" for i in range(args.vectors)]
+    texts = [
+        f"chunk {i} about topic {i % 97} and entity {i * 7 % 1009}" for i in range(args.vectors)
+    ]
     engine = FixedEmbeddings(texts + [f"query {i}" for i in range(20)])
     points = [BenchChunk(text=t) for t in texts]
     queries = [engine.vectors[f"query {i}"] for i in range(20)]
     lance_path = os.path.join(tmp, "cognee.lancedb")
-    lance = LanceDBAdapter(url=lance_path, api_key=None, embedding_engine=engine)
+    lance = (
+        LanceDBAdapter.create_subprocess(url=lance_path, api_key=None, embedding_engine=engine)
+        if subprocess_mode
+        else LanceDBAdapter(url=lance_path, api_key=None, embedding_engine=engine)
+    )
     print(f"LanceDB: {args.vectors} x 1024 vectors ...", file=sys.stderr)
     results["lancedb"] = await bench_vectors(lance, points, queries)
     await lance.close()
@@ -208,26 +249,38 @@ async def main(args: argparse.Namespace) -> None:
 def report(args: argparse.Namespace, results: dict, sizes: dict) -> None:
     ours, peer = results["anatid"], results["ladybug"]
     vec, lance = results["anatid_vectors"], results["lancedb"]
-    print(f"\nbench_cognee: {args.nodes:,} nodes, {args.edges:,} edges, {args.vectors:,} x 1024 "
-          f"vectors; {provenance()}")
+    print(
+        f"\nbench_cognee: {args.nodes:,} nodes, {args.edges:,} edges, {args.vectors:,} x 1024 "
+        f"vectors; peers in {args.peer_mode} mode; {provenance()}"
+    )
     print("\n| operation | anatid | LadybugDB / LanceDB | ratio |")
     print("|---|---|---|---|")
     for key in ("add_nodes", "add_edges"):
-        print(f"| {key} | {ours[key]:,.0f} rows/s | {peer[key]:,.0f} rows/s | "
-              f"{ours[key] / peer[key]:.1f}x |")
+        print(
+            f"| {key} | {ours[key]:,.0f} rows/s | {peer[key]:,.0f} rows/s | "
+            f"{ours[key] / peer[key]:.1f}x |"
+        )
     for key, value in ours.items():
         if isinstance(value, dict):
             p = peer[key]
-            print(f"| {key} p50 (p95) | {value['p50']:.2f} ({value['p95']:.2f}) ms | "
-                  f"{p['p50']:.2f} ({p['p95']:.2f}) ms | {p['p50'] / value['p50']:.1f}x |")
-    print(f"| vector indexing (index_data_points) | {vec['index_data_points']:,.0f} points/s | "
-          f"{lance['index_data_points']:,.0f} points/s | "
-          f"{vec['index_data_points'] / lance['index_data_points']:.1f}x |")
+            print(
+                f"| {key} p50 (p95) | {value['p50']:.2f} ({value['p95']:.2f}) ms | "
+                f"{p['p50']:.2f} ({p['p95']:.2f}) ms | {p['p50'] / value['p50']:.1f}x |"
+            )
+    print(
+        f"| vector indexing (index_data_points) | {vec['index_data_points']:,.0f} points/s | "
+        f"{lance['index_data_points']:,.0f} points/s | "
+        f"{vec['index_data_points'] / lance['index_data_points']:.1f}x |"
+    )
     v, lq = vec["search top-10"], lance["search top-10"]
-    print(f"| vector search top-10 p50 (p95) | {v['p50']:.2f} ({v['p95']:.2f}) ms | "
-          f"{lq['p50']:.2f} ({lq['p95']:.2f}) ms | {lq['p50'] / v['p50']:.1f}x |")
-    print(f"\nfiles: anatid (graph + vectors, one file) {sizes['anatid']:.1f} MB; "
-          f"LadybugDB {sizes['ladybug']:.1f} MB + LanceDB {sizes['lancedb']:.1f} MB")
+    print(
+        f"| vector search top-10 p50 (p95) | {v['p50']:.2f} ({v['p95']:.2f}) ms | "
+        f"{lq['p50']:.2f} ({lq['p95']:.2f}) ms | {lq['p50'] / v['p50']:.1f}x |"
+    )
+    print(
+        f"\nfiles: anatid (graph + vectors, one file) {sizes['anatid']:.1f} MB; "
+        f"LadybugDB {sizes['ladybug']:.1f} MB + LanceDB {sizes['lancedb']:.1f} MB"
+    )
 
 
 if __name__ == "__main__":
@@ -236,6 +289,12 @@ if __name__ == "__main__":
     parser.add_argument("--nodes", type=int)
     parser.add_argument("--edges", type=int)
     parser.add_argument("--vectors", type=int)
+    parser.add_argument(
+        "--peer-mode",
+        choices=["subprocess", "direct"],
+        default="subprocess",
+        help="how LadybugDB and LanceDB run (Cognee's default: subprocess)",
+    )
     parsed = parser.parse_args()
     scale = 1.0 if parsed.full else 0.2
     parsed.nodes = parsed.nodes or int(10_000 * scale)

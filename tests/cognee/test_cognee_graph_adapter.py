@@ -263,3 +263,36 @@ async def test_vector_failure_then_retry_converges(tmp_path):
         assert await graph.get_node_delete_data([str(node.id)]) == {}
     finally:
         await graph.close()
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+@pytest.mark.parametrize("edge_types", [None, ["a"]])
+async def test_neighbourhood_returns_every_edge_among_its_nodes(graph, depth, edge_types):
+    """Against a brute-force reference: reachability over allowed edges, then all edges
+    (of any type) whose two ends were reached."""
+    import random
+
+    rng = random.Random(depth)
+    people = [Person(name=f"p{i}") for i in range(30)]
+    await graph.add_nodes(people)
+    pairs = {(rng.randrange(30), rng.randrange(30), rng.choice("ab")) for _ in range(70)}
+    await graph.add_edges([(people[s].id, people[t].id, r, {}) for s, t, r in pairs])
+
+    ids = [str(p.id) for p in people]
+    reached, frontier = {ids[0]}, {ids[0]}
+    for _ in range(depth):
+        nxt = set()
+        for s, t, r in pairs:
+            if edge_types and r not in edge_types:
+                continue
+            for here, there in ((ids[s], ids[t]), (ids[t], ids[s])):
+                if here in frontier and there not in reached:
+                    nxt.add(there)
+        reached |= nxt
+        frontier = nxt
+    expected = {(ids[s], ids[t], r) for s, t, r in pairs if ids[s] in reached and ids[t] in reached}
+
+    nodes, edges = await graph.get_neighborhood([ids[0]], depth=depth, edge_types=edge_types)
+    assert {n for n, _ in nodes} == reached
+    assert {(s, t, r) for s, t, r, _ in edges} == expected
+    assert len(edges) == len(expected)
