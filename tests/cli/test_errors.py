@@ -1,0 +1,126 @@
+"""Bad input and a locked file: a non-zero exit and one line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from .conftest import Seeded, anatid
+
+# One invocation per command that needs nothing but the file.
+BASIC = [
+    ["stats"],
+    ["search", "Alice"],
+    ["show", "alice"],
+    ["history", "alice"],
+    ["export", "--format", "jsonl"],
+    ["check"],
+    ["view", "--out", "-"],
+]
+
+
+def _one_line(err: str) -> str:
+    assert "Traceback" not in err
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("argv", BASIC, ids=lambda a: a[0])
+def test_missing_file_exits_2_with_one_line(argv: list[str], tmp_path: Path) -> None:
+    missing = tmp_path / "nope.duckdb"
+    r = anatid(argv[0], missing, *argv[1:])
+    assert r.code == 2
+    assert "no such file" in _one_line(r.err)
+    assert not missing.exists()  # read-only: never creates the file
+
+
+@pytest.mark.parametrize("argv", BASIC, ids=lambda a: a[0])
+def test_a_file_that_is_not_an_anatid_store_exits_2(argv: list[str], tmp_path: Path) -> None:
+    text = tmp_path / "notes.duckdb"
+    text.write_text("hello")
+    r = anatid(argv[0], text, *argv[1:])
+    assert r.code == 2 and "not a readable anatid/DuckDB file" in _one_line(r.err)
+    other = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE t (x INTEGER)")
+    con.close()
+    r = anatid(argv[0], other, *argv[1:])
+    assert r.code == 2 and "not an anatid store" in _one_line(r.err)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["search", "Alice", "--as-of", "yesterday"], "--as-of: cannot read 'yesterday'"),
+        (["search", "Alice", "--valid-at", "2024-13-01"], "--valid-at: cannot read"),
+        (["search", "Alice", "--k", "0"], "--k must be a positive number"),
+        (["search", "Alice", "--k", "ten"], "invalid int value: 'ten'"),
+        (["search", "   "], "the search text is empty"),
+        (["search", "Alice", "--embedding", "[1, 2]"], "dimension 2"),
+        (["search", "Alice", "--embedding", "not json"], "--embedding: expected a JSON array"),
+        (["search", "Alice", "--embedding", '["a"]'], "non-empty JSON array of numbers"),
+        (["search", "Alice", "--kind", "vertex"], "invalid choice: 'vertex'"),
+        (["export"], "the following arguments are required: --format"),
+        (["export", "--format", "csv"], "invalid choice: 'csv'"),
+        (["export", "--format", "graphml", "--history"], "need --format jsonl"),
+        (["export", "--format", "jsonl", "--history", "--as-of", "2024-01-01"], "--history"),
+        (["show"], "the following arguments are required: ID"),
+        (["stats", "--bogus"], "unrecognized arguments: --bogus"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else " ".join(v),
+)
+def test_bad_input_exits_2_with_one_line_reason(
+    seeded: Seeded, argv: list[str], message: str
+) -> None:
+    r = anatid(argv[0], seeded.path, *argv[1:])
+    assert r.code == 2
+    assert message in _one_line(r.err)
+    assert r.out == ""
+
+
+def test_unknown_command_and_no_command() -> None:
+    r = anatid("frobnicate")
+    assert r.code == 2 and "invalid choice: 'frobnicate'" in _one_line(r.err)
+    r = anatid()
+    assert r.code == 2 and "usage: anatid" in r.out
+
+
+_WRITER = """
+import sys
+from anatid_core import Node, Store
+store = Store.open(sys.argv[1])
+store.upsert_nodes([Node("writer", name="held by the writer")])
+print("ready", flush=True)
+sys.stdin.readline()  # hold the file until the test lets go
+store.close()
+"""
+
+
+def test_a_file_held_by_a_writing_process_gives_a_clear_message(seeded: Seeded) -> None:
+    """DuckDB lets one process write a file and no other open it meanwhile, even read-only.
+    Every command must say so in one line and exit 2, and work again once the writer closed."""
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(seeded.path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+        for argv in BASIC:
+            r = anatid(argv[0], seeded.path, *argv[1:])
+            assert r.code == 2, (argv, r.err)
+            line = _one_line(r.err)
+            assert f"is open for writing by process {writer.pid}" in line
+            assert "run this again when that process has closed the file" in line
+    finally:
+        assert writer.stdin is not None
+        writer.stdin.close()
+        writer.wait(timeout=60)
+    assert writer.returncode == 0
+    r = anatid("show", seeded.path, "writer")
+    assert r.code == 0 and "held by the writer" in r.out
