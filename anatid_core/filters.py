@@ -17,7 +17,19 @@ from .model import Cond, Kind, Where
 _COMMON = {"id": "id", "group": "grp", "name": "name", "text": "text"}
 _TIME = {"valid_from", "valid_to", "tx_from", "tx_to"}
 _EDGE_ONLY = {"rel": "rel", "src": "src", "dst": "dst"}
-_OPS = {"=", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null"}
+_OPS = {
+    "=",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "in",
+    "not in",
+    "is null",
+    "is not null",
+    "contains",
+}
 
 
 class SqlFilter:
@@ -77,6 +89,8 @@ class SqlFilter:
         if cond.field.startswith("props."):
             return self._props_cond(cond.field[len("props.") :], op, cond.value)
         column = self._column(cond.field)
+        if op == "contains":
+            raise InvalidInput("operator 'contains' applies to list properties (props.<key>)")
         if op in ("is null", "is not null"):
             return f"r.{column} {op.upper()}"
         if cond.field in _TIME:
@@ -101,6 +115,15 @@ class SqlFilter:
 
     def _props_cond(self, dotted: str, op: str, value: Any) -> str:
         path = json_path(dotted)
+        if op == "contains":
+            # A list property holding this string (e.g. tags, source refs); scalars never match.
+            if not isinstance(value, str):
+                raise InvalidInput(f"operator 'contains' needs a string value, got {value!r:.80}")
+            self.params.append(value)
+            return (
+                f"json_type(r.props, '{path}') = 'ARRAY' AND "
+                f"list_contains(json_extract_string(r.props, '{path}[*]'), ?)"
+            )
         if op in ("is null", "is not null"):
             base = f"json_extract_string(r.props, '{path}') IS NULL"
             return base if op == "is null" else f"NOT ({base})"

@@ -66,7 +66,7 @@ class Edge:
 
 Item = Node | Edge
 
-Op = Literal["=", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null"]
+Op = Literal["=", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null", "contains"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,8 @@ class Cond:
 
     ``field`` is a column (``id``, ``group``, ``name``, ``text``, ``rel``, ``src``, ``dst``,
     ``valid_from``, ``valid_to``, ``tx_from``, ``tx_to``) or ``props.<key>[.<key>...]``. Values are
-    compared by their Python type: str, int/float, bool or aware datetime. A ``where`` argument is a
+    compared by their Python type: str, int/float, bool or aware datetime; ``contains`` tests
+    whether a list property holds a string. A ``where`` argument is a
     list of lists of conditions: the outer list is OR, each inner list is AND.
     """
 
