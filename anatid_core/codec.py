@@ -80,6 +80,8 @@ def check_text(value: object, *, what: str) -> str:
         raise InvalidInput(f"{what} must be a str, got {type(value).__name__}")
     if "\x00" in value:
         raise InvalidInput(f"{what} contains a NUL character (\\x00); remove it before storing")
+    if value.isascii():  # the common case: no surrogate possible, no need to encode
+        return value
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -160,7 +162,7 @@ def _decode_value(value: Any) -> Any:
 
 
 def encode_props(props: Mapping[str, Any] | None) -> str:
-    if props is None:
+    if props is None or (isinstance(props, dict) and not props):
         return "{}"
     if not isinstance(props, Mapping):
         raise InvalidInput(f"props must be a mapping, got {type(props).__name__}")
