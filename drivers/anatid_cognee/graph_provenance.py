@@ -21,9 +21,10 @@ from cognee.infrastructure.databases.provenance import (
 )
 from cognee.infrastructure.databases.provenance.source_ref_state import ProvenanceColumns
 
+from anatid_core import Cond
+
 from . import provenance
 from .adapter_base import StoreBacked
-from .graph_writes import _HAS_PROVENANCE
 from .records import (
     GRAPH_GROUP,
     PROVENANCE_KEY,
@@ -161,45 +162,47 @@ class GraphProvenance(StoreBacked):
         return await self._read(work)
 
     async def find_nodes_by_source_ref(self, source_ref_key: str) -> list[str]:
-        found = await self._with_provenance("node")
-        return [i for i, (_r, cols) in found.items() if source_ref_key in cols.source_ref_keys]
+        found = await self._carrying("node", "source_ref_keys", source_ref_key)
+        return list(found)
 
     async def find_edges_by_source_ref(self, source_ref_key: str) -> list[EdgeIdentity]:
-        found = await self._with_provenance("edge")
-        return [
-            _identity(r) for r, cols in found.values() if source_ref_key in cols.source_ref_keys
-        ]
+        found = await self._carrying("edge", "source_ref_keys", source_ref_key)
+        return [_identity(r) for r, _cols in found.values()]
 
     async def find_node_source_refs_by_dataset(self, dataset_id: str) -> dict[str, list[str]]:
-        found = await self._with_provenance("node")
+        found = await self._carrying("node", "source_dataset_ids", dataset_id)
         return _owned_by_dataset({i: cols for i, (_r, cols) in found.items()}, dataset_id)
 
     async def find_edge_source_refs_by_dataset(
         self, dataset_id: str
     ) -> dict[EdgeIdentity, list[str]]:
-        found = await self._with_provenance("edge")
+        found = await self._carrying("edge", "source_dataset_ids", dataset_id)
         return _owned_by_dataset({_identity(r): cols for r, cols in found.values()}, dataset_id)
 
     async def find_node_source_refs_by_pipeline_run(
         self, pipeline_run_id: str
     ) -> dict[str, list[str]]:
-        found = await self._with_provenance("node")
+        found = await self._carrying("node", "source_run_ids", pipeline_run_id)
         return _added_by_run({i: cols for i, (_r, cols) in found.items()}, pipeline_run_id)
 
     async def find_edge_source_refs_by_pipeline_run(
         self, pipeline_run_id: str
     ) -> dict[EdgeIdentity, list[str]]:
-        found = await self._with_provenance("edge")
+        found = await self._carrying("edge", "source_run_ids", pipeline_run_id)
         return _added_by_run({_identity(r): cols for r, cols in found.values()}, pipeline_run_id)
 
-    async def _with_provenance(self, kind: str) -> dict[str, tuple[Any, ProvenanceColumns]]:
-        """Every graph record of ``kind`` that carries provenance, with its four lists."""
+    async def _carrying(
+        self, kind: str, field: str, value: str
+    ) -> dict[str, tuple[Any, ProvenanceColumns]]:
+        """Graph records of ``kind`` whose provenance list ``field`` holds ``value`` (filtered
+        in the store), with their four provenance lists."""
+        where = [[Cond(f"props.{PROVENANCE_KEY}.{field}", "contains", str(value))]]
 
         def work(r: Any) -> dict[str, tuple[Any, ProvenanceColumns]]:
             find = r.find_nodes if kind == "node" else r.find_edges
             return {
                 rec.id: (rec, provenance.read(rec.props))
-                for rec in find(groups=GROUPS, where=_HAS_PROVENANCE)
+                for rec in find(groups=GROUPS, where=where)
             }
 
         return await self._read(work)

@@ -177,9 +177,8 @@ class GraphWrites(StoreBacked):
 
         def work(store: Any) -> None:
             with store.transaction():
-                nodes = store.find_nodes(
-                    ids=ids, groups=GROUPS, where=[[Cond("props.belongs_to_set", "is not null")]]
-                )
+                tagged = [[Cond("props.belongs_to_set", "contains", t)] for t in sorted(tag_set)]
+                nodes = store.find_nodes(ids=ids, groups=GROUPS, where=tagged)
                 changed = [_without_tags(n, tag_set) for n in nodes]
                 updates = [n for n in changed if n is not None]
                 if updates:
