@@ -10,12 +10,14 @@ from cognee.infrastructure.databases.graph.graph_db_interface import GraphDBInte
 from .errors import cypher_not_supported
 from .graph_extras import GraphExtras
 from .graph_provenance import GraphProvenance
-from .graph_reads import GraphReads
+from .graph_reads import GraphHistory, GraphReads
 from .graph_writes import GraphWrites
 from .paths import graph_path
 
 
-class AnatidGraphAdapter(GraphReads, GraphWrites, GraphProvenance, GraphExtras, GraphDBInterface):
+class AnatidGraphAdapter(
+    GraphReads, GraphWrites, GraphProvenance, GraphExtras, GraphHistory, GraphDBInterface
+):
     """Cognee's graph store on anatid: a bitemporal property graph in one DuckDB file.
 
     Built by Cognee's graph factory with ``graph_database_url`` (the file; see

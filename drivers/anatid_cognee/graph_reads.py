@@ -316,3 +316,47 @@ def _nodeset_neighbours(r: Any, primary: list[str], operator: str) -> list[Node]
                 seen_by.setdefault(other, set()).add(here)
     common = [nbr for nbr, via in seen_by.items() if len(via) == len(primary_set)]
     return r.get_nodes(common) if common else []
+
+
+class GraphHistory(StoreBacked):
+    """What only a bitemporal store can answer: every version a node or edge went through."""
+
+    async def history(self, node_id: str) -> list[dict[str, Any]]:
+        """Every stored version of graph node ``node_id``, oldest first: ``{"properties":
+        <get_node dict>, "tx_from", "tx_to" (None while current), "version"}``."""
+
+        def work(r: Any) -> list[dict[str, Any]]:
+            return [
+                {
+                    "properties": node_data(v),
+                    "tx_from": v.tx_from,
+                    "tx_to": v.tx_to,
+                    "version": v.version,
+                }
+                for v in r.history(str(node_id), kind="node")
+                if v.group == GRAPH_GROUP
+            ]
+
+        return await self._read(work)
+
+    async def edge_history(
+        self, source_id: str, target_id: str, relationship_name: str
+    ) -> list[dict[str, Any]]:
+        """Every stored version of one edge, oldest first (``properties`` as in
+        ``get_graph_data``)."""
+        from .records import edge_id
+
+        key = edge_id(str(source_id), str(target_id), str(relationship_name))
+
+        def work(r: Any) -> list[dict[str, Any]]:
+            return [
+                {
+                    "properties": edge_tuple(v)[3],
+                    "tx_from": v.tx_from,
+                    "tx_to": v.tx_to,
+                    "version": v.version,
+                }
+                for v in r.history(key, kind="edge")
+            ]
+
+        return await self._read(work)

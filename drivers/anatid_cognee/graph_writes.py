@@ -150,6 +150,29 @@ class GraphWrites(StoreBacked):
 
         await self._write("delete_graph", work)
 
+    async def purge_nodes(self, node_ids: list[str]) -> None:
+        """Erase graph nodes, their edges and every past version of them (erasure requests).
+
+        Cognee's own deletes keep history for ``as_of`` reads; this does not."""
+        ids = unique_strings(node_ids)
+        if not ids:
+            return
+
+        def work(store: Any) -> None:
+            with store.transaction():
+                graph_ids = [n.id for n in store.find_nodes(ids=ids, groups=GROUPS)]
+                gone = [
+                    h.id
+                    for i in ids
+                    if i not in graph_ids
+                    for h in store.history(i)[:1]
+                    if h.group == GRAPH_GROUP
+                ]
+                if graph_ids or gone:
+                    store.purge_nodes([*graph_ids, *gone])
+
+        await self._write("purge_nodes", work)
+
     async def update_node(self, node_id: str, values: dict[str, Any]) -> bool:
         """Merge ``values`` into a node's properties; False if it does not exist."""
         if not isinstance(node_id, str) or not node_id or not values:

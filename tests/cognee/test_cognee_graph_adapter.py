@@ -296,3 +296,23 @@ async def test_neighbourhood_returns_every_edge_among_its_nodes(graph, depth, ed
     assert {n for n, _ in nodes} == reached
     assert {(s, t, r) for s, t, r, _ in edges} == expected
     assert len(edges) == len(expected)
+
+
+async def test_history_lists_versions_and_purge_erases_them(graph):
+    a, b = Person(name="Alice"), Person(name="Bob")
+    await graph.add_nodes([a, b])
+    await graph.add_edges([(a.id, b.id, "knows", {"since": 1})])
+    await graph.add_edges([(a.id, b.id, "knows", {"since": 2})])
+    await graph.add_nodes([Person(id=a.id, name="Alice Smith")])
+    await graph.delete_node(str(a.id))
+
+    versions = await graph.history(str(a.id))
+    assert [v["properties"]["name"] for v in versions] == ["Alice", "Alice Smith"]
+    assert versions[0]["tx_to"] is not None and versions[1]["tx_to"] is not None
+    edge_versions = await graph.edge_history(str(a.id), str(b.id), "knows")
+    assert [v["properties"]["since"] for v in edge_versions] == [1, 2]
+
+    await graph.purge_nodes([str(a.id)])
+    assert await graph.history(str(a.id)) == []
+    assert await graph.edge_history(str(a.id), str(b.id), "knows") == []
+    assert await graph.has_node(str(b.id))
