@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from .schema import SCHEMA_VERSION, read_version
 from .sql import one
 from .vectors import all_spaces
@@ -106,10 +108,30 @@ _CHECKS += [
 ]
 
 
+def _unreadable(cur: Any) -> list[str]:
+    """Read every column of every table once: DuckDB reads blocks lazily, so a truncated or
+    damaged file can open and fail only when a query reaches the missing blocks."""
+    table = "spaces"
+    try:
+        tables = ["meta", "spaces", "nodes", "edges", "postings"]
+        tables += [t for *_, t in all_spaces(cur)]
+        for table in tables:
+            cur.execute(f"SELECT bit_xor(hash(COLUMNS(*))) FROM {table}").fetchall()
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0] if str(exc) else repr(exc)
+        return [
+            f"table {table} cannot be read ({first}): the file is truncated or damaged; "
+            "restore it from a backup"
+        ]
+    return []
+
+
 def check(store: Store) -> list[str]:
     """Return a list of problems found; an empty list means the file is consistent."""
     cur = store._cursor()
-    problems: list[str] = []
+    problems: list[str] = _unreadable(cur)
+    if problems:
+        return problems
     version = read_version(cur)
     if version != SCHEMA_VERSION:
         problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")

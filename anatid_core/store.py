@@ -111,29 +111,6 @@ def _map_open_error(exc: Exception, path: str, *, read_only: bool = False) -> An
     return StoreCorrupt(f"{path} could not be opened: {text}")
 
 
-#: DuckDB's file starts with three 4 KiB headers (one main, two alternating database headers).
-_FILE_HEADERS_BYTES = 3 * 4096
-
-
-def _check_not_truncated(con: duckdb.DuckDBPyConnection, path: str) -> None:
-    """Refuse a file shorter than the blocks its header describes (a cut-off copy or download).
-
-    DuckDB reads blocks lazily, so such a file opens and then fails on some later read.
-    """
-    if path == ":memory:":
-        return
-    row = one(con, "SELECT block_size, total_blocks FROM pragma_database_size() LIMIT 1")
-    if not row:
-        return
-    expected = _FILE_HEADERS_BYTES + int(row[0]) * int(row[1])
-    size = os.path.getsize(path)
-    if size < expected:
-        raise StoreCorrupt(
-            f"{path} is truncated: it holds {size} bytes, but its header describes {expected}; "
-            "an interrupted copy or download does this: restore the file from a backup"
-        )
-
-
 class Store(WriterMixin, Reader):
     """A bitemporal property graph in one DuckDB file. Thread-safe; writes are serialised."""
 
@@ -176,7 +153,6 @@ class Store(WriterMixin, Reader):
         try:
             # Our own tables only: never let a query resolve a Python variable by name.
             run(con, "SET python_enable_replacements = false")
-            _check_not_truncated(con, path)
             schema.ensure(con, path=path, read_only=read_only)
             return cls(con, path=path, read_only=read_only)
         except AnatidError:

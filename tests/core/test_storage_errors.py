@@ -65,3 +65,44 @@ def test_read_only_opening_beside_a_writer_says_why_it_is_refused(tmp_path) -> N
         assert out.stdout.startswith("LOCKED"), out.stderr
         assert "not even read-only" in out.stdout
         assert store.get_node("a") is not None
+
+
+def test_a_truncated_file_is_refused_at_open_or_reported_by_check(tmp_path) -> None:
+    import random
+
+    from anatid_core import StoreCorrupt
+
+    path = tmp_path / "whole.duckdb"
+    rng = random.Random(0)
+    with Store.open(path) as store:
+        for i in range(8):
+            store.upsert_nodes(
+                [
+                    Node(f"n{i}-{k}", text=str(rng.random()) * 30, embedding=[rng.random()] * 8)
+                    for k in range(200)
+                ]
+            )
+    whole = path.read_bytes()
+    for cut in (100, 12288, len(whole) // 3, len(whole) // 2, len(whole) - 5000):
+        cut_path = tmp_path / f"cut{cut}.duckdb"
+        cut_path.write_bytes(whole[:cut])
+        try:
+            with Store.open(cut_path) as store:
+                problems = store.check()
+        except StoreCorrupt as exc:
+            assert "restore" in str(exc)
+            continue
+        assert problems and "truncated or damaged" in problems[0], (cut, problems)
+
+
+def test_a_store_reopened_after_a_kill_with_free_trailing_blocks_opens(tmp_path) -> None:
+    # DuckDB cuts free blocks off the end of the file while its header still counts them: a
+    # size check against the header would refuse healthy files (it did, in the crash suite).
+    path = tmp_path / "shrunk.duckdb"
+    with Store.open(path) as store:
+        store.upsert_nodes([Node(f"n{k}", text="word " * 50) for k in range(20_000)])
+        store.purge_all()
+        store.upsert_nodes([Node("kept")])
+    with Store.open(path) as store:
+        assert store.get_node("kept") is not None
+        assert store.check() == []
