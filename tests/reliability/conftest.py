@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+from .harness import ForkServer
 
 LONG = os.environ.get("ANATID_LONG", "") not in ("", "0")
 
@@ -44,3 +49,15 @@ for _key, _value in {
     "LOG_LEVEL": "ERROR",
 }.items():
     os.environ.setdefault(_key, _value)
+
+
+@pytest.fixture(scope="session")
+def servers(tmp_path_factory) -> Iterator[dict[str, ForkServer]]:
+    """One fork server per workload, started together so that their imports overlap."""
+    root = tmp_path_factory.mktemp("forkservers")
+    started = {
+        name: ForkServer(name, root / f"{name}.stderr") for name in ("core", "graphiti", "cognee")
+    }
+    yield started
+    for server in started.values():
+        server.close()

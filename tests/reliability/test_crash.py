@@ -13,25 +13,12 @@ from __future__ import annotations
 import random
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conftest import SIZES
 from .harness import ForkServer, kill, log_length, wait_for_growth
-
-
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory) -> Iterator[dict[str, ForkServer]]:
-    # Started together so that their imports overlap.
-    root = tmp_path_factory.mktemp("forkservers")
-    started = {
-        name: ForkServer(name, root / f"{name}.stderr") for name in ("core", "graphiti", "cognee")
-    }
-    yield started
-    for server in started.values():
-        server.close()
 
 
 def crash_rounds(
