@@ -84,7 +84,8 @@ def _row(collection: str, payload: dict[str, Any], vector: Any) -> Node:
         group=row_group(collection),
         labels=tuple(TAG_PREFIX + t for t in _tags(payload)),
         props=payload,
-        embedding=[float(x) for x in vector],
+        # Handed over as is: the store validates and converts it in one numpy step.
+        embedding=vector,
         space=space_of(collection),
     )
 
@@ -351,22 +352,21 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
         (or, with "AND", all) of the names."""
         if query_text is None and query_vector is None:
             raise MissingQueryParameterError()
-        await self._require(collection_name)
         if query_text and not query_vector:
             query_vector = (await self.embedding_engine.embed_text([query_text]))[0]
         if limit is not None and limit <= 0:
             return []
         names = [str(n) for n in node_name or []]
         need_all = bool(names) and node_name_filter_operator == "AND"
-        vector = [float(x) for x in query_vector or []]
+        vector = query_vector if query_vector is not None else []
 
-        def work(r: Any) -> list[ScoredResult]:
+        def work(r: Any) -> list[ScoredResult] | None:
             group = row_group(collection_name)
             k = limit
             if k is None or need_all:
                 k = r.count_nodes(groups=[group])
             if not k:
-                return []
+                return None
             hits = r.search_vector(
                 vector,
                 space=space_of(collection_name),
@@ -374,6 +374,8 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
                 groups=[group],
                 labels=[TAG_PREFIX + n for n in names] if names else None,
             )
+            if not hits:
+                return None
             if need_all:
                 hits = [h for h in hits if set(names) <= set(_tags(h.item.props))]
                 hits = hits[:limit] if limit is not None else hits
@@ -386,7 +388,12 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
                 for h in hits
             ]
 
-        return await self._read(work)
+        results = await self._read(work)
+        if results is None:
+            # Nothing found: only now tell an empty collection from a missing one.
+            await self._require(collection_name)
+            return []
+        return results
 
     async def batch_search(
         self,
