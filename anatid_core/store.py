@@ -37,6 +37,15 @@ SETTINGS: dict[str, Any] = {
 }
 
 
+#: DuckDB settings for every connection. anatid uses no extension, and DuckDB would otherwise
+#: download one from the network when a path holds another format (a SQLite file pulls in
+#: sqlite_scanner, which then attaches that file read-write).
+CONNECT_CONFIG: dict[str, Any] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+
+
 @dataclass
 class _Tx:
     """State of the open transaction: its pinned cursor, its time and work to do after COMMIT."""
@@ -98,6 +107,11 @@ def _map_open_error(exc: Exception, path: str, *, read_only: bool = False) -> An
         return StoreCorrupt(
             f"{path} is truncated or damaged ({text}); restore the file from a backup"
         )
+    if "extension" in lowered:
+        return StoreCorrupt(
+            f"{path} is not an anatid/DuckDB store: DuckDB takes it for another format that "
+            f"needs an extension ({text}); check the path"
+        )
     if "not a valid duckdb" in lowered or "invalid" in lowered or "corrupt" in lowered:
         return StoreCorrupt(
             f"{path} is not a readable anatid/DuckDB file ({text}); "
@@ -147,7 +161,7 @@ class Store(WriterMixin, Reader):
         if read_only and path != ":memory:" and not os.path.exists(path):
             raise StoreCorrupt(f"{path} does not exist; read-only opening needs an existing store")
         try:
-            con = duckdb.connect(path, read_only=read_only)
+            con = duckdb.connect(path, read_only=read_only, config=dict(CONNECT_CONFIG))
         except duckdb.Error as exc:
             raise _map_open_error(exc, path, read_only=read_only) from exc
         try:

@@ -106,3 +106,23 @@ def test_a_store_reopened_after_a_kill_with_free_trailing_blocks_opens(tmp_path)
     with Store.open(path) as store:
         assert store.get_node("kept") is not None
         assert store.check() == []
+
+
+def test_a_sqlite_file_is_refused_without_fetching_an_extension(tmp_path) -> None:
+    import sqlite3
+
+    from anatid_core import StoreCorrupt
+
+    path = tmp_path / "app.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    try:
+        Store.open(path)
+    except StoreCorrupt as exc:
+        assert "not an anatid/DuckDB store" in str(exc) and "download" not in str(exc).lower()
+    else:  # pragma: no cover - the failure being guarded against
+        raise AssertionError("a SQLite file was opened as a store")
+    assert path.read_bytes() == before
