@@ -140,6 +140,29 @@ def embeddings_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, list[
     return out
 
 
+def embedding_arrays_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, np.ndarray]:
+    from .reads import table_of
+
+    if not ids:
+        return {}
+    cur = reader._cursor()
+    vis = reader._visibility().sql("r")
+    out: dict[str, np.ndarray] = {}
+    for k, space, dim, tbl in all_spaces(cur):
+        if k != kind:
+            continue
+        _vids, mat, (rids,) = fetch_matrix(
+            cur,
+            f"SELECT r.vid, v.embedding, r.id FROM {table_of(kind)} r JOIN {tbl} v "
+            f"ON v.vid = r.vid WHERE r.space = ? AND r.id IN (SELECT unnest(?::VARCHAR[])) "
+            f"AND {vis}",
+            [space, ids],
+            dim,
+        )
+        out.update(zip(rids, mat, strict=True))
+    return out
+
+
 # ------------------------------------------------------------------------------------ search
 
 
