@@ -30,6 +30,8 @@ from .runner import Reader, StoreRunner
 
 #: Extra candidates fetched when a label filter is applied after the store's own label filter.
 OVERFETCH = 4
+#: Extra candidates of an unlabelled name-space search, room for communities among entities.
+UNLABELLED_SLACK = 10
 
 
 def cosine_floor(min_score: float) -> float:
@@ -85,19 +87,34 @@ class AnatidSearchOperations(SearchOperations):
         limit: int = 10,
         min_score: float = 0.6,
     ) -> list[EntityNode]:
-        labels, factor = _entity_labels(search_filter)
+        labels = search_filter.node_labels
+
+        def search(r: Reader, k: int, with_labels: list[str] | None) -> list[Hit]:
+            return _above(
+                r.search_vector(
+                    search_vector,
+                    kind="node",
+                    space=m.NAME_SPACE,
+                    k=k,
+                    groups=group_ids,
+                    labels=with_labels,
+                    min_score=cosine_floor(min_score),
+                ),
+                min_score,
+            )
 
         def run(r: Reader) -> list[EntityNode]:
-            hits = r.search_vector(
-                search_vector,
-                kind="node",
-                space=m.NAME_SPACE,
-                k=limit * factor,
-                groups=group_ids,
-                labels=labels,
-                min_score=cosine_floor(min_score),
-            )
-            return _entities([h.item for h in _above(hits, min_score)], limit)  # type: ignore[misc]
+            if labels is not None:
+                hits = search(r, limit * OVERFETCH, list(labels))
+            else:
+                # Entities share the 'name' space with the (few) communities. An unlabelled
+                # search is much cheaper for the store; fall back to the labelled one only if
+                # communities crowded entities out of the candidates.
+                hits = search(r, limit + UNLABELLED_SLACK, None)
+                kept = [h for h in hits if m.ENTITY in h.item.labels]
+                if len(kept) < limit and len(hits) == limit + UNLABELLED_SLACK:
+                    hits = search(r, limit, [m.ENTITY])
+            return _entities([h.item for h in hits], limit)  # type: ignore[misc]
 
         return await self._db.read(run)
 
@@ -157,13 +174,10 @@ class AnatidSearchOperations(SearchOperations):
         limit: int = 10,
     ) -> list[EntityEdge]:
         def run(r: Reader) -> list[EntityEdge]:
+            # Only RELATES_TO edges carry text, so no relationship filter is needed (and the
+            # store answers unfiltered searches faster).
             hits = r.search_text(
-                query,
-                kind="edge",
-                k=limit,
-                groups=group_ids,
-                rels=[m.RELATES_TO],
-                where=self._edge_where(r, search_filter),
+                query, kind="edge", k=limit, groups=group_ids, where=self._edge_where(r, search_filter)
             )
             return [m.to_entity_edge(h.item) for h in hits]  # type: ignore[arg-type]
 
@@ -184,10 +198,9 @@ class AnatidSearchOperations(SearchOperations):
             hits = r.search_vector(
                 search_vector,
                 kind="edge",
-                space=m.FACT_SPACE,
+                space=m.FACT_SPACE,  # holds RELATES_TO edges only: no relationship filter
                 k=limit,
                 groups=group_ids,
-                rels=[m.RELATES_TO],
                 where=self._edge_where(r, search_filter, source_node_uuid, target_node_uuid),
                 min_score=cosine_floor(min_score),
             )

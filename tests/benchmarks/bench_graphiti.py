@@ -1,0 +1,292 @@
+"""GraphitiDriver against Graphiti's own KuzuDriver, side by side on identical data.
+
+Both run through Graphiti's own code paths: ``add_nodes_and_edges_bulk`` for ingest, ``search_``
+with the RRF recipes for hybrid search, ``search_`` with node BFS (depth 2), ``retrieve_episodes``,
+``EntityNode.get_by_uuids`` (100 uuids) and ``EntityEdge.save`` (one edge re-saved).
+
+    python tests/benchmarks/bench_graphiti.py           # reduced: 2,000 entities, 4,000 facts,
+                                                        #          200 episodes (~2 min)
+    python tests/benchmarks/bench_graphiti.py --full    # the issue's size: 10,000 entities,
+                                                        # 20,000 facts, 1,000 episodes (~10 min)
+
+Each backend runs in its own worker process (so peak RSS is its own): anatid in this interpreter,
+Kuzu 0.11.3 in ``--kuzu-python`` (default /work/venvs/kuzu-graphiti/bin/python: Cognee installs a
+``kuzu`` shim in the main venv, so real kuzu lives in a venv of its own). Data come from fixed
+seeds, so both workers build the same objects: 1024-dimension unit embeddings, ten MENTIONS per
+episode, facts made of entity names and words from a fixed vocabulary. Ingest goes in ten equal
+batches. Kuzu's full-text indexes are built after the ingest (Graphiti's ``graph_ops``), and that
+time is counted in its ingest. Reads: one warm-up, then p50/p95 over ``--repeat`` calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import uuid as uuidlib
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+GROUP = "bench"
+DIM = 1024
+BATCHES = 10
+SIZES = {
+    "tiny": {"entities": 200, "facts": 400, "episodes": 20},
+    "reduced": {"entities": 2_000, "facts": 4_000, "episodes": 200},
+    "full": {"entities": 10_000, "facts": 20_000, "episodes": 1_000},
+}
+KUZU_PYTHON = "/work/venvs/kuzu-graphiti/bin/python"
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+# ------------------------------------------------------------------------------------- data
+
+
+def make_data(size: dict[str, int], seed: int = 7) -> dict[str, Any]:
+    import numpy as np
+    from graphiti_core.edges import EntityEdge, EpisodicEdge
+    from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
+
+    rng = random.Random(seed)
+    vectors = np.random.default_rng(seed)
+
+    def uid() -> str:
+        return str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
+
+    def unit(n: int) -> list[list[float]]:
+        m = vectors.standard_normal((n, DIM)).astype(np.float32)
+        m /= np.linalg.norm(m, axis=1, keepdims=True)
+        return m.tolist()
+
+    words = [f"w{i:03d}" for i in range(500)]
+    verbs = ["knows", "works with", "manages", "likes", "advises", "funds", "meets"]
+    n_ent, n_fact, n_ep = size["entities"], size["facts"], size["episodes"]
+    names = [f"Entity{i} {rng.choice(words)}" for i in range(n_ent)]
+    name_vecs = unit(n_ent)
+    entities = [
+        EntityNode(
+            uuid=uid(), name=names[i], group_id=GROUP, labels=["Entity", rng.choice(["Person", "Org"])],
+            summary=" ".join(rng.choices(words, k=8)), created_at=T0, name_embedding=name_vecs[i],
+            attributes={"rank": i},
+        )
+        for i in range(n_ent)
+    ]
+    episodes = [
+        EpisodicNode(
+            uuid=uid(), name=f"episode {i}", group_id=GROUP, source=EpisodeType.text,
+            source_description="bench", content=" ".join(rng.choices(words, k=40)),
+            valid_at=T0 + timedelta(minutes=i), created_at=T0 + timedelta(minutes=i),
+        )
+        for i in range(n_ep)
+    ]
+    fact_vecs = unit(n_fact)
+    facts = []
+    for i in range(n_fact):
+        a, b = rng.sample(range(n_ent), 2)
+        ep = episodes[rng.randrange(n_ep)]
+        text = f"{names[a]} {rng.choice(verbs)} {names[b]} " + " ".join(rng.choices(words, k=6))
+        facts.append(
+            EntityEdge(
+                uuid=uid(), source_node_uuid=entities[a].uuid, target_node_uuid=entities[b].uuid,
+                group_id=GROUP, name="RELATES_TO", fact=text, fact_embedding=fact_vecs[i],
+                episodes=[ep.uuid], created_at=T0, valid_at=T0 + timedelta(days=rng.randrange(365)),
+            )
+        )
+    mentions = [
+        EpisodicEdge(uuid=uid(), source_node_uuid=ep.uuid, target_node_uuid=entities[j].uuid,
+                     group_id=GROUP, created_at=ep.created_at)
+        for ep in episodes
+        for j in rng.sample(range(n_ent), 10)
+    ]
+    queries = [
+        (" ".join(rng.choices(words, k=3)), facts[rng.randrange(n_fact)].fact_embedding)
+        for _ in range(50)
+    ]
+    return {"entities": entities, "episodes": episodes, "facts": facts, "mentions": mentions,
+            "queries": queries, "rng": rng}
+
+
+def batches(items: list[Any], n: int) -> list[list[Any]]:
+    k = -(-len(items) // n)
+    return [items[i : i + k] for i in range(0, len(items), k)] + [[]] * n
+
+
+# ---------------------------------------------------------------------------------- worker
+
+
+async def atimed(fn: Any, repeat: int) -> dict[str, float]:
+    await fn()  # warm-up
+    samples = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        await fn()
+        samples.append((time.perf_counter() - t) * 1000)
+    samples.sort()
+    return {"p50": samples[len(samples) // 2], "p95": samples[min(len(samples) - 1, int(len(samples) * 0.95))]}
+
+
+def open_driver(backend: str, path: str) -> Any:
+    if backend == "anatid":
+        sys.path[:0] = [str(REPO), str(REPO / "drivers")]
+        from anatid_graphiti import GraphitiDriver
+
+        return GraphitiDriver(path)
+    import warnings
+
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from graphiti_core.driver.kuzu_driver import KuzuDriver
+
+    return KuzuDriver(db=path)
+
+
+def file_size_mb(path: str) -> float:
+    total = 0
+    for p in Path(path).parent.glob(Path(path).name + "*"):
+        total += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+    return total / 1e6
+
+
+async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
+    os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
+    sys.path.insert(0, str(REPO))
+    from graphiti_core import Graphiti
+    from graphiti_core.edges import EntityEdge
+    from graphiti_core.nodes import EntityNode
+    from graphiti_core.search.search_config import NodeSearchConfig, NodeSearchMethod, SearchConfig
+    from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF, NODE_HYBRID_SEARCH_RRF
+    from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
+    from graphiti_core.utils.maintenance.graph_data_operations import retrieve_episodes
+
+    from tests.graphiti.fakes import FakeCrossEncoder, FakeEmbedder, FakeLLMClient
+
+    data = make_data(SIZES[size_name])
+    rng = data["rng"]
+    tmp = tempfile.mkdtemp(prefix=f"bench-graphiti-{backend}-")
+    path = os.path.join(tmp, "graph.db")
+    driver = open_driver(backend, path)
+    embedder = FakeEmbedder(DIM)
+    out: dict[str, Any] = {"backend": backend}
+
+    rows = sum(len(data[k]) for k in ("entities", "facts", "episodes", "mentions"))
+    parts = [batches(data[k], BATCHES) for k in ("episodes", "mentions", "entities", "facts")]
+    t = time.perf_counter()
+    for i in range(BATCHES):
+        await add_nodes_and_edges_bulk(driver, parts[0][i], parts[1][i], parts[2][i], parts[3][i], embedder)
+    insert_s = time.perf_counter() - t
+    t = time.perf_counter()
+    await driver.graph_ops.build_indices_and_constraints(driver)  # Kuzu's FTS; a no-op for anatid
+    index_s = time.perf_counter() - t
+    out["ingest"] = {"rows": rows, "seconds": insert_s + index_s, "index_seconds": index_s,
+                     "rows_per_s": rows / (insert_s + index_s)}
+
+    g = Graphiti(graph_driver=driver, llm_client=FakeLLMClient(), embedder=embedder,
+                 cross_encoder=FakeCrossEncoder())
+    queries = iter(data["queries"] * (repeat + 2))
+
+    async def edge_search() -> None:
+        q, v = next(queries)
+        await g.search_(q, config=EDGE_HYBRID_SEARCH_RRF, group_ids=[GROUP], query_vector=v)
+
+    async def node_search() -> None:
+        q, v = next(queries)
+        await g.search_(q, config=NODE_HYBRID_SEARCH_RRF, group_ids=[GROUP], query_vector=v)
+
+    bfs = SearchConfig(node_config=NodeSearchConfig(search_methods=[NodeSearchMethod.bfs], bfs_max_depth=2))
+    ents = data["entities"]
+
+    async def node_bfs() -> None:
+        origin = ents[rng.randrange(len(ents))].uuid
+        await g.search_("entity", config=bfs, group_ids=[GROUP], bfs_origin_node_uuids=[origin], query_vector=[0.0] * DIM)
+
+    async def episodes() -> None:
+        got = await retrieve_episodes(driver, T0 + timedelta(days=1), last_n=3, group_ids=[GROUP])
+        assert len(got) == 3
+
+    async def get_100() -> None:
+        got = await EntityNode.get_by_uuids(driver, [e.uuid for e in rng.sample(ents, 100)])
+        assert len(got) == 100
+
+    edge = data["facts"][0]
+    counter = iter(range(10**9))
+
+    async def resave() -> None:
+        edge.attributes = {"n": next(counter)}
+        await edge.save(driver)
+
+    for name, fn in [("edge hybrid search", edge_search), ("node hybrid search", node_search),
+                     ("node BFS depth 2", node_bfs), ("retrieve_episodes", episodes),
+                     ("get 100 by uuid", get_100), ("edge re-save", resave)]:
+        out[name] = await atimed(fn, repeat)
+    check = await EntityEdge.get_by_uuid(driver, edge.uuid)
+    assert check.fact == edge.fact
+    await driver.close()
+    out["file_mb"] = file_size_mb(path)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+# ---------------------------------------------------------------------------------- driver
+
+
+def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, Any]:
+    cmd = [python, __file__, "--worker", backend, "--size", size, "--repeat", str(repeat)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{backend} worker failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def table(ours: dict[str, Any], kuzu: dict[str, Any]) -> str:
+    lines = ["| operation | anatid | Kuzu | ratio (x faster / smaller) |", "|---|---|---|---|"]
+    a, k = ours["ingest"], kuzu["ingest"]
+    lines.append(f"| ingest ({a['rows']:,} rows) | {a['rows_per_s']:,.0f} rows/s ({a['seconds']:.1f} s) "
+                 f"| {k['rows_per_s']:,.0f} rows/s ({k['seconds']:.1f} s, FTS build {k['index_seconds']:.1f} s) "
+                 f"| {a['rows_per_s'] / k['rows_per_s']:.1f}x |")
+    for op in ("edge hybrid search", "node hybrid search", "node BFS depth 2", "retrieve_episodes",
+               "get 100 by uuid", "edge re-save"):
+        lines.append(f"| {op} p50 / p95 | {ours[op]['p50']:.1f} / {ours[op]['p95']:.1f} ms "
+                     f"| {kuzu[op]['p50']:.1f} / {kuzu[op]['p95']:.1f} ms | {kuzu[op]['p50'] / ours[op]['p50']:.1f}x |")
+    lines.append(f"| file size | {ours['file_mb']:.0f} MB | {kuzu['file_mb']:.0f} MB | {kuzu['file_mb'] / ours['file_mb']:.1f}x |")
+    lines.append(f"| peak RSS | {ours['peak_rss_mb']:.0f} MB | {kuzu['peak_rss_mb']:.0f} MB "
+                 f"| {kuzu['peak_rss_mb'] / ours['peak_rss_mb']:.1f}x |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="the issue's size (10k/20k/1k)")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--kuzu-python", default=KUZU_PYTHON)
+    parser.add_argument("--only", choices=["anatid", "kuzu"])
+    parser.add_argument("--worker", choices=["anatid", "kuzu"], help=argparse.SUPPRESS)
+    parser.add_argument("--size", default="reduced", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(asyncio.run(work(args.worker, args.size, args.repeat))))
+        return
+    size = "full" if args.full else "reduced"
+    results = {}
+    for backend, python in (("anatid", sys.executable), ("kuzu", args.kuzu_python)):
+        if args.only in (None, backend):
+            results[backend] = run_worker(python, backend, size, args.repeat)
+            print(f"{backend}: {json.dumps(results[backend])}", flush=True)
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True, check=False).stdout.strip()
+    print(f"\nsize {size} {SIZES[size]}, dim {DIM}, repeat {args.repeat}; commit {commit}, "
+          f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores\n")
+    if len(results) == 2:
+        print(table(results["anatid"], results["kuzu"]))
+
+
+if __name__ == "__main__":
+    main()
