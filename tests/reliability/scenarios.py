@@ -62,3 +62,33 @@ def open_store(path: str, how: str) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - the test asserts on the type and message
         return _describe(exc, started)
     return {**result, "seconds": time.monotonic() - started}
+
+
+def fill(
+    workload: str,
+    path: str,
+    log: str,
+    file_size_limit: int | None = None,
+    checkpoints: bool = False,
+) -> dict[str, Any]:
+    """Run a crash-suite writer until the storage refuses a write; report that error.
+
+    With ``file_size_limit`` the process may not grow any file beyond it (``ulimit -f``), which
+    stands in for a full disk where a small filesystem cannot be mounted.
+    """
+    import resource
+    import signal
+
+    from tests.reliability.forkserver import _writer
+    from tests.reliability.workloads import WORKLOADS
+
+    if file_size_limit is not None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() then fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
+    started = time.monotonic()
+    cmd = {"path": path, "log": log, "start": 0, "checkpoints": checkpoints}
+    try:
+        _writer(WORKLOADS[workload](seed=11), cmd)
+    except Exception as exc:  # noqa: BLE001 - the test asserts on the type and message
+        return _describe(exc, started)
+    raise AssertionError("the writer stopped without an error")
