@@ -94,9 +94,12 @@ def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
 
 
 def _describe(item: Item) -> str:
-    if isinstance(item, Edge):
-        return f"{item.src} -[{item.rel}]-> {item.dst}"
-    return ",".join(item.labels)
+    return item.rel if isinstance(item, Edge) else ",".join(item.labels)
+
+
+def _summary(item: Item) -> str:
+    """Name and text, the fields people recognise a record by (a fact is in an edge's text)."""
+    return " — ".join(dict.fromkeys(p for p in (item.name, item.text) if p))
 
 
 # -------------------------------------------------------------------------------------- stats
@@ -220,7 +223,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 item.id,
                 item.group or '""',
                 one_line(_describe(item), 30),
-                one_line(item.name or item.text, TEXT_WIDTH),
+                one_line(_summary(item), TEXT_WIDTH),
             ]
         )
     print(
