@@ -201,7 +201,9 @@ class GraphitiDriver(GraphDriver):
 
     # ----------------------------------------------------------------------- time travel
 
-    def as_of(self, tx_time: datetime | None = None, valid_time: datetime | None = None) -> GraphitiDriver:
+    def as_of(
+        self, tx_time: datetime | None = None, valid_time: datetime | None = None
+    ) -> GraphitiDriver:
         """A read-only driver seeing the graph as the store knew it at ``tx_time`` (and, if
         given, only what was valid at ``valid_time``). Graphiti's search, retrieve_episodes and
         getters work on it; any write raises ``ReadOnlyDriverError``."""

@@ -105,7 +105,11 @@ class EdgeCrud(Generic[M]):
         return await self._db.read(
             lambda r: self._models(
                 r.find_edges(
-                    groups=list(group_ids), rels=[self.rel], where=where, order_by="-id", limit=limit
+                    groups=list(group_ids),
+                    rels=[self.rel],
+                    where=where,
+                    order_by="-id",
+                    limit=limit,
                 )
             )
         )
@@ -132,7 +136,9 @@ class AnatidEntityEdgeOperations(EdgeCrud[EntityEdge], EntityEdgeOperations):
             lambda r: self._models(r.edges_of([node_uuid], direction="both", rels=[m.RELATES_TO]))
         )
 
-    async def embeddings(self, uuids: list[str], *, must_exist: bool = False) -> dict[str, list[float]]:
+    async def embeddings(
+        self, uuids: list[str], *, must_exist: bool = False
+    ) -> dict[str, list[float]]:
         """Fact embeddings by uuid; with ``must_exist`` a missing edge raises EdgeNotFoundError."""
 
         def run(r: Reader) -> dict[str, list[float]]:

@@ -127,7 +127,9 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
         def run(s: Any) -> None:
             with s.transaction():
                 groups = None if group_id is None else [group_id]
-                s.delete_edges([e.id for e in s.find_edges(ids=list(uuids), rels=rels, groups=groups)])
+                s.delete_edges(
+                    [e.id for e in s.find_edges(ids=list(uuids), rels=rels, groups=groups)]
+                )
 
         if uuids:
             await self._db.write(run)

@@ -69,7 +69,12 @@ class AnatidGraphOperations(GraphOperationsInterface):
         await driver.graph_ops.delete_nodes([node.uuid], [*_BASE_NODE_LABELS, m.SAGA])
 
     async def node_save_bulk(
-        self, _cls: Any, driver: GraphitiDriver, transaction: Any, nodes: list[Any], batch_size: int = 100
+        self,
+        _cls: Any,
+        driver: GraphitiDriver,
+        transaction: Any,
+        nodes: list[Any],
+        batch_size: int = 100,
     ) -> None:
         await driver.entity_node_ops.save_payloads([n for n in nodes if isinstance(n, dict)])
         models = [n for n in nodes if not isinstance(n, dict)]
@@ -145,9 +150,16 @@ class AnatidGraphOperations(GraphOperationsInterface):
         await driver.episode_node_ops.delete(driver, node)
 
     async def episodic_node_save_bulk(
-        self, _cls: Any, driver: GraphitiDriver, transaction: Any, nodes: list[Any], batch_size: int = 100
+        self,
+        _cls: Any,
+        driver: GraphitiDriver,
+        transaction: Any,
+        nodes: list[Any],
+        batch_size: int = 100,
     ) -> None:
-        await driver.episode_node_ops.save_payloads([n if isinstance(n, dict) else dict(n) for n in nodes])
+        await driver.episode_node_ops.save_payloads(
+            [n if isinstance(n, dict) else dict(n) for n in nodes]
+        )
 
     async def episodic_edge_save_bulk(
         self,
@@ -219,7 +231,12 @@ class AnatidGraphOperations(GraphOperationsInterface):
         await driver.community_node_ops.delete(driver, node)
 
     async def community_node_save_bulk(
-        self, _cls: Any, driver: GraphitiDriver, transaction: Any, nodes: list[Any], batch_size: int = 100
+        self,
+        _cls: Any,
+        driver: GraphitiDriver,
+        transaction: Any,
+        nodes: list[Any],
+        batch_size: int = 100,
     ) -> None:
         await driver.community_node_ops.save_bulk(driver, _models(CommunityNode, nodes))
 
@@ -254,7 +271,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[Any]:
-        return await driver.community_node_ops.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        return await driver.community_node_ops.get_by_group_ids(
+            driver, group_ids, limit, uuid_cursor
+        )
 
     async def community_node_load_name_embedding(self, node: Any, driver: GraphitiDriver) -> None:
         await driver.community_node_ops.load_name_embedding(driver, node)
@@ -268,7 +287,12 @@ class AnatidGraphOperations(GraphOperationsInterface):
         await driver.saga_node_ops.delete(driver, node)
 
     async def saga_node_save_bulk(
-        self, _cls: Any, driver: GraphitiDriver, transaction: Any, nodes: list[Any], batch_size: int = 100
+        self,
+        _cls: Any,
+        driver: GraphitiDriver,
+        transaction: Any,
+        nodes: list[Any],
+        batch_size: int = 100,
     ) -> None:
         await driver.saga_node_ops.save_bulk(driver, _models(SagaNode, nodes))
 
@@ -290,7 +314,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
     async def saga_node_get_by_uuid(self, _cls: Any, driver: GraphitiDriver, uuid: str) -> Any:
         return await driver.saga_node_ops.get_by_uuid(driver, uuid)
 
-    async def saga_node_get_by_uuids(self, _cls: Any, driver: GraphitiDriver, uuids: list[str]) -> list[Any]:
+    async def saga_node_get_by_uuids(
+        self, _cls: Any, driver: GraphitiDriver, uuids: list[str]
+    ) -> list[Any]:
         return await driver.saga_node_ops.get_by_uuids(driver, uuids)
 
     async def saga_node_get_by_group_ids(
@@ -325,7 +351,12 @@ class AnatidGraphOperations(GraphOperationsInterface):
         await driver.graph_ops.delete_edges([edge.uuid])
 
     async def edge_save_bulk(
-        self, _cls: Any, driver: GraphitiDriver, transaction: Any, edges: list[Any], batch_size: int = 100
+        self,
+        _cls: Any,
+        driver: GraphitiDriver,
+        transaction: Any,
+        edges: list[Any],
+        batch_size: int = 100,
     ) -> None:
         await driver.entity_edge_ops.save_payloads(
             [e if isinstance(e, dict) else _entity_edge_payload(e) for e in edges]
@@ -339,7 +370,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
     async def edge_get_by_uuid(self, _cls: Any, driver: GraphitiDriver, uuid: str) -> Any:
         return await driver.entity_edge_ops.get_by_uuid(driver, uuid)
 
-    async def edge_get_by_uuids(self, _cls: Any, driver: GraphitiDriver, uuids: list[str]) -> list[Any]:
+    async def edge_get_by_uuids(
+        self, _cls: Any, driver: GraphitiDriver, uuids: list[str]
+    ) -> list[Any]:
         return await driver.entity_edge_ops.get_by_uuids(driver, uuids)
 
     async def edge_get_by_group_ids(
@@ -366,9 +399,13 @@ class AnatidGraphOperations(GraphOperationsInterface):
     async def edge_get_between_nodes(
         self, _cls: Any, driver: GraphitiDriver, source_node_uuid: str, target_node_uuid: str
     ) -> list[Any]:
-        return await driver.entity_edge_ops.get_between_nodes(driver, source_node_uuid, target_node_uuid)
+        return await driver.entity_edge_ops.get_between_nodes(
+            driver, source_node_uuid, target_node_uuid
+        )
 
-    async def edge_get_by_node_uuid(self, _cls: Any, driver: GraphitiDriver, node_uuid: str) -> list[Any]:
+    async def edge_get_by_node_uuid(
+        self, _cls: Any, driver: GraphitiDriver, node_uuid: str
+    ) -> list[Any]:
         return await driver.entity_edge_ops.get_by_node_uuid(driver, node_uuid)
 
     # --------------------------------------------------------------------- episodic edges
@@ -403,7 +440,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[Any]:
-        edges = await driver.episodic_edge_ops.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        edges = await driver.episodic_edge_ops.get_by_group_ids(
+            driver, group_ids, limit, uuid_cursor
+        )
         if not edges:
             raise GroupsEdgesNotFoundError(group_ids)
         return edges
@@ -437,7 +476,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[Any]:
-        return await driver.community_edge_ops.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        return await driver.community_edge_ops.get_by_group_ids(
+            driver, group_ids, limit, uuid_cursor
+        )
 
     # ------------------------------------------------------------------ has-episode edges
 
@@ -448,7 +489,12 @@ class AnatidGraphOperations(GraphOperationsInterface):
         await driver.has_episode_edge_ops.delete(driver, edge)
 
     async def has_episode_edge_save_bulk(
-        self, _cls: Any, driver: GraphitiDriver, transaction: Any, edges: list[Any], batch_size: int = 100
+        self,
+        _cls: Any,
+        driver: GraphitiDriver,
+        transaction: Any,
+        edges: list[Any],
+        batch_size: int = 100,
     ) -> None:
         await driver.has_episode_edge_ops.save_bulk(driver, _models(HasEpisodeEdge, edges))
 
@@ -457,7 +503,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
     ) -> None:
         await driver.graph_ops.delete_edges(uuids, [m.HAS_EPISODE], group_id)
 
-    async def has_episode_edge_get_by_uuid(self, _cls: Any, driver: GraphitiDriver, uuid: str) -> Any:
+    async def has_episode_edge_get_by_uuid(
+        self, _cls: Any, driver: GraphitiDriver, uuid: str
+    ) -> Any:
         return await driver.has_episode_edge_ops.get_by_uuid(driver, uuid)
 
     async def has_episode_edge_get_by_uuids(
@@ -473,7 +521,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[Any]:
-        return await driver.has_episode_edge_ops.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        return await driver.has_episode_edge_ops.get_by_group_ids(
+            driver, group_ids, limit, uuid_cursor
+        )
 
     # ----------------------------------------------------------------- next-episode edges
 
@@ -484,7 +534,12 @@ class AnatidGraphOperations(GraphOperationsInterface):
         await driver.next_episode_edge_ops.delete(driver, edge)
 
     async def next_episode_edge_save_bulk(
-        self, _cls: Any, driver: GraphitiDriver, transaction: Any, edges: list[Any], batch_size: int = 100
+        self,
+        _cls: Any,
+        driver: GraphitiDriver,
+        transaction: Any,
+        edges: list[Any],
+        batch_size: int = 100,
     ) -> None:
         await driver.next_episode_edge_ops.save_bulk(driver, _models(NextEpisodeEdge, edges))
 
@@ -493,7 +548,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
     ) -> None:
         await driver.graph_ops.delete_edges(uuids, [m.NEXT_EPISODE], group_id)
 
-    async def next_episode_edge_get_by_uuid(self, _cls: Any, driver: GraphitiDriver, uuid: str) -> Any:
+    async def next_episode_edge_get_by_uuid(
+        self, _cls: Any, driver: GraphitiDriver, uuid: str
+    ) -> Any:
         return await driver.next_episode_edge_ops.get_by_uuid(driver, uuid)
 
     async def next_episode_edge_get_by_uuids(
@@ -509,7 +566,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[Any]:
-        return await driver.next_episode_edge_ops.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        return await driver.next_episode_edge_ops.get_by_group_ids(
+            driver, group_ids, limit, uuid_cursor
+        )
 
     # ---------------------------------------------------------------- search, maintenance
 
@@ -527,7 +586,9 @@ class AnatidGraphOperations(GraphOperationsInterface):
     ) -> list[list[Any]]:
         return await driver.graph_ops.get_community_clusters(driver, group_ids)
 
-    async def remove_communities(self, driver: GraphitiDriver, group_ids: list[str] | None = None) -> None:
+    async def remove_communities(
+        self, driver: GraphitiDriver, group_ids: list[str] | None = None
+    ) -> None:
         await driver.graph_ops.remove_communities(driver, group_ids)
 
     async def determine_entity_community(

@@ -26,7 +26,9 @@ class AnatidSearchInterface(SearchInterface):
         group_ids: list[str] | None = None,
         limit: int = 100,
     ) -> list[Any]:
-        return await driver.search_ops.edge_fulltext_search(driver, query, search_filter, group_ids, limit)
+        return await driver.search_ops.edge_fulltext_search(
+            driver, query, search_filter, group_ids, limit
+        )
 
     async def edge_similarity_search(
         self,
@@ -58,7 +60,9 @@ class AnatidSearchInterface(SearchInterface):
         group_ids: list[str] | None = None,
         limit: int = 100,
     ) -> list[Any]:
-        return await driver.search_ops.node_fulltext_search(driver, query, search_filter, group_ids, limit)
+        return await driver.search_ops.node_fulltext_search(
+            driver, query, search_filter, group_ids, limit
+        )
 
     async def node_similarity_search(
         self,

@@ -179,7 +179,9 @@ def entity_node(node: EntityNode) -> Node:
     )
 
 
-def entity_payload_node(data: Mapping[str, Any], attributes: Mapping[str, Any] | None = None) -> Node:
+def entity_payload_node(
+    data: Mapping[str, Any], attributes: Mapping[str, Any] | None = None
+) -> Node:
     """An entity from Graphiti's bulk payload dict (attributes flattened into the top level)."""
     if attributes is None:
         attributes = split_attributes(data, ENTITY_PAYLOAD_KEYS)
@@ -293,7 +295,11 @@ def to_entity(node: Node, embedding: list[float] | None = None) -> EntityNode:
 
 def to_episode(node: Node) -> EpisodicNode:
     description = node.props.get("source_description") or ""
-    content = node.text[: len(node.text) - len(description) - len(_SOURCE_SEPARATOR)] if description else node.text
+    content = (
+        node.text[: len(node.text) - len(description) - len(_SOURCE_SEPARATOR)]
+        if description
+        else node.text
+    )
     return EpisodicNode(
         uuid=node.id,
         name=node.name,
@@ -383,7 +389,9 @@ def entity_edge(edge: EntityEdge) -> Edge:
     )
 
 
-def entity_payload_edge(data: Mapping[str, Any], attributes: Mapping[str, Any] | None = None) -> Edge:
+def entity_payload_edge(
+    data: Mapping[str, Any], attributes: Mapping[str, Any] | None = None
+) -> Edge:
     """An entity edge from Graphiti's bulk payload dict (attributes flattened at the top level)."""
     if attributes is None:
         attributes = split_attributes(data, EDGE_PAYLOAD_KEYS)

@@ -79,7 +79,9 @@ class NodeCrud(Generic[M]):
         tx: Transaction | None = None,
         batch_size: int = 100,
     ) -> None:
-        await self._db.write(lambda s: s.delete_where("node", groups=[group_id], labels=[self.kind]))
+        await self._db.write(
+            lambda s: s.delete_where("node", groups=[group_id], labels=[self.kind])
+        )
 
     async def delete_by_uuids(
         self,
@@ -152,7 +154,9 @@ class AnatidEntityNodeOperations(NodeCrud[EntityNode], EntityNodeOperations):
             if node.uuid in vectors:
                 node.name_embedding = vectors[node.uuid]
 
-    async def embeddings(self, uuids: list[str], *, must_exist: bool = False) -> dict[str, list[float]]:
+    async def embeddings(
+        self, uuids: list[str], *, must_exist: bool = False
+    ) -> dict[str, list[float]]:
         """Name embeddings by uuid; with ``must_exist`` a missing node raises NodeNotFoundError."""
 
         def run(r: Reader) -> dict[str, list[float]]:
@@ -171,7 +175,10 @@ class AnatidEntityNodeOperations(NodeCrud[EntityNode], EntityNodeOperations):
             return []
         return await self._db.read(
             lambda r: self._models(
-                r, r.find_nodes(names=sorted(set(names)), groups=sorted(set(group_ids)), labels=[m.ENTITY])
+                r,
+                r.find_nodes(
+                    names=sorted(set(names)), groups=sorted(set(group_ids)), labels=[m.ENTITY]
+                ),
             )
         )
 
@@ -183,14 +190,20 @@ class AnatidEntityNodeOperations(NodeCrud[EntityNode], EntityNodeOperations):
         limit: int = 100,
     ) -> list[EntityNode]:
         """Entities of a group whose attributes equal all the given values."""
-        conds = [Cond(f"props.attributes.{k}", "=", v) for k, v in attributes.items() if v is not None]
-        conds += [Cond(f"props.attributes.{k}", "is null") for k, v in attributes.items() if v is None]
+        conds = [
+            Cond(f"props.attributes.{k}", "=", v) for k, v in attributes.items() if v is not None
+        ]
+        conds += [
+            Cond(f"props.attributes.{k}", "is null") for k, v in attributes.items() if v is None
+        ]
 
         def run(r: Reader) -> list[EntityNode]:
             found = r.find_nodes(groups=[group_id], labels=node_labels or [m.ENTITY], where=[conds])
             models = self._models(r, found)
             # Equality in SQL compares JSON text; confirm on the decoded values.
-            exact = [n for n in models if all(n.attributes.get(k) == v for k, v in attributes.items())]
+            exact = [
+                n for n in models if all(n.attributes.get(k) == v for k, v in attributes.items())
+            ]
             return exact[:limit]
 
         return await self._db.read(run)
@@ -207,7 +220,9 @@ class AnatidEpisodeNodeOperations(NodeCrud[EpisodicNode], EpisodeNodeOperations)
 
     async def save_payloads(self, payloads: list[dict[str, Any]]) -> None:
         """Save Graphiti's bulk episode dicts (``source`` already a string)."""
-        await self._db.write(lambda s: s.upsert_nodes([m.episode_payload_node(p) for p in payloads]))
+        await self._db.write(
+            lambda s: s.upsert_nodes([m.episode_payload_node(p) for p in payloads])
+        )
 
     async def get_by_entity_node_uuid(
         self, executor: QueryExecutor, entity_node_uuid: str
@@ -236,7 +251,9 @@ class AnatidEpisodeNodeOperations(NodeCrud[EpisodicNode], EpisodeNodeOperations)
         def run(r: Reader) -> list[EpisodicNode]:
             ids = None
             if saga is not None:
-                sagas = r.find_nodes(names=[saga], labels=[m.SAGA], groups=group_ids[:1] if group_ids else None)
+                sagas = r.find_nodes(
+                    names=[saga], labels=[m.SAGA], groups=group_ids[:1] if group_ids else None
+                )
                 edges = r.edges_of([s.id for s in sagas], direction="out", rels=[m.HAS_EPISODE])
                 ids = [e.dst for e in edges]
             newest = r.find_nodes(
@@ -286,15 +303,28 @@ class AnatidSagaNodeOperations(NodeCrud[SagaNode], SagaNodeOperations):
 
     async def get_by_name(self, name: str, group_id: str) -> list[SagaNode]:
         return await self._db.read(
-            lambda r: self._models(r, r.find_nodes(names=[name], groups=[group_id], labels=[m.SAGA]))
+            lambda r: self._models(
+                r, r.find_nodes(names=[name], groups=[group_id], labels=[m.SAGA])
+            )
         )
 
-    def _episodes(self, r: Reader, saga_uuid: str, where: list[list[Cond]] | None, order: list[str], limit: int | None) -> list[Node]:
+    def _episodes(
+        self,
+        r: Reader,
+        saga_uuid: str,
+        where: list[list[Cond]] | None,
+        order: list[str],
+        limit: int | None,
+    ) -> list[Node]:
         edges = r.edges_of([saga_uuid], direction="out", rels=[m.HAS_EPISODE])
         if not edges:
             return []
         return r.find_nodes(
-            ids=[e.dst for e in edges], labels=[m.EPISODIC], where=where, order_by=order, limit=limit
+            ids=[e.dst for e in edges],
+            labels=[m.EPISODIC],
+            where=where,
+            order_by=order,
+            limit=limit,
         )
 
     async def previous_episode_uuid(self, saga_uuid: str, current_episode_uuid: str) -> str | None:
@@ -313,7 +343,9 @@ class AnatidSagaNodeOperations(NodeCrud[SagaNode], SagaNodeOperations):
         if since is not None:
             conds.append(Cond("props.created_at", ">", aware(since)))
         nodes = await self._db.read(
-            lambda r: self._episodes(r, saga_uuid, [conds], ["props.created_at", "valid_from"], limit)
+            lambda r: self._episodes(
+                r, saga_uuid, [conds], ["props.created_at", "valid_from"], limit
+            )
         )
         out = []
         for node in nodes:

@@ -183,7 +183,6 @@ class StoreRunner:
         _PINNED.reset(token)
         await pinned.end(None)
 
-
     def shutdown(self) -> None:
         """Stop the worker threads (after the last call)."""
         self.pool.shutdown(wait=True)

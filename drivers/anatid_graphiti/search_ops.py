@@ -73,7 +73,9 @@ class AnatidSearchOperations(SearchOperations):
         labels, factor = _entity_labels(search_filter)
 
         def run(r: Reader) -> list[EntityNode]:
-            hits = r.search_text(query, kind="node", k=limit * factor, groups=group_ids, labels=labels)
+            hits = r.search_text(
+                query, kind="node", k=limit * factor, groups=group_ids, labels=labels
+            )
             return _entities([h.item for h in hits], limit)  # type: ignore[misc]
 
         return await self._db.read(run)
@@ -111,7 +113,7 @@ class AnatidSearchOperations(SearchOperations):
                 # search is much cheaper for the store; fall back to the labelled one only if
                 # communities crowded entities out of the candidates.
                 hits = search(r, limit + UNLABELLED_SLACK, None)
-                kept = [h for h in hits if m.ENTITY in h.item.labels]
+                kept = [h for h in hits if m.ENTITY in getattr(h.item, "labels", ())]
                 if len(kept) < limit and len(hits) == limit + UNLABELLED_SLACK:
                     hits = search(r, limit, [m.ENTITY])
             return _entities([h.item for h in hits], limit)  # type: ignore[misc]
@@ -139,7 +141,9 @@ class AnatidSearchOperations(SearchOperations):
             found: dict[str, Node] = {}
             # A reached node must share its origin's group: expand one origin group at a time.
             for group, seeds in origins.items():
-                sub = r.expand(seeds, depth=max_depth, direction="out", rels=[m.RELATES_TO, m.MENTIONS])
+                sub = r.expand(
+                    seeds, depth=max_depth, direction="out", rels=[m.RELATES_TO, m.MENTIONS]
+                )
                 entered = {e.dst for e in sub.edges}  # an origin counts only if a path re-enters it
                 for node in sorted(sub.nodes, key=lambda n: sub.distance[n.id]):
                     if node.id not in entered or node.group != group or m.ENTITY not in node.labels:
@@ -163,7 +167,9 @@ class AnatidSearchOperations(SearchOperations):
         endpoints = None
         if labels_exclude_entities(search_filter.node_labels):
             endpoints = [n.id for n in r.find_nodes(labels=list(search_filter.node_labels or []))]
-        return edge_where(search_filter, source_uuid=source, target_uuid=target, endpoint_ids=endpoints)
+        return edge_where(
+            search_filter, source_uuid=source, target_uuid=target, endpoint_ids=endpoints
+        )
 
     async def edge_fulltext_search(
         self,
@@ -177,7 +183,11 @@ class AnatidSearchOperations(SearchOperations):
             # Only RELATES_TO edges carry text, so no relationship filter is needed (and the
             # store answers unfiltered searches faster).
             hits = r.search_text(
-                query, kind="edge", k=limit, groups=group_ids, where=self._edge_where(r, search_filter)
+                query,
+                kind="edge",
+                k=limit,
+                groups=group_ids,
+                where=self._edge_where(r, search_filter),
             )
             return [m.to_entity_edge(h.item) for h in hits]  # type: ignore[arg-type]
 
@@ -222,7 +232,10 @@ class AnatidSearchOperations(SearchOperations):
 
         def run(r: Reader) -> list[EntityEdge]:
             sub = r.expand(
-                list(origin_uuids), depth=max_depth, direction="out", rels=[m.RELATES_TO, m.MENTIONS]
+                list(origin_uuids),
+                depth=max_depth,
+                direction="out",
+                rels=[m.RELATES_TO, m.MENTIONS],
             )
             on_paths = [e.id for e in sub.edges if e.rel == m.RELATES_TO]
             if not on_paths:
@@ -270,7 +283,8 @@ class AnatidSearchOperations(SearchOperations):
     ) -> list[CommunityNode]:
         return await self._db.read(
             lambda r: self._communities(
-                r, r.search_text(query, kind="node", k=limit, groups=group_ids, labels=[m.COMMUNITY])
+                r,
+                r.search_text(query, kind="node", k=limit, groups=group_ids, labels=[m.COMMUNITY]),
             )
         )
 

@@ -75,17 +75,27 @@ def make_data(size: dict[str, int], seed: int = 7) -> dict[str, Any]:
     name_vecs = unit(n_ent)
     entities = [
         EntityNode(
-            uuid=uid(), name=names[i], group_id=GROUP, labels=["Entity", rng.choice(["Person", "Org"])],
-            summary=" ".join(rng.choices(words, k=8)), created_at=T0, name_embedding=name_vecs[i],
+            uuid=uid(),
+            name=names[i],
+            group_id=GROUP,
+            labels=["Entity", rng.choice(["Person", "Org"])],
+            summary=" ".join(rng.choices(words, k=8)),
+            created_at=T0,
+            name_embedding=name_vecs[i],
             attributes={"rank": i},
         )
         for i in range(n_ent)
     ]
     episodes = [
         EpisodicNode(
-            uuid=uid(), name=f"episode {i}", group_id=GROUP, source=EpisodeType.text,
-            source_description="bench", content=" ".join(rng.choices(words, k=40)),
-            valid_at=T0 + timedelta(minutes=i), created_at=T0 + timedelta(minutes=i),
+            uuid=uid(),
+            name=f"episode {i}",
+            group_id=GROUP,
+            source=EpisodeType.text,
+            source_description="bench",
+            content=" ".join(rng.choices(words, k=40)),
+            valid_at=T0 + timedelta(minutes=i),
+            created_at=T0 + timedelta(minutes=i),
         )
         for i in range(n_ep)
     ]
@@ -97,14 +107,26 @@ def make_data(size: dict[str, int], seed: int = 7) -> dict[str, Any]:
         text = f"{names[a]} {rng.choice(verbs)} {names[b]} " + " ".join(rng.choices(words, k=6))
         facts.append(
             EntityEdge(
-                uuid=uid(), source_node_uuid=entities[a].uuid, target_node_uuid=entities[b].uuid,
-                group_id=GROUP, name="RELATES_TO", fact=text, fact_embedding=fact_vecs[i],
-                episodes=[ep.uuid], created_at=T0, valid_at=T0 + timedelta(days=rng.randrange(365)),
+                uuid=uid(),
+                source_node_uuid=entities[a].uuid,
+                target_node_uuid=entities[b].uuid,
+                group_id=GROUP,
+                name="RELATES_TO",
+                fact=text,
+                fact_embedding=fact_vecs[i],
+                episodes=[ep.uuid],
+                created_at=T0,
+                valid_at=T0 + timedelta(days=rng.randrange(365)),
             )
         )
     mentions = [
-        EpisodicEdge(uuid=uid(), source_node_uuid=ep.uuid, target_node_uuid=entities[j].uuid,
-                     group_id=GROUP, created_at=ep.created_at)
+        EpisodicEdge(
+            uuid=uid(),
+            source_node_uuid=ep.uuid,
+            target_node_uuid=entities[j].uuid,
+            group_id=GROUP,
+            created_at=ep.created_at,
+        )
         for ep in episodes
         for j in rng.sample(range(n_ent), 10)
     ]
@@ -112,8 +134,14 @@ def make_data(size: dict[str, int], seed: int = 7) -> dict[str, Any]:
         (" ".join(rng.choices(words, k=3)), facts[rng.randrange(n_fact)].fact_embedding)
         for _ in range(50)
     ]
-    return {"entities": entities, "episodes": episodes, "facts": facts, "mentions": mentions,
-            "queries": queries, "rng": rng}
+    return {
+        "entities": entities,
+        "episodes": episodes,
+        "facts": facts,
+        "mentions": mentions,
+        "queries": queries,
+        "rng": rng,
+    }
 
 
 def batches(items: list[Any], n: int) -> list[list[Any]]:
@@ -132,7 +160,10 @@ async def atimed(fn: Any, repeat: int) -> dict[str, float]:
         await fn()
         samples.append((time.perf_counter() - t) * 1000)
     samples.sort()
-    return {"p50": samples[len(samples) // 2], "p95": samples[min(len(samples) - 1, int(len(samples) * 0.95))]}
+    return {
+        "p50": samples[len(samples) // 2],
+        "p95": samples[min(len(samples) - 1, int(len(samples) * 0.95))],
+    }
 
 
 def open_driver(backend: str, path: str) -> Any:
@@ -152,7 +183,11 @@ def open_driver(backend: str, path: str) -> Any:
 def file_size_mb(path: str) -> float:
     total = 0
     for p in Path(path).parent.glob(Path(path).name + "*"):
-        total += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+        total += (
+            sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+            if p.is_dir()
+            else p.stat().st_size
+        )
     return total / 1e6
 
 
@@ -163,7 +198,10 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     from graphiti_core.edges import EntityEdge
     from graphiti_core.nodes import EntityNode
     from graphiti_core.search.search_config import NodeSearchConfig, NodeSearchMethod, SearchConfig
-    from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF, NODE_HYBRID_SEARCH_RRF
+    from graphiti_core.search.search_config_recipes import (
+        EDGE_HYBRID_SEARCH_RRF,
+        NODE_HYBRID_SEARCH_RRF,
+    )
     from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
     from graphiti_core.utils.maintenance.graph_data_operations import retrieve_episodes
 
@@ -181,16 +219,26 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     parts = [batches(data[k], BATCHES) for k in ("episodes", "mentions", "entities", "facts")]
     t = time.perf_counter()
     for i in range(BATCHES):
-        await add_nodes_and_edges_bulk(driver, parts[0][i], parts[1][i], parts[2][i], parts[3][i], embedder)
+        await add_nodes_and_edges_bulk(
+            driver, parts[0][i], parts[1][i], parts[2][i], parts[3][i], embedder
+        )
     insert_s = time.perf_counter() - t
     t = time.perf_counter()
     await driver.graph_ops.build_indices_and_constraints(driver)  # Kuzu's FTS; a no-op for anatid
     index_s = time.perf_counter() - t
-    out["ingest"] = {"rows": rows, "seconds": insert_s + index_s, "index_seconds": index_s,
-                     "rows_per_s": rows / (insert_s + index_s)}
+    out["ingest"] = {
+        "rows": rows,
+        "seconds": insert_s + index_s,
+        "index_seconds": index_s,
+        "rows_per_s": rows / (insert_s + index_s),
+    }
 
-    g = Graphiti(graph_driver=driver, llm_client=FakeLLMClient(), embedder=embedder,
-                 cross_encoder=FakeCrossEncoder())
+    g = Graphiti(
+        graph_driver=driver,
+        llm_client=FakeLLMClient(),
+        embedder=embedder,
+        cross_encoder=FakeCrossEncoder(),
+    )
     queries = iter(data["queries"] * (repeat + 2))
 
     async def edge_search() -> None:
@@ -201,12 +249,20 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
         q, v = next(queries)
         await g.search_(q, config=NODE_HYBRID_SEARCH_RRF, group_ids=[GROUP], query_vector=v)
 
-    bfs = SearchConfig(node_config=NodeSearchConfig(search_methods=[NodeSearchMethod.bfs], bfs_max_depth=2))
+    bfs = SearchConfig(
+        node_config=NodeSearchConfig(search_methods=[NodeSearchMethod.bfs], bfs_max_depth=2)
+    )
     ents = data["entities"]
 
     async def node_bfs() -> None:
         origin = ents[rng.randrange(len(ents))].uuid
-        await g.search_("entity", config=bfs, group_ids=[GROUP], bfs_origin_node_uuids=[origin], query_vector=[0.0] * DIM)
+        await g.search_(
+            "entity",
+            config=bfs,
+            group_ids=[GROUP],
+            bfs_origin_node_uuids=[origin],
+            query_vector=[0.0] * DIM,
+        )
 
     async def episodes() -> None:
         got = await retrieve_episodes(driver, T0 + timedelta(days=1), last_n=3, group_ids=[GROUP])
@@ -223,9 +279,14 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
         edge.attributes = {"n": next(counter)}
         await edge.save(driver)
 
-    for name, fn in [("edge hybrid search", edge_search), ("node hybrid search", node_search),
-                     ("node BFS depth 2", node_bfs), ("retrieve_episodes", episodes),
-                     ("get 100 by uuid", get_100), ("edge re-save", resave)]:
+    for name, fn in [
+        ("edge hybrid search", edge_search),
+        ("node hybrid search", node_search),
+        ("node BFS depth 2", node_bfs),
+        ("retrieve_episodes", episodes),
+        ("get 100 by uuid", get_100),
+        ("edge re-save", resave),
+    ]:
         out[name] = await atimed(fn, repeat)
     check = await EntityEdge.get_by_uuid(driver, edge.uuid)
     assert check.fact == edge.fact
@@ -249,21 +310,37 @@ def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, A
 def table(ours: dict[str, Any], kuzu: dict[str, Any]) -> str:
     lines = ["| operation | anatid | Kuzu | ratio (x faster / smaller) |", "|---|---|---|---|"]
     a, k = ours["ingest"], kuzu["ingest"]
-    lines.append(f"| ingest ({a['rows']:,} rows) | {a['rows_per_s']:,.0f} rows/s ({a['seconds']:.1f} s) "
-                 f"| {k['rows_per_s']:,.0f} rows/s ({k['seconds']:.1f} s, FTS build {k['index_seconds']:.1f} s) "
-                 f"| {a['rows_per_s'] / k['rows_per_s']:.1f}x |")
-    for op in ("edge hybrid search", "node hybrid search", "node BFS depth 2", "retrieve_episodes",
-               "get 100 by uuid", "edge re-save"):
-        lines.append(f"| {op} p50 / p95 | {ours[op]['p50']:.1f} / {ours[op]['p95']:.1f} ms "
-                     f"| {kuzu[op]['p50']:.1f} / {kuzu[op]['p95']:.1f} ms | {kuzu[op]['p50'] / ours[op]['p50']:.1f}x |")
-    lines.append(f"| file size | {ours['file_mb']:.0f} MB | {kuzu['file_mb']:.0f} MB | {kuzu['file_mb'] / ours['file_mb']:.1f}x |")
-    lines.append(f"| peak RSS | {ours['peak_rss_mb']:.0f} MB | {kuzu['peak_rss_mb']:.0f} MB "
-                 f"| {kuzu['peak_rss_mb'] / ours['peak_rss_mb']:.1f}x |")
+    lines.append(
+        f"| ingest ({a['rows']:,} rows) | {a['rows_per_s']:,.0f} rows/s ({a['seconds']:.1f} s) "
+        f"| {k['rows_per_s']:,.0f} rows/s ({k['seconds']:.1f} s, FTS build {k['index_seconds']:.1f} s) "
+        f"| {a['rows_per_s'] / k['rows_per_s']:.1f}x |"
+    )
+    for op in (
+        "edge hybrid search",
+        "node hybrid search",
+        "node BFS depth 2",
+        "retrieve_episodes",
+        "get 100 by uuid",
+        "edge re-save",
+    ):
+        lines.append(
+            f"| {op} p50 / p95 | {ours[op]['p50']:.1f} / {ours[op]['p95']:.1f} ms "
+            f"| {kuzu[op]['p50']:.1f} / {kuzu[op]['p95']:.1f} ms | {kuzu[op]['p50'] / ours[op]['p50']:.1f}x |"
+        )
+    lines.append(
+        f"| file size | {ours['file_mb']:.0f} MB | {kuzu['file_mb']:.0f} MB | {kuzu['file_mb'] / ours['file_mb']:.1f}x |"
+    )
+    lines.append(
+        f"| peak RSS | {ours['peak_rss_mb']:.0f} MB | {kuzu['peak_rss_mb']:.0f} MB "
+        f"| {kuzu['peak_rss_mb'] / ours['peak_rss_mb']:.1f}x |"
+    )
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--full", action="store_true", help="the issue's size (10k/20k/1k)")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--kuzu-python", default=KUZU_PYTHON)
@@ -280,10 +357,16 @@ def main() -> None:
         if args.only in (None, backend):
             results[backend] = run_worker(python, backend, size, args.repeat)
             print(f"{backend}: {json.dumps(results[backend])}", flush=True)
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
-    print(f"\nsize {size} {SIZES[size]}, dim {DIM}, repeat {args.repeat}; commit {commit}, "
-          f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores\n")
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    print(
+        f"\nsize {size} {SIZES[size]}, dim {DIM}, repeat {args.repeat}; commit {commit}, "
+        f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores\n"
+    )
     if len(results) == 2:
         print(table(results["anatid"], results["kuzu"]))
 

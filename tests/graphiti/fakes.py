@@ -36,8 +36,29 @@ _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]+\b")
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _EPISODE_HEADER = re.compile(r"^\[(?:Episode (\d+)|CONTEXT EPISODE)\][^\n]*\n", re.M)
 # Capitalised words that start sentences rather than name things.
-_STOP = {"The", "A", "An", "In", "On", "At", "He", "She", "It", "They", "We", "I", "And", "But",
-         "Then", "Now", "Today", "Yesterday", "This", "That", "There"}
+_STOP = {
+    "The",
+    "A",
+    "An",
+    "In",
+    "On",
+    "At",
+    "He",
+    "She",
+    "It",
+    "They",
+    "We",
+    "I",
+    "And",
+    "But",
+    "Then",
+    "Now",
+    "Today",
+    "Yesterday",
+    "This",
+    "That",
+    "There",
+}
 _MESSAGE_TAGS = ("CURRENT MESSAGES", "CURRENT MESSAGE", "CURRENT_MESSAGE", "TEXT", "JSON")
 
 
@@ -117,9 +138,7 @@ def extract(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                         "episode_indices": [index],
                     }
                 )
-    ents = [
-        {"name": n, "entity_type_id": 0, "episode_indices": idx} for n, idx in entities.items()
-    ]
+    ents = [{"name": n, "entity_type_id": 0, "episode_indices": idx} for n, idx in entities.items()]
     return ents, edges
 
 
@@ -185,8 +204,10 @@ class FakeLLMClient(LLMClient):
             facts = _facts(block(content, "FACTS"))
             return {
                 "timestamps": [
-                    {"valid_at": f.get("reference_time") if isinstance(f, dict) else None,
-                     "invalid_at": None}
+                    {
+                        "valid_at": f.get("reference_time") if isinstance(f, dict) else None,
+                        "invalid_at": None,
+                    }
                     for f in facts
                 ]
             }

@@ -38,7 +38,9 @@ async def test_groups_stay_apart(graphiti, driver):
     await add(graphiti, "Alice works at Initech.", 2, group_id="g2")
     assert await entity_names(driver, "g1") == ["Acme", "Alice"]
     assert await entity_names(driver, "g2") == ["Alice", "Initech"]
-    alices = [n for n in await EntityNode.get_by_group_ids(driver, ["g1", "g2"]) if n.name == "Alice"]
+    alices = [
+        n for n in await EntityNode.get_by_group_ids(driver, ["g1", "g2"]) if n.name == "Alice"
+    ]
     assert len({n.uuid for n in alices}) == 2
     facts = [e.fact for e in await graphiti.search("Alice works", group_ids=["g1"])]
     assert facts == ["Alice works at Acme"]
@@ -116,7 +118,9 @@ async def test_add_triplet_then_again_updates_in_place(graphiti, driver):
     assert set(stored.labels) == {"Entity", "Person"}
     assert stored.summary == "a person"
     await graphiti.add_triplet(alice, edge, acme)
-    assert [e.fact for e in await EntityEdge.get_by_group_ids(driver, [""])] == ["Alice works at Acme"]
+    assert [e.fact for e in await EntityEdge.get_by_group_ids(driver, [""])] == [
+        "Alice works at Acme"
+    ]
 
 
 async def test_sagas_chain_episodes_and_are_found_by_name(graphiti, driver):

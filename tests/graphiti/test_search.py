@@ -29,7 +29,11 @@ from graphiti_core.search.search_utils import (
 
 from .conftest import add, day
 
-GT, LE, IS_NULL = ComparisonOperator.greater_than, ComparisonOperator.less_than_equal, ComparisonOperator.is_null
+GT, LE, IS_NULL = (
+    ComparisonOperator.greater_than,
+    ComparisonOperator.less_than_equal,
+    ComparisonOperator.is_null,
+)
 NOT_NULL, EQ = ComparisonOperator.is_not_null, ComparisonOperator.equals
 
 
@@ -43,14 +47,20 @@ async def story(graphiti):
 
 
 def entity(name: str, group_id: str = "", labels: list[str] | None = None, vec=None) -> EntityNode:
-    return EntityNode(name=name, group_id=group_id, labels=labels or [], name_embedding=vec, created_at=day(0))
+    return EntityNode(
+        name=name, group_id=group_id, labels=labels or [], name_embedding=vec, created_at=day(0)
+    )
 
 
 def fact(a: EntityNode, b: EntityNode, text: str, **kw) -> EntityEdge:
     kw.setdefault("created_at", day(0))
     return EntityEdge(
-        source_node_uuid=a.uuid, target_node_uuid=b.uuid, name=kw.pop("name", "REL"), fact=text,
-        group_id=a.group_id, **kw,
+        source_node_uuid=a.uuid,
+        target_node_uuid=b.uuid,
+        name=kw.pop("name", "REL"),
+        fact=text,
+        group_id=a.group_id,
+        **kw,
     )
 
 
@@ -92,7 +102,9 @@ async def test_cross_encoder_orders_by_the_encoder(story):
 async def test_node_distance_puts_the_centres_neighbours_first(story, driver):
     nodes = {n.name: n for n in await EntityNode.get_by_group_ids(driver, [""])}
     results = await story.search_(
-        "Acme Carol Bob", config=NODE_HYBRID_SEARCH_NODE_DISTANCE, center_node_uuid=nodes["Carol"].uuid
+        "Acme Carol Bob",
+        config=NODE_HYBRID_SEARCH_NODE_DISTANCE,
+        center_node_uuid=nodes["Carol"].uuid,
     )
     names = [n.name for n in results.nodes]
     assert names.index("Alice") < names.index("Bob")  # Alice likes Carol; Bob is two hops away
@@ -113,10 +125,15 @@ async def test_episode_mentions_put_the_most_mentioned_first(story):
 async def test_search_with_group_filter_and_bfs_origins(story, driver):
     nodes = {n.name: n for n in await EntityNode.get_by_group_ids(driver, [""])}
     results = await story.search_(
-        "Bob", config=NODE_HYBRID_SEARCH_RRF, bfs_origin_node_uuids=[nodes["Alice"].uuid], group_ids=[""]
+        "Bob",
+        config=NODE_HYBRID_SEARCH_RRF,
+        bfs_origin_node_uuids=[nodes["Alice"].uuid],
+        group_ids=[""],
     )
     assert "Bob" in [n.name for n in results.nodes]
-    assert not (await story.search_("Bob", config=NODE_HYBRID_SEARCH_RRF, group_ids=["other"])).nodes
+    assert not (
+        await story.search_("Bob", config=NODE_HYBRID_SEARCH_RRF, group_ids=["other"])
+    ).nodes
 
 
 # ------------------------------------------------------------------------------ filters
@@ -128,7 +145,9 @@ async def dated(driver):
     a, b = entity("Ann", labels=["Person"]), entity("Bo", labels=["Robot"])
     facts = {
         "open": fact(a, b, "fact open", valid_at=day(1)),
-        "closed": fact(a, b, "fact closed", valid_at=day(5), invalid_at=day(10), expired_at=day(11)),
+        "closed": fact(
+            a, b, "fact closed", valid_at=day(5), invalid_at=day(10), expired_at=day(11)
+        ),
         "timeless": fact(b, a, "fact timeless", name="OTHER"),
         "late": fact(a, b, "fact late", valid_at=day(20), created_at=day(3)),
     }
@@ -145,14 +164,23 @@ async def test_date_filters_are_or_of_and_with_is_null(dated, driver):
     f = SearchFilters
     assert await found(driver, f()) == {"open", "closed", "timeless", "late"}
     assert await found(driver, f(invalid_at=[[DateFilter(comparison_operator=IS_NULL)]])) == {
-        "open", "timeless", "late"
+        "open",
+        "timeless",
+        "late",
     }
-    between = [DateFilter(date=day(3), comparison_operator=GT), DateFilter(date=day(7), comparison_operator=LE)]
+    between = [
+        DateFilter(date=day(3), comparison_operator=GT),
+        DateFilter(date=day(7), comparison_operator=LE),
+    ]
     never = [DateFilter(comparison_operator=IS_NULL)]
     assert await found(driver, f(valid_at=[between, never])) == {"closed", "timeless"}
     assert await found(driver, f(valid_at=[between, never], invalid_at=[never])) == {"timeless"}
-    assert await found(driver, f(expired_at=[[DateFilter(comparison_operator=NOT_NULL)]])) == {"closed"}
-    assert await found(driver, f(created_at=[[DateFilter(date=day(3), comparison_operator=EQ)]])) == {"late"}
+    assert await found(driver, f(expired_at=[[DateFilter(comparison_operator=NOT_NULL)]])) == {
+        "closed"
+    }
+    assert await found(
+        driver, f(created_at=[[DateFilter(date=day(3), comparison_operator=EQ)]])
+    ) == {"late"}
     # each comparison keeps its own date (Graphiti's Cypher builder would reuse valid_at_0)
     early = [DateFilter(date=day(2), comparison_operator=LE)]
     late = [DateFilter(date=day(19), comparison_operator=GT)]
@@ -173,7 +201,12 @@ async def test_type_uuid_endpoint_and_label_filters(dated, driver):
     assert await found(driver, f(edge_source_node_uuids=[b.uuid])) == {"timeless"}
     assert await found(driver, f(edge_target_node_uuids=[b.uuid])) == {"open", "closed", "late"}
     assert await found(driver, f(node_labels=["Person"])) == set()  # both endpoints must match
-    assert await found(driver, f(node_labels=["Person", "Robot"])) == {"open", "closed", "timeless", "late"}
+    assert await found(driver, f(node_labels=["Person", "Robot"])) == {
+        "open",
+        "closed",
+        "timeless",
+        "late",
+    }
 
 
 async def test_similarity_scores_are_normalised_like_neo4j(driver):
@@ -186,8 +219,12 @@ async def test_similarity_scores_are_normalised_like_neo4j(driver):
     assert [n.name for n in hits] == ["Near"]
     edge = fact(near, across, "x", fact_embedding=[0.0, -1.0])  # cos 0 with the query
     await edge.save(driver)
-    assert await edge_similarity_search(driver, [1.0, 0.0], None, None, SearchFilters(), min_score=0.49)
-    assert not await edge_similarity_search(driver, [1.0, 0.0], None, None, SearchFilters(), min_score=0.5)
+    assert await edge_similarity_search(
+        driver, [1.0, 0.0], None, None, SearchFilters(), min_score=0.49
+    )
+    assert not await edge_similarity_search(
+        driver, [1.0, 0.0], None, None, SearchFilters(), min_score=0.5
+    )
 
 
 # ---------------------------------------------------------------------------------- BFS
@@ -199,10 +236,17 @@ async def chain(driver):
     a, b, c, x = entity("a"), entity("b"), entity("c"), entity("x", group_id="other")
     ab, bc, xa = fact(a, b, "a to b"), fact(b, c, "b to c"), fact(x, a, "x to a")
     episode = EpisodicNode(
-        name="ep", group_id="", source=EpisodeType.text, source_description="", content="a",
-        valid_at=day(0), created_at=day(0),
+        name="ep",
+        group_id="",
+        source=EpisodeType.text,
+        source_description="",
+        content="a",
+        valid_at=day(0),
+        created_at=day(0),
     )
-    mention = EpisodicEdge(source_node_uuid=episode.uuid, target_node_uuid=a.uuid, group_id="", created_at=day(0))
+    mention = EpisodicEdge(
+        source_node_uuid=episode.uuid, target_node_uuid=a.uuid, group_id="", created_at=day(0)
+    )
     await save(driver, a, b, c, x, ab, bc, xa, episode, mention)
     return {"a": a, "b": b, "c": c, "x": x, "ep": episode}
 

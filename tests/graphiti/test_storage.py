@@ -40,8 +40,13 @@ def pair(group_id: str = "") -> tuple[EntityNode, EntityNode]:
 def edge_between(a: EntityNode, b: EntityNode, **kw) -> EntityEdge:
     kw.setdefault("created_at", day(0))
     return EntityEdge(
-        source_node_uuid=a.uuid, target_node_uuid=b.uuid, name="KNOWS", fact="Ann knows Bo",
-        group_id=a.group_id, fact_embedding=[0.5, 0.5], **kw,
+        source_node_uuid=a.uuid,
+        target_node_uuid=b.uuid,
+        name="KNOWS",
+        fact="Ann knows Bo",
+        group_id=a.group_id,
+        fact_embedding=[0.5, 0.5],
+        **kw,
     )
 
 
@@ -112,8 +117,13 @@ async def test_entity_labels_include_entity_and_episodes_keep_content(driver):
     await a.save(driver)
     assert set((await EntityNode.get_by_uuid(driver, a.uuid)).labels) == {"Entity", "Person"}
     episode = EpisodicNode(
-        name="ep", group_id="", source=EpisodeType.json, source_description="a feed",
-        content='{"x": "y"}\n\n', valid_at=datetime(2024, 1, 1), episode_metadata={"k": [1]},
+        name="ep",
+        group_id="",
+        source=EpisodeType.json,
+        source_description="a feed",
+        content='{"x": "y"}\n\n',
+        valid_at=datetime(2024, 1, 1),
+        episode_metadata={"k": [1]},
     )
     await episode.save(driver)
     back = await EpisodicNode.get_by_uuid(driver, episode.uuid)
@@ -136,8 +146,15 @@ def test_mapping_is_public_and_symmetric():
 
 def test_bulk_payload_attributes_are_split_from_graphiti_keys():
     payload = {
-        "uuid": "n1", "name": "Ann", "group_id": "", "summary": "s", "created_at": day(0),
-        "name_embedding": [1.0], "labels": ["Entity", "Person"], "age": 3, "home": {"city": "X"},
+        "uuid": "n1",
+        "name": "Ann",
+        "group_id": "",
+        "summary": "s",
+        "created_at": day(0),
+        "name_embedding": [1.0],
+        "labels": ["Entity", "Person"],
+        "age": 3,
+        "home": {"city": "X"},
     }
     node = mapping.entity_payload_node(payload)
     assert node.props["attributes"] == {"age": 3, "home": {"city": "X"}}
@@ -180,7 +197,9 @@ async def test_namespaces_use_the_operations_interfaces(graphiti, driver):
     await graphiti.nodes.entity.save(b)
     await graphiti.edges.entity.save(edge_between(a, b))
     assert (await graphiti.nodes.entity.get_by_uuid(a.uuid)).name == "Ann"
-    assert [e.fact for e in await graphiti.edges.entity.get_by_node_uuid(b.uuid)] == ["Ann knows Bo"]
+    assert [e.fact for e in await graphiti.edges.entity.get_by_node_uuid(b.uuid)] == [
+        "Ann knows Bo"
+    ]
 
 
 def test_every_legacy_hook_is_implemented(driver):
@@ -188,7 +207,9 @@ def test_every_legacy_hook_is_implemented(driver):
         (GraphOperationsInterface, driver.graph_operations_interface),
         (SearchInterface, driver.search_interface),
     ):
-        hooks = [n for n, f in vars(interface).items() if inspect.isfunction(f) and not n.startswith("_")]
+        hooks = [
+            n for n, f in vars(interface).items() if inspect.isfunction(f) and not n.startswith("_")
+        ]
         missing = [n for n in hooks if getattr(type(impl), n) is getattr(interface, n)]
         assert hooks and missing == []
 
@@ -224,7 +245,9 @@ async def test_the_two_graphiti_queries_are_answered(graphiti, driver):
         name="s",
         group_id="",
     )
-    assert [r["name"] for r in records] == ["s"] and records[0]["last_episode_uuid"] == result.episode.uuid
+    assert [r["name"] for r in records] == ["s"] and records[0][
+        "last_episode_uuid"
+    ] == result.episode.uuid
 
 
 # ------------------------------------------------------------------ transactions, files
@@ -258,7 +281,10 @@ async def test_transactions_and_concurrent_writers_do_not_block_the_loop(driver)
             await asyncio.sleep(0)
 
     async def writer(i: int):
-        nodes = [EntityNode(name=f"w{i}-{j}", group_id=f"g{i}", name_embedding=[1.0, float(j)]) for j in range(50)]
+        nodes = [
+            EntityNode(name=f"w{i}-{j}", group_id=f"g{i}", name_embedding=[1.0, float(j)])
+            for j in range(50)
+        ]
         await driver.entity_node_ops.save_bulk(driver, nodes)
 
     tick = asyncio.create_task(ticker())

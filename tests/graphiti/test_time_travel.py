@@ -41,7 +41,9 @@ async def test_search_as_of_sees_the_graph_as_it_was(job_change, driver, graphit
     past_graphiti = make_graphiti(driver.as_of(t1))
     then = {e.fact: e.invalid_at for e in await past_graphiti.search("Alice works")}
     assert then == {"Alice works at Acme": None}
-    results = await graphiti.search_("Alice works", config=EDGE_HYBRID_SEARCH_RRF, driver=driver.as_of(t1))
+    results = await graphiti.search_(
+        "Alice works", config=EDGE_HYBRID_SEARCH_RRF, driver=driver.as_of(t1)
+    )
     assert [e.fact for e in results.edges] == ["Alice works at Acme"]
     old = await EntityEdge.get_by_uuid(driver.as_of(t1), first.edges[0].uuid)
     assert old.invalid_at is None and old.expired_at is None
@@ -69,7 +71,9 @@ async def test_deleted_data_stays_visible_in_the_past(job_change, driver, graphi
     before = await now_after_commit()
     await graphiti.remove_episode(second.episode.uuid)
     assert "Globex" not in {n.name for n in await EntityNode.get_by_group_ids(driver, [""])}
-    assert "Globex" in {n.name for n in await EntityNode.get_by_group_ids(driver.as_of(before), [""])}
+    assert "Globex" in {
+        n.name for n in await EntityNode.get_by_group_ids(driver.as_of(before), [""])
+    }
 
 
 async def test_history_lists_every_version(job_change, driver):

@@ -15,8 +15,10 @@ from . import upstream
 
 @pytest.fixture(scope="module")
 def suite_result(request, tmp_path_factory):
-    cache = Path(request.config.cache.mkdir("graphiti-core-sdist")) if request.config.cache else (
-        tmp_path_factory.mktemp("sdist")
+    cache = (
+        Path(request.config.cache.mkdir("graphiti-core-sdist"))
+        if request.config.cache
+        else (tmp_path_factory.mktemp("sdist"))
     )
     try:
         sdist = upstream.sdist_path(cache)

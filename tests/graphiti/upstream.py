@@ -33,7 +33,7 @@ NO_HOOK_XFAILS = {
     ),
 }
 
-HELPERS_PATCH = '''
+HELPERS_PATCH = """
 
 # ---- patched by anatid's test harness: every test runs against a fresh GraphitiDriver ----
 from anatid_graphiti import GraphitiDriver as _AnatidGraphitiDriver  # noqa: E402
@@ -53,9 +53,9 @@ async def graph_driver(request):
         yield graph_driver
     finally:
         await graph_driver.close()
-'''
+"""
 
-CONFTEST_PATCH = '''
+CONFTEST_PATCH = """
 
 # ---- patched by anatid's test harness: helpers that run raw Cypher through no hook ----
 _ANATID_XFAILS = {xfails!r}
@@ -74,7 +74,7 @@ def pytest_collection_modifyitems(config, items):
                     ),
                 )
             )
-'''
+"""
 
 
 def sdist_path(cache_dir: Path) -> Path:
@@ -87,8 +87,18 @@ def sdist_path(cache_dir: Path) -> Path:
         return cached
     cache_dir.mkdir(parents=True, exist_ok=True)
     cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-        "--disable-pip-version-check", "-q", f"graphiti-core=={VERSION}", "-d", str(cache_dir),
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        "--disable-pip-version-check",
+        "-q",
+        f"graphiti-core=={VERSION}",
+        "-d",
+        str(cache_dir),
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if done.returncode != 0 or not cached.exists():
@@ -103,7 +113,8 @@ def prepare(sdist: Path, workdir: Path) -> Path:
     root = workdir / f"graphiti_core-{VERSION}"
     with tarfile.open(sdist) as tar:
         members = [
-            m for m in tar.getmembers()
+            m
+            for m in tar.getmembers()
             if m.name.split("/", 1)[-1] in ("conftest.py", "pytest.ini")
             or m.name.split("/", 1)[-1].startswith("tests/")
         ]
@@ -141,7 +152,14 @@ def run_suite(root: Path, junit: Path) -> subprocess.CompletedProcess[str]:
     )
     env.pop("ENABLE_KUZU", None)
     cmd = [
-        sys.executable, "-m", "pytest", *SUITE, "-q", "-p", "no:cacheprovider", "-rxXfE",
+        sys.executable,
+        "-m",
+        "pytest",
+        *SUITE,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-rxXfE",
         f"--junitxml={junit}",
     ]
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=900)
