@@ -96,6 +96,11 @@ def sdist_path(cache_dir: Path) -> Path:
         ":all:",
         "--disable-pip-version-check",
         "-q",
+        # fail fast when offline (the test then skips) instead of retrying for minutes
+        "--timeout",
+        "20",
+        "--retries",
+        "1",
         f"graphiti-core=={VERSION}",
         "-d",
         str(cache_dir),
