@@ -16,6 +16,7 @@ back into one edge without holding the facts in memory.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from anatid_graphiti import mapping
@@ -40,6 +41,7 @@ from .errors import UnknownSchema
 from .plan import pages
 from .report import MigrationReport
 from .source import Batch, Catalog
+from .vectors import split_vectors, vector_digest
 
 KUZU = GraphProvider.KUZU
 FACT = "RelatesToNode_"
@@ -76,6 +78,9 @@ KNOWN_COLUMNS: dict[str, set[str]] = {
     "NEXT_EPISODE": {"uuid", "group_id", "created_at"},
 }  # fmt: skip
 REQUIRED = ("Episodic", "Entity", FACT, "RELATES_TO")
+#: Embedding columns, moved as float32 rows beside the models (see vectors.py).
+VECTOR_COLUMNS = {"Entity": "name_embedding", "Community": "name_embedding", FACT: "fact_embedding"}
+VECTOR_FIELD = {"entity": "name_embedding", "community": "name_embedding", "fact": "fact_embedding"}
 
 
 def tally_fields(model: Any) -> dict[str, Any]:
@@ -121,20 +126,27 @@ class GraphitiPlan:
                 )
 
     def load(self, store: Store | None, batch: Batch, report: MigrationReport) -> None:
-        rows = batch.data.to_pylist()
+        vec_col = VECTOR_COLUMNS.get(batch.table)
+        data, vecs = split_vectors(batch.data, vec_col) if vec_col else (batch.data, [])
+        rows = data.to_pylist()
+        if vec_col:
+            # Graphiti's parsers see None for a vector; an empty list or null passes as is.
+            for r, v in zip(rows, vecs, strict=True):
+                r[vec_col] = v if v is None or isinstance(v, list) else None
         if batch.table == "RELATES_TO":
             self._endpoints(batch, rows)
         elif batch.table in NODE_TABLES:
             parse, kind = NODE_TABLES[batch.table]
             models = [parse(r) for r in rows]
-            self._write_nodes(store, models, kind, report)
+            self._write(store, models, vecs or [None] * len(models), kind, report, nodes=True)
         elif batch.table == FACT:
-            self._facts(store, rows, report)
+            self._facts(store, rows, vecs, report)
         elif batch.table in EDGE_TABLES:
             parse, kind = EDGE_TABLES[batch.table]
             for r in rows:
                 r["source_node_uuid"], r["target_node_uuid"] = r.pop("_src"), r.pop("_dst")
-            self._write_edges(store, [parse(r) for r in rows], kind, report)
+            models = [parse(r) for r in rows]
+            self._write(store, models, [None] * len(models), kind, report, nodes=False)
 
     def _endpoints(self, batch: Batch, rows: list[dict[str, Any]]) -> None:
         if (batch.src_table, batch.dst_table) == ("Entity", FACT):
@@ -143,35 +155,50 @@ class GraphitiPlan:
             self.fact_dst.update((r["_src"], r["_dst"]) for r in rows)
 
     def _facts(
-        self, store: Store | None, rows: list[dict[str, Any]], report: MigrationReport
+        self,
+        store: Store | None,
+        rows: list[dict[str, Any]],
+        vecs: list[Any],
+        report: MigrationReport,
     ) -> None:
-        models = []
-        for r in rows:
+        models, kept = [], []
+        for r, v in zip(rows, vecs, strict=True):
             src, dst = self.fact_src.get(r["uuid"]), self.fact_dst.get(r["uuid"])
             if src is None or dst is None:
                 self.orphans += 1  # Graphiti's own reads never see a fact without both ends
                 continue
             r["source_node_uuid"], r["target_node_uuid"] = src, dst
             models.append(get_entity_edge_from_record(r, KUZU))
-        self._write_edges(store, models, "fact", report)
+            kept.append(v)
+        self._write(store, models, kept, "fact", report, nodes=False)
 
-    def _write_nodes(
-        self, store: Store | None, models: list[Any], kind: str, report: MigrationReport
+    def _write(
+        self,
+        store: Store | None,
+        models: list[Any],
+        vecs: list[Any],
+        kind: str,
+        report: MigrationReport,
+        *,
+        nodes: bool,
     ) -> None:
-        for m in models:
-            report.source_tally.add(kind, tally_fields(m))
+        """Tally and store models through the driver mapping; a float32 row found beside a
+        model becomes its embedding exactly where the mapping puts the model's own vector."""
+        records = []
+        for m, v in zip(models, vecs, strict=True):
+            fields = tally_fields(m)
+            record = mapping.to_node(m) if nodes else mapping.to_edge(m)
+            if v is not None and not isinstance(v, list):
+                fields[VECTOR_FIELD[kind]] = vector_digest(v)
+                record = replace(record, embedding=v)
+            report.source_tally.add(kind, fields)
+            records.append(record)
         if store is not None:
-            store.upsert_nodes([mapping.to_node(m) for m in models])
-        report.written[kind] = report.written.get(kind, 0) + len(models)
-
-    def _write_edges(
-        self, store: Store | None, models: list[Any], kind: str, report: MigrationReport
-    ) -> None:
-        for m in models:
-            report.source_tally.add(kind, tally_fields(m))
-        if store is not None:
-            store.upsert_edges([mapping.to_edge(m) for m in models])
-        report.written[kind] = report.written.get(kind, 0) + len(models)
+            if nodes:
+                store.upsert_nodes(records)
+            else:
+                store.upsert_edges(records)
+        report.written[kind] = report.written.get(kind, 0) + len(records)
 
     def finish(self, store: Store | None, report: MigrationReport) -> None:
         if self.orphans:
@@ -186,20 +213,30 @@ class GraphitiPlan:
         names = {v[1]: k for k, v in NODE_TABLES.items()}  # kind -> label
         for kind, label in names.items():
             for page in pages(store.find_nodes, labels=[label]):
-                vectors = store.get_embeddings([n.id for n in page], kind="node")
+                page = [n for n in page if mapping.node_kind(n) == label]
+                vectors = (
+                    store.get_embedding_arrays([n.id for n in page], kind="node")
+                    if kind in VECTOR_FIELD
+                    else {}
+                )
                 for node in page:
-                    if mapping.node_kind(node) != label:
-                        continue
-                    model = mapping.from_node(node, vectors.get(node.id))
-                    report.target_tally.add(kind, tally_fields(model))
+                    self._tally_back(report, kind, mapping.from_node(node), vectors.get(node.id))
         rels = {"fact": mapping.RELATES_TO, **{v[1]: k for k, v in EDGE_TABLES.items()}}
         for kind, rel in rels.items():
             for page in pages(store.find_edges, rels=[rel]):
                 vectors = (
-                    store.get_embeddings([e.id for e in page], kind="edge")
+                    store.get_embedding_arrays([e.id for e in page], kind="edge")
                     if kind == "fact"
                     else {}
                 )
                 for edge in page:
-                    model = mapping.from_edge(edge, vectors.get(edge.id))
-                    report.target_tally.add(kind, tally_fields(model))
+                    self._tally_back(report, kind, mapping.from_edge(edge), vectors.get(edge.id))
+
+    @staticmethod
+    def _tally_back(report: MigrationReport, kind: str, model: Any, vector: Any) -> None:
+        """Tally a record read back through the mapping, its embedding as a digest (what
+        GraphitiDriver would put in the model's embedding field, hashed like the source's)."""
+        fields = tally_fields(model)
+        if kind in VECTOR_FIELD:
+            fields[VECTOR_FIELD[kind]] = None if vector is None else vector_digest(vector)
+        report.target_tally.add(kind, fields)

@@ -4,39 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import struct
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
 from typing import Any
 
 _MASK = (1 << 64) - 1
 
 
-def canonical(value: Any) -> Any:
-    """A JSON-able form that is equal for equal values however each side typed them.
-
-    Datetimes become UTC ISO strings (a naive one is taken as UTC, which is how Kuzu returns
-    TIMESTAMPs); float vectors are compared at float32 precision, the precision Kuzu stores.
-    """
-    if isinstance(value, datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-        return aware.astimezone(timezone.utc).isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): canonical(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        if value and all(isinstance(v, float) for v in value):
-            packed = struct.pack(f"<{len(value)}f", *value)
-            return "f32:" + hashlib.blake2b(packed, digest_size=8).hexdigest()
-        return [canonical(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
-
-
 def digest(fields: Any) -> int:
-    data = json.dumps(canonical(fields), sort_keys=True, ensure_ascii=False).encode()
+    """A 64-bit hash of a JSON-able value. Both sides of a verification hand over the same
+    serialised forms (e.g. a Graphiti model's ``model_dump(mode="json")``), so equal records give
+    equal text; embeddings are replaced by :func:`anatid_migrate.vectors.vector_digest` first."""
+    data = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
