@@ -26,6 +26,7 @@ import sys
 from typing import Any, BinaryIO
 
 DEFAULT_BATCH_ROWS = 8192
+BUFFER_POOL_BYTES = 512 * 1024 * 1024
 
 
 def _frame(out: BinaryIO, kind: bytes, payload: bytes) -> None:
@@ -128,7 +129,9 @@ def main(argv: list[str]) -> int:
     try:
         engine = importlib.import_module(engine_name)
         version = getattr(engine, "__version__", "unknown")
-        db = engine.Database(path, read_only=True)
+        # A bounded buffer pool: the default (80% of RAM) lets a big file's pages pile up in the
+        # reader while it streams; batches need only a few hundred MB.
+        db = engine.Database(path, read_only=True, buffer_pool_size=BUFFER_POOL_BYTES)
         conn = engine.Connection(db)
         tables = catalog(conn)
         _frame(
