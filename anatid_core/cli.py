@@ -99,9 +99,13 @@ def build_parser() -> Parser:
         "counts, versions, sizes and indexes of a file",
         """
         Counts of current nodes and edges (by group, label and relationship), versions kept for
-        time travel, file size, schema version, text-index postings and vector spaces.""",
+        time travel, file size, schema version, text-index postings, vector spaces, and index
+        health (the verdict of anatid check).""",
         "anatid stats memory.duckdb",
         commands.cmd_stats,
+    )
+    p.add_argument(
+        "--no-check", action="store_true", help="skip the health check (faster on huge files)"
     )
     _json_option(p)
 

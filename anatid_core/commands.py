@@ -108,15 +108,25 @@ def _summary(item: Item) -> str:
 def cmd_stats(args: argparse.Namespace) -> int:
     with open_store(args.file) as store:
         s = store.stats()
+        # Index health is the integrity check's verdict (postings against documents, embeddings
+        # against versions, ...); --no-check skips it on files too large to scan now.
+        problems = None if args.no_check else store.check()
     if args.json:
-        print(to_json(s, indent=2))
+        print(to_json(s if problems is None else {**s, "problems": problems}, indent=2))
         return 0
+    if problems is None:
+        health = "not checked (--no-check)"
+    elif problems:
+        health = f"{len(problems)} problem(s): run anatid check {args.file}"
+    else:
+        health = "ok (text index, vectors and versions agree)"
     head = [
         ("file", f"{s['path']} ({human_bytes(s['file_bytes'])})"),
         ("schema version", s["schema_version"]),
         ("nodes", f"{s['nodes']} current, {s['node_versions']} versions"),
         ("edges", f"{s['edges']} current, {s['edge_versions']} versions"),
         ("text index", f"{s['postings']} postings"),
+        ("health", health),
     ]
     print(pairs(head))
     spaces = s["vector_spaces"]

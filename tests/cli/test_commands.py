@@ -38,6 +38,7 @@ def test_stats_counts_current_records_versions_groups_labels_and_rels(seeded: Se
     assert r.code == 0, r.err
     assert "nodes           4 current, 6 versions" in r.out
     assert "edges           3 current, 5 versions" in r.out
+    assert "health          ok (text index, vectors and versions agree)" in r.out
     assert "WORKS_AT        2" in r.out  # the Acme job is closed in valid time, still current
     data = json.loads(anatid("stats", seeded.path, "--json").out)
     assert data["nodes_by_label"] == {"City": 1, "Company": 2, "Person": 1}
@@ -171,6 +172,9 @@ def test_check_ok_then_a_broken_file_exits_1(tmp_path: Path) -> None:
     con.close()
     r = anatid("check", seeded.path)
     assert r.code == 1
+    stats = anatid("stats", seeded.path)
+    assert stats.code == 0 and "health          1 problem(s): run anatid check" in stats.out
+    assert "not checked" in anatid("stats", seeded.path, "--no-check").out
     assert (
         "problem: nodes: full-text postings disagree with the document length (e.g. acme)" in r.out
     )
