@@ -166,7 +166,13 @@ def encode_props(props: Mapping[str, Any] | None) -> str:
         return "{}"
     if not isinstance(props, Mapping):
         raise InvalidInput(f"props must be a mapping, got {type(props).__name__}")
-    encoded = _encode_value(props, "props")
+    try:
+        encoded = _encode_value(props, "props")
+    except RecursionError:
+        raise InvalidInput(
+            "props nest too deeply to store (thousands of levels, or a container that holds "
+            "itself); flatten them"
+        ) from None
     return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 

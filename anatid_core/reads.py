@@ -101,6 +101,10 @@ def item_from_row(kind: Kind, row: Sequence[Any]) -> Item:
     return node_from_row(row) if kind == "node" else edge_from_row(row)
 
 
+#: Deepest expansion answered by one SQL statement (see ``Reader.expand``).
+ONE_QUERY_MAX_DEPTH = 8
+
+
 def _id_list(ids: Iterable[str], what: str = "ids") -> list[str]:
     if isinstance(ids, str):
         raise InvalidInput(f"{what} must be a list of ids, not a single string {ids!r:.80}")
@@ -234,10 +238,12 @@ class Reader:
         sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY {order_sql(order_by, kind)}"
         params = list(f.params)
         if limit is not None:
-            if limit < 0:
-                raise InvalidInput(f"limit must be >= 0, got {limit}")
+            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+                raise InvalidInput(f"limit must be an int >= 0 (or None), got {limit!r:.40}")
             sql += " LIMIT ?"
             params.append(int(limit))
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise InvalidInput(f"offset must be an int >= 0, got {offset!r:.40}")
         if offset:
             sql += " OFFSET ?"
             params.append(int(offset))
@@ -350,7 +356,10 @@ class Reader:
         label_set = None if labels is None else set(labels)
         group_set = None if groups is None else set(groups)
         filtered = label_set is not None or group_set is not None
-        if not filtered and seed_ids and depth > 0:
+        # The one-query plan re-joins every hop in one statement: fast for the usual shallow
+        # depths, but its size grows with depth (depth=10**6 exhausted memory). Deeper
+        # expansions walk hop by hop and stop when nothing new is reached.
+        if not filtered and seed_ids and 0 < depth <= ONE_QUERY_MAX_DEPTH:
             return self._expand_in_one_query(seed_ids, depth, direction, rels)
         distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
         via: dict[str, Edge] = {}
@@ -493,10 +502,12 @@ class Reader:
         sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY r.tx_from, r.vid"
         params = list(f.params)
         if limit is not None:
-            if limit < 0:
-                raise InvalidInput(f"limit must be >= 0, got {limit}")
+            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+                raise InvalidInput(f"limit must be an int >= 0 (or None), got {limit!r:.40}")
             sql += " LIMIT ?"
             params.append(int(limit))
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise InvalidInput(f"offset must be an int >= 0, got {offset!r:.40}")
         if offset:
             sql += " OFFSET ?"
             params.append(int(offset))
