@@ -6,6 +6,7 @@ from quoted keys are spliced into the SQL text.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -137,6 +138,10 @@ class SqlFilter:
         elif isinstance(sample, datetime):
             expr = f"epoch_us(TRY_CAST(json_extract_string(r.props, '{json_path(dotted, '$dt')}') AS TIMESTAMP))"
             convert = naive_as_utc_micros
+        elif isinstance(sample, uuid.UUID):
+            # A UUID property is stored tagged (see codec): compare the tagged text.
+            expr = f"json_extract_string(r.props, '{json_path(dotted, '$uuid')}')"
+            convert = str
         else:
             expr = f"json_extract_string(r.props, '{path}')"
             convert = str

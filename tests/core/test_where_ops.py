@@ -1,4 +1,4 @@
-"""The ``contains`` operator: list properties holding a string."""
+"""where operators on properties: list `contains`, and UUID-valued properties."""
 
 from __future__ import annotations
 
@@ -39,3 +39,21 @@ def test_contains_needs_a_string_and_a_property(store):
         store.find_nodes(where=[[Cond("props.tags", "contains", 1)]])
     with pytest.raises(InvalidInput, match="list properties"):
         store.find_nodes(where=[[Cond("name", "contains", "x")]])
+
+
+def test_uuid_properties_compare_as_uuids():
+    import uuid
+
+    a, b = uuid.uuid4(), uuid.uuid4()
+    with Store.open(":memory:") as s:
+        s.upsert_nodes(
+            [
+                Node("n1", props={"ref": a}),
+                Node("n2", props={"ref": b}),
+                Node("n3", props={"ref": str(a)}),
+            ]
+        )
+        assert ids(s.find_nodes(where=[[Cond("props.ref", "=", a)]])) == ["n1"]
+        assert ids(s.find_nodes(where=[[Cond("props.ref", "in", [a, b])]])) == ["n1", "n2"]
+        assert ids(s.find_nodes(where=[[Cond("props.ref", "=", str(a))]])) == ["n3"]
+        assert ids(s.find_nodes(where=[[Cond("props.ref", "!=", a)]])) == ["n2"]
