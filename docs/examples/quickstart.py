@@ -311,8 +311,12 @@ async def cognee_demo(path: Path) -> None:
         query_type=SearchType.GRAPH_COMPLETION,
         only_context=True,
     )
-    print("GRAPH_COMPLETION context (no LLM asked):")
-    print("  " + str(_flat(context)[0] if _flat(context) else context)[:300].replace("\n", "\n  "))
+    # The context Cognee would hand the LLM: the triplets its graph retriever found in anatid.
+    text = str(_flat(context)[0]) if _flat(context) else ""
+    triplets = text.split("Connections:", 1)[-1].strip().strip("`").splitlines()
+    print("GRAPH_COMPLETION context for 'Where does Alice work?' (no LLM asked):")
+    for line in triplets[:4]:
+        print("  " + line.split("  (")[0])
 
 
 def _flat(results: Any) -> list[Any]:
