@@ -9,6 +9,7 @@ from cognee.infrastructure.databases.graph.graph_db_interface import GraphDBInte
 
 from .errors import cypher_not_supported
 from .graph_extras import GraphExtras
+from .graph_feedback import GraphFeedback
 from .graph_provenance import GraphProvenance
 from .graph_reads import GraphHistory, GraphReads
 from .graph_writes import GraphWrites
@@ -16,7 +17,13 @@ from .paths import graph_path
 
 
 class AnatidGraphAdapter(
-    GraphReads, GraphWrites, GraphProvenance, GraphExtras, GraphHistory, GraphDBInterface
+    GraphReads,
+    GraphWrites,
+    GraphProvenance,
+    GraphExtras,
+    GraphFeedback,
+    GraphHistory,
+    GraphDBInterface,
 ):
     """Cognee's graph store on anatid: a bitemporal property graph in one DuckDB file.
 

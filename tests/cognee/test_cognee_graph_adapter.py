@@ -316,3 +316,38 @@ async def test_history_lists_versions_and_purge_erases_them(graph):
     assert await graph.history(str(a.id)) == []
     assert await graph.edge_history(str(a.id), str(b.id), "knows") == []
     assert await graph.has_node(str(b.id))
+
+
+async def test_feedback_weights_and_truth_state(graph):
+    from cognee.modules.improve.capabilities import probe_graph_capabilities
+
+    a, b = Person(name="A"), Person(name="B")
+    await graph.add_nodes([a, b])
+    object_id = uuid4()
+    await graph.add_edges([(a.id, b.id, "knows", {"edge_object_id": object_id})])
+    ia, ib = str(a.id), str(b.id)
+
+    assert await graph.get_node_feedback_weights([ia, "ghost"]) == {ia: 0.5}
+    assert await graph.set_node_feedback_weights({ia: 0.9, "ghost": 0.1}) == {
+        ia: True,
+        "ghost": False,
+    }
+    assert await graph.get_node_feedback_weights([ia]) == {ia: 0.9}
+
+    assert await graph.set_node_truth_state({ib: {"truth_alignment": [1, 0], "truth_epoch": 3}})
+    assert await graph.get_node_truth_state([ib]) == {
+        ib: {"truth_alignment": [1, 0], "truth_epoch": 3}
+    }
+
+    eid = str(object_id)
+    assert await graph.get_edge_feedback_weights([eid]) == {eid: 0.5}
+    assert await graph.set_edge_feedback_weights({eid: 0.2, "nope": 0.3}) == {
+        eid: True,
+        "nope": False,
+    }
+    assert await graph.get_edge_feedback_weights([eid]) == {eid: 0.2}
+    _, edges = await graph.get_graph_data()
+    assert edges[0][3] == {"edge_object_id": object_id, "feedback_weight": 0.2}
+
+    capabilities = probe_graph_capabilities(graph)
+    assert capabilities.supports_feedback_weights and capabilities.supports_truth_state
