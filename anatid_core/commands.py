@@ -72,6 +72,9 @@ def output(path: str | None) -> Iterator[TextIO]:
     if path is None or path == "-":
         yield sys.stdout
         return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CommandError(f"{path}: the folder {folder} does not exist")
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8", newline="\n") as out:
@@ -172,6 +175,18 @@ def _embedding(raw: str) -> list[float]:
     return [float(x) for x in value]
 
 
+def _check_space(store: Store, kind: Kind, space: str) -> None:
+    """A query vector for a space the file lacks would silently find nothing: say so, and name
+    the spaces there are (Graphiti's files, for one, use 'name' and 'fact', not 'default')."""
+    spaces = [(v["kind"], v["space"]) for v in store.stats()["vector_spaces"]]
+    if (kind, space) not in spaces:
+        have = ", ".join(f"{k}/{s}" for k, s in spaces) or "none"
+        raise CommandError(
+            f"--space {space!r}: the file has no {kind} vectors in that space "
+            f"(spaces: {have}); pick one with --space (and --kind)"
+        )
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     if args.k <= 0:
         raise CommandError(f"--k must be a positive number, got {args.k}")
@@ -182,6 +197,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise CommandError("the search text is empty; give some words or an --embedding")
     kind: Kind = args.kind
     with open_store(args.file) as store:
+        if vector is not None:
+            _check_space(store, kind, args.space)
         reader = reader_for(store, args)
         # The graph arm starts from the best text matches among nodes and walks --depth hops.
         seeds = (

@@ -64,6 +64,15 @@ def test_a_file_that_is_not_an_anatid_store_exits_2(argv: list[str], tmp_path: P
         (["search", "Alice", "--embedding", "not json"], "--embedding: expected a JSON array"),
         (["search", "Alice", "--embedding", '["a"]'], "non-empty JSON array of numbers"),
         (["search", "Alice", "--kind", "vertex"], "invalid choice: 'vertex'"),
+        (
+            ["search", "Alice", "--embedding", "[1, 0, 0]", "--space", "fact"],
+            "--space 'fact': the file has no node vectors in that space (spaces: node/default)",
+        ),
+        (
+            ["export", "--format", "jsonl", "--out", "/no/such/dir/x.jsonl"],
+            "/no/such/dir does not exist",
+        ),
+        (["view", "--out", "/no/such/dir/x.html"], "the folder /no/such/dir does not exist"),
         (["export"], "the following arguments are required: --format"),
         (["export", "--format", "csv"], "invalid choice: 'csv'"),
         (["export", "--format", "graphml", "--history"], "need --format jsonl"),
