@@ -178,3 +178,29 @@ def test_check_ok_then_a_broken_file_exits_1(tmp_path: Path) -> None:
     assert (
         "problem: nodes: full-text postings disagree with the document length (e.g. acme)" in r.out
     )
+
+
+_KILLED_WRITER = """
+import os, signal, sys
+from anatid_core import Node, Store
+store = Store.open(sys.argv[1])
+store.upsert_nodes([Node(f"n{i}", name=f"node {i}") for i in range(50)])
+store.upsert_nodes([Node("late", name="written last")])
+os.kill(os.getpid(), signal.SIGKILL)  # no close, no checkpoint: the commits are in the WAL
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_reads_a_file_whose_writer_was_killed_without_touching_it(tmp_path: Path) -> None:
+    import subprocess
+
+    path = tmp_path / "crashed.duckdb"
+    subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(path)], timeout=120)
+    wal = Path(str(path) + ".wal")
+    assert wal.exists()
+    before = (path.read_bytes(), wal.read_bytes())
+    r = anatid("show", path, "late")
+    assert r.code == 0 and "written last" in r.out, r.err
+    check = anatid("check", path)
+    assert check.code == 0 and "ok (51 nodes" in check.out
+    assert (path.read_bytes(), wal.read_bytes()) == before  # read-only: nothing replayed to disk
