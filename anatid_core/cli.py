@@ -13,7 +13,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from . import __version__, commands
+from . import __version__, cli_records, commands
 from .errors import AnatidError, StoreLocked
 from .terminal import one_line
 
@@ -170,7 +170,7 @@ def build_parser() -> Parser:
         """
         anatid show memory.duckdb alice
         anatid show memory.duckdb alice --as-of 2024-05-01""",
-        commands.cmd_show,
+        cli_records.cmd_show,
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
@@ -188,7 +188,7 @@ def build_parser() -> Parser:
         Every version ever written of the node or edge with this id, oldest first: when the
         store knew it (transaction time), when it was true (valid time), and what changed.""",
         "anatid history memory.duckdb alice",
-        commands.cmd_history,
+        cli_records.cmd_history,
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")

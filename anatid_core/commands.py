@@ -1,4 +1,5 @@
-"""What each ``anatid`` subcommand does, given its parsed arguments. Parsing is in cli.py.
+"""What the ``anatid`` subcommands do, given their parsed arguments (show and history are in
+cli_records.py). Parsing is in cli.py.
 
 Every command opens the file read-only: it never writes, never migrates, and fails with a clear
 message (not a wait) when another process holds the file for writing.
@@ -18,7 +19,7 @@ from .export import current, timeline, with_endpoints, write_graphml, write_json
 from .model import Edge, Item, Kind, Node
 from .reads import Reader
 from .store import Store
-from .terminal import fmt_time, human_bytes, one_line, pairs, parse_time, table, to_json
+from .terminal import human_bytes, one_line, pairs, parse_time, table, to_json
 from .viewer import payload, render
 
 #: Exit status when the command ran but found something wrong (check) or nothing (show, history).
@@ -274,183 +275,6 @@ def cmd_search(args: argparse.Namespace) -> int:
         + f"; graph = within {args.depth} hop(s) of the top {len(seeds)} text match(es) "
         f"{', '.join(seeds) if seeds else ''}".rstrip()
     )
-    return 0
-
-
-# ------------------------------------------------------------------------------- show, history
-
-
-def _item_lines(item: Item, embedding: list[float] | None) -> list[tuple[str, Any]]:
-    rows: list[tuple[str, Any]] = []
-    if isinstance(item, Edge):
-        rows += [("rel", item.rel), ("src", item.src), ("dst", item.dst)]
-    else:
-        rows.append(("labels", ", ".join(item.labels) or "-"))
-    rows += [
-        ("group", item.group or '""'),
-        ("name", item.name),
-        ("text", item.text),
-        (
-            "valid",
-            f"{fmt_time(item.valid_from, open_end='…')} .. {fmt_time(item.valid_to, open_end='…')}",
-        ),
-        ("known", f"{fmt_time(item.tx_from)} .. {fmt_time(item.tx_to, open_end='now')}"),
-        ("version", item.version),
-        ("embedding", f"{len(embedding)} dims in space {item.space!r}" if embedding else "-"),
-    ]
-    return rows
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    with open_store(args.file) as store:
-        reader = reader_for(store, args)
-        found: list[Item] = []
-        if args.kind in (None, "node"):
-            node = reader.get_node(args.id)
-            if node is not None:
-                found.append(node)
-        if args.kind in (None, "edge"):
-            edge = reader.get_edge(args.id)
-            if edge is not None:
-                found.append(edge)
-        if not found:
-            hint = (
-                " at that time"
-                if getattr(args, "as_of", None) or getattr(args, "valid_at", None)
-                else ""
-            )
-            known = store.history(args.id)
-            extra = (
-                f" ({len(known)} past version(s): see anatid history {args.file} {args.id})"
-                if known
-                else ""
-            )
-            raise CommandError(
-                f"no node or edge {args.id!r}{hint} in {args.file}{extra}", status=EXIT_PROBLEMS
-            )
-        blocks = []
-        for item in found:
-            kind: Kind = "edge" if isinstance(item, Edge) else "node"
-            vectors = reader.get_embeddings([item.id], kind=kind)
-            incident = reader.edges_of([item.id]) if isinstance(item, Node) else []
-            names = {
-                n.id: n.name
-                for n in reader.get_nodes(
-                    sorted({e.dst if e.src == item.id else e.src for e in incident})
-                )
-            }
-            blocks.append((item, kind, vectors.get(item.id), incident, names))
-    if args.json:
-        print(
-            to_json(
-                [
-                    {"kind": k, "item": it, "embedding": vec, "edges": inc}
-                    for it, k, vec, inc, _ in blocks
-                ],
-                indent=2,
-            )
-        )
-        return 0
-    for n, (item, kind, vector, incident, names) in enumerate(blocks):
-        if n:
-            print()
-        print(f"{kind} {item.id}")
-        print(pairs(_item_lines(item, vector), indent="  "))
-        print("  props" + ("" if item.props else "      {}"))
-        if item.props:
-            for line in to_json(item.props, indent=2).splitlines():
-                print("    " + line)
-        if kind == "node":
-            print(f"  edges      {len(incident)}")
-            rows = []
-            for e in incident[: args.limit]:
-                out = e.src == item.id
-                other = e.dst if out else e.src
-                rows.append(
-                    ["->" if out else "<-", e.rel, e.id, other, one_line(names.get(other, ""), 30)]
-                )
-            if rows:
-                print(table(["dir", "rel", "edge", "node", "name"], rows, indent="    "))
-            if len(incident) > args.limit:
-                print(f"    ... {len(incident) - args.limit} more (--limit)")
-    return 0
-
-
-_COMPARED = (
-    "group",
-    "labels",
-    "name",
-    "text",
-    "props",
-    "valid_from",
-    "valid_to",
-    "src",
-    "dst",
-    "rel",
-    "space",
-)
-
-
-def _changes(before: Item | None, after: Item) -> str:
-    if before is None:
-        return "created"
-    changed = [f for f in _COMPARED if getattr(before, f, None) != getattr(after, f, None)]
-    return ", ".join(changed) if changed else "(same content)"
-
-
-def cmd_history(args: argparse.Namespace) -> int:
-    with open_store(args.file) as store:
-        versions = store.history(args.id, kind=args.kind)
-    if not versions:
-        raise CommandError(
-            f"{args.id!r} was never stored in {args.file} (or it was purged)", status=EXIT_PROBLEMS
-        )
-    if args.json:
-        print(
-            to_json(
-                [{"kind": "edge" if isinstance(v, Edge) else "node", "item": v} for v in versions],
-                indent=2,
-            )
-        )
-        return 0
-    for kind_name, cls in (("node", Node), ("edge", Edge)):
-        mine = [v for v in versions if isinstance(v, cls)]
-        if not mine:
-            continue
-        rows = []
-        prev: Item | None = None
-        for v in mine:
-            rows.append(
-                [
-                    v.version,
-                    fmt_time(v.tx_from),
-                    fmt_time(v.tx_to, open_end="current"),
-                    fmt_time(v.valid_from, open_end="…"),
-                    fmt_time(v.valid_to, open_end="…"),
-                    one_line(_changes(prev, v), 30),
-                    one_line(v.name or v.text, 40),
-                ]
-            )
-            prev = v
-        print(f"{kind_name} {args.id}: {len(mine)} version(s)")
-        print(
-            table(
-                [
-                    "ver",
-                    "known from (tx)",
-                    "known until",
-                    "valid from",
-                    "valid to",
-                    "changed",
-                    "name / text",
-                ],
-                rows,
-                indent="  ",
-            )
-        )
-        last = mine[-1]
-        if last.tx_to is not None:
-            print(f"  deleted at {fmt_time(last.tx_to)} (no current version)")
     return 0
 
 
