@@ -129,6 +129,12 @@ def build_parser() -> Parser:
     p.add_argument(
         "--group", action="append", metavar="G", help="only records in this group (repeatable)"
     )
+    p.add_argument(
+        "--label", action="append", metavar="L", help="only nodes with this label (repeatable)"
+    )
+    p.add_argument(
+        "--rel", action="append", metavar="R", help="only edges of this type (repeatable)"
+    )
     p.add_argument("--k", type=int, default=10, metavar="N", help="number of hits (default 10)")
     p.add_argument(
         "--kind",

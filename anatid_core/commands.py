@@ -197,6 +197,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not args.query.strip() and vector is None:
         raise CommandError("the search text is empty; give some words or an --embedding")
     kind: Kind = args.kind
+    if (kind == "node" and args.rel) or (kind == "edge" and args.label):
+        raise CommandError("--label filters nodes and --rel filters edges (--kind edge)")
     with open_store(args.file) as store:
         if vector is not None:
             _check_space(store, kind, args.space)
@@ -221,6 +223,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             depth=args.depth,
             space=args.space,
             groups=args.group,
+            labels=args.label,
+            rels=args.rel,
         )
     if args.json:
         print(

@@ -24,11 +24,14 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
 
 
 def test_console_script_is_installed_and_runs(seeded: Seeded) -> None:
-    script = Path(sys.executable).with_name("anatid" + (".exe" if os.name == "nt" else ""))
-    assert script.exists(), "pip install -e . should have installed the anatid script"
+    import shutil
     import subprocess
 
-    proc = subprocess.run([str(script), "check", str(seeded.path)], capture_output=True, text=True)
+    beside = Path(sys.executable).with_name("anatid" + (".exe" if os.name == "nt" else ""))
+    script = str(beside) if beside.exists() else shutil.which("anatid")
+    assert script, "pip install -e . should have installed the anatid script"
+
+    proc = subprocess.run([script, "check", str(seeded.path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert ": ok (" in proc.stdout
 
@@ -85,6 +88,14 @@ def test_search_as_of_sees_the_old_name_and_edges_by_kind(seeded: Seeded) -> Non
     assert "globex" not in {h["item"]["id"] for h in then}
     edges = json.loads(anatid("search", seeded.path, "works", "--kind", "edge", "--json").out)
     assert {h["item"]["id"] for h in edges} >= {"e-globex", "e-acme"}
+    companies = json.loads(
+        anatid("search", seeded.path, "Alice Acme Globex", "--label", "Company", "--json").out
+    )
+    assert {h["item"]["id"] for h in companies} == {"acme", "globex"}
+    located = json.loads(
+        anatid("search", seeded.path, "Acme", "--kind", "edge", "--rel", "LOCATED_IN", "--json").out
+    )
+    assert [h["item"]["id"] for h in located] == ["e-paris"]
     in_g2 = json.loads(anatid("search", seeded.path, "Acme city", "--group", "g2", "--json").out)
     assert [h["item"]["id"] for h in in_g2] == ["paris"]
 

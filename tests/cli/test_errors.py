@@ -73,6 +73,7 @@ def test_a_file_that_is_not_an_anatid_store_exits_2(argv: list[str], tmp_path: P
             "/no/such/dir does not exist",
         ),
         (["view", "--out", "/no/such/dir/x.html"], "the folder /no/such/dir does not exist"),
+        (["search", "Alice", "--rel", "KNOWS"], "--rel filters edges (--kind edge)"),
         (["export"], "the following arguments are required: --format"),
         (["export", "--format", "csv"], "invalid choice: 'csv'"),
         (["export", "--format", "graphml", "--history"], "need --format jsonl"),
