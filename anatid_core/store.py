@@ -23,6 +23,7 @@ from .errors import (
     StoreLocked,
     WriteConflict,
 )
+from .publish import PublishLock
 from .reads import Reader, Visibility
 from .sql import one, run
 from .textindex import TextCache
@@ -141,6 +142,7 @@ class Store(WriterMixin, Reader):
         self._closed = False
         self._last_tx_us = 0
         self._next_vid = 1
+        self.published = PublishLock()
         self.vectors = VectorCache(self)
         self.text_cache = TextCache(self)
         self._load_counters()
@@ -281,10 +283,16 @@ class Store(WriterMixin, Reader):
             tx = _Tx(cursor=cur, time_us=self._next_tx_time())
             self._tx, self._tx_owner = tx, threading.get_ident()
             saved_vid = self._next_vid
+            publishing = False
             try:
                 yield tx
+                # Index searches wait from here until the indexes hold the whole commit.
+                self.published.acquire_write()
+                publishing = True
                 run(cur, "COMMIT")
             except BaseException as exc:
+                if publishing:
+                    self.published.release_write()
                 self._next_vid = saved_vid
                 try:
                     run(cur, "ROLLBACK")
@@ -304,8 +312,11 @@ class Store(WriterMixin, Reader):
                 raise
             finally:
                 self._tx, self._tx_owner = None, None
-            for action in tx.after_commit:
-                action()
+            try:
+                for action in tx.after_commit:
+                    action()
+            finally:
+                self.published.release_write()
         finally:
             self._write_lock.release()
 

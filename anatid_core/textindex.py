@@ -13,6 +13,7 @@ import math
 import re
 import threading
 from collections import Counter
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -53,8 +54,12 @@ def bm25_search(reader: Reader, kind: Kind, query: str, k: int, f: SqlFilter) ->
         return []
     cache = reader.text_cache if reader._visibility().is_current else None
     if cache is not None and cache.usable():
-        scored = cache.search(kind, terms)
-        return _materialise(reader, kind, scored, k, f)
+        while True:
+            cache.load(kind)  # outside the publish lock: loading waits for writers
+            with cache.consistent():
+                scored = cache.search_loaded(kind, terms)
+                if scored is not None:  # else forgotten (purge_all) since: load it again
+                    return _materialise(reader, kind, scored, k, f)
     return _sql_search(reader, kind, terms, k, f)
 
 
@@ -354,6 +359,25 @@ class TextCache:
         """(version ids, scores, ids of those versions) of every current match."""
         idx = self._index(kind)
         with self._lock:
+            vids, scores = idx.score(terms)
+            return vids, scores, idx.ids[vids]
+
+    def load(self, kind: Kind) -> None:
+        """Build the index of ``kind`` now if it is not built yet."""
+        self._index(kind)
+
+    def consistent(self) -> AbstractContextManager[None]:
+        """Hold while scoring and fetching: no commit is published in between."""
+        return self._store.published.reading()
+
+    def search_loaded(
+        self, kind: Kind, terms: list[str]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Like :meth:`search`, but None if the index is not built (never loads it)."""
+        with self._lock:
+            idx = self._kinds.get(kind)
+            if idx is None:
+                return None
             vids, scores = idx.score(terms)
             return vids, scores, idx.ids[vids]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -193,11 +194,15 @@ def cosine_search(
     norm = float(np.linalg.norm(q))
     if norm == 0.0:
         return []  # cosine is undefined for a zero vector: nothing is similar to it
-    if reader._visibility().is_current and reader.vectors.usable():
-        matrix = reader.vectors.matrix(kind, space, tbl, dim)
-        return _cached_search(
-            reader, kind, matrix, q / norm, k, f, min_score, groups_only, unfiltered
-        )
+    cache = reader.vectors
+    if reader._visibility().is_current and cache.usable():
+        while True:
+            matrix = cache.matrix(kind, space, tbl, dim)  # outside the lock: loading waits
+            with cache.consistent():
+                if cache.current(kind, space) is matrix:  # else forgotten since: load again
+                    return _cached_search(
+                        reader, kind, matrix, q / norm, k, f, min_score, groups_only, unfiltered
+                    )
     return _sql_search(reader, kind, space, tbl, dim, q, k, f, min_score)
 
 
@@ -377,6 +382,15 @@ class VectorCache:
     def usable(self) -> bool:
         # Inside this thread's own transaction the cache lacks its uncommitted rows: use SQL.
         return not self._store._in_own_transaction()
+
+    def consistent(self) -> AbstractContextManager[None]:
+        """Hold while scoring and fetching: no commit is published in between."""
+        return self._store.published.reading()
+
+    def current(self, kind: Kind, space: str) -> _Matrix | None:
+        """The matrix of a space if it is built (never loads it)."""
+        with self._lock:
+            return self._spaces.get((kind, space))
 
     def matrix(self, kind: Kind, space: str, tbl: str, dim: int) -> _Matrix:
         key = (kind, space)
