@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -47,6 +48,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    # Cognee logs its start-up at INFO when the anatid Cognee adapter is imported; a one-shot
+    # command keeps stderr for its own progress and errors.
+    os.environ.setdefault("LOG_LEVEL", "ERROR")
     from . import migrate_cognee, migrate_graphiti
 
     run = migrate_graphiti if args.kind == "graphiti" else migrate_cognee
