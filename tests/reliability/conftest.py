@@ -31,7 +31,7 @@ SIZES: dict[str, int] = {
     "graphiti_episodes": 64 if LONG else 24,
     "cognee_points": 400 if LONG else 60,
     "core_threads": 16 if LONG else 8,
-    "core_transactions": 200 if LONG else 30,
+    "core_transactions": 200 if LONG else 12,
 }
 
 _ROOT = tempfile.mkdtemp(prefix="anatid-reliability-")

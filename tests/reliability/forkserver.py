@@ -127,6 +127,7 @@ def _fork(work: Any, out: str | None) -> int:
     pid = os.fork()
     if pid:
         return pid
+    os.dup2(2, 1)  # the server's stdout is the reply channel: a child's prints go to stderr
     code = 0
     try:
         result = work()

@@ -92,3 +92,91 @@ def fill(
     except Exception as exc:  # noqa: BLE001 - the test asserts on the type and message
         return _describe(exc, started)
     raise AssertionError("the writer stopped without an error")
+
+
+async def cognee_concurrent_add_data_points(
+    path: str, rounds: int, team_size: int
+) -> dict[str, Any]:
+    """Cognee's own ``add_data_points`` task, many calls at once into two datasets (two node
+    sets in one anatid file), while readers check that no adapter call is seen half-applied."""
+    import random
+    import uuid as uuid_module
+
+    import anatid_cognee
+    from cognee.infrastructure.databases.graph import get_graph_engine
+    from cognee.infrastructure.databases.vector import get_vector_engine_async
+    from cognee.infrastructure.databases.vector.exceptions import CollectionNotFoundError
+    from cognee.low_level import setup
+    from cognee.tasks.storage import add_data_points
+
+    from tests.cognee.cognee_fakes import install_hash_embeddings
+    from tests.reliability.cognee_points import Person, Team
+
+    install_hash_embeddings()
+    anatid_cognee.configure(path)
+    await setup()
+    graph = await get_graph_engine()
+    vector = await get_vector_engine_async()
+
+    def team(dataset: str, r: int) -> Any:
+        def uid(*parts: object) -> uuid_module.UUID:
+            return uuid_module.uuid5(
+                uuid_module.NAMESPACE_URL, "/".join(map(str, (dataset, r, *parts)))
+            )
+
+        members = [
+            Person(id=uid("p", i), name=f"{dataset} member{r}x{i}", belongs_to_set=[dataset])
+            for i in range(team_size)
+        ]
+        return Team(
+            id=uid("team"), name=f"{dataset} team{r}", members=members, belongs_to_set=[dataset]
+        )
+
+    teams = [team(ds, r) for r in range(rounds) for ds in ("dataset_a", "dataset_b")]
+    torn: list[str] = []
+    done = asyncio.Event()
+
+    async def reader(seed: int) -> int:
+        rng, reads = random.Random(seed), 0
+        while not done.is_set():
+            t = rng.choice(teams)
+            ids = [str(t.id)] + [str(m.id) for m in t.members]
+            found = await graph.get_nodes(ids[1:])
+            if len(found) not in (0, team_size):  # one add_nodes call: all or nothing
+                torn.append(f"{t.name}: {len(found)} of {team_size} members visible")
+            try:
+                await vector.search("Person_name", query_text=t.members[0].name, limit=3)
+            except CollectionNotFoundError:
+                pass  # the first add_data_points has not created the collection yet
+            reads += 1
+            await asyncio.sleep(0)
+        return reads
+
+    async def writers() -> None:
+        try:
+            await asyncio.gather(*(add_data_points([t]) for t in teams))
+        finally:
+            done.set()
+
+    results = await asyncio.gather(writers(), *(reader(s) for s in range(4)))
+    nodes, edges = await graph.get_graph_data()
+    member_ids = [str(m.id) for t in teams for m in t.members]
+    rows = await vector.retrieve("Person_name", member_ids)
+    per_set: dict[str, int] = {}
+    for _, data in nodes:
+        for tag in data.get("belongs_to_set") or []:
+            name = tag if isinstance(tag, str) else getattr(tag, "name", str(tag))
+            per_set[name] = per_set.get(name, 0) + 1
+    return {
+        "teams": len(teams),
+        "graph_nodes": len([n for n, d in nodes if d.get("type") in ("Person", "Team")]),
+        "expected_nodes": len(teams) * (team_size + 1),
+        "member_edges": len([e for e in edges if e[2] == "members"]),
+        "expected_edges": len(teams) * team_size,
+        "vector_rows": len(rows),
+        "expected_rows": len(member_ids),
+        "torn": torn[:5],
+        "reads": sum(results[1:]),
+        "per_set": per_set,
+        "problems": graph._store.check(),
+    }
