@@ -106,7 +106,7 @@ def fetch_matrix(
     """Run a query returning (vid, embedding, extra...) and give (vids, matrix, extra columns)."""
     result = cur.execute(sql, params)
     # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).
-    to_arrow = getattr(result, "to_arrow_table", None) or result.fetch_arrow_table
+    to_arrow = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # noqa: B009
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = to_arrow()

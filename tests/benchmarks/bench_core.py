@@ -145,7 +145,7 @@ def bench_ingest_and_search(n: int, dim: int, tmp: str) -> list[str]:
         row(f"cosine top-10 over {n:,} x {dim} p50", ours["p50"], theirs["p50"], "ms", False)
     )
     out.append(
-        row(f"cosine top-10, one group filter p50", ours_g["p50"], theirs["p50"], "ms", False)
+        row("cosine top-10, one group filter p50", ours_g["p50"], theirs["p50"], "ms", False)
     )
     store.close()
     out.append(
