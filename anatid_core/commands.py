@@ -27,6 +27,9 @@ EXIT_PROBLEMS = 1
 #: Exit status for bad input, a missing or locked file (argparse also uses 2 for usage errors).
 EXIT_ERROR = 2
 
+#: Above this many nodes the HTML page still works but lays out slowly (seconds) and is crowded.
+VIEW_COMFORTABLE_NODES = 5000
+
 #: Width of free-text columns in tables.
 TEXT_WIDTH = 60
 
@@ -355,11 +358,16 @@ def cmd_view(args: argparse.Namespace) -> int:
     page = render(data)
     with output(target) as out:
         out.write(page)
+    ids = len({v["id"] for v in data["nodes"]})
     if target != "-":
-        ids = len({v["id"] for v in data["nodes"]})
         print(
             f"wrote {target}: {ids} nodes, {len(data['nodes'])} node versions, "
             f"{len(data['edges'])} edge versions; open it in a browser",
+            file=sys.stderr,
+        )
+    if ids > VIEW_COMFORTABLE_NODES:
+        print(
+            f"note: {ids} nodes make a slow, crowded page; --group draws one group at a time",
             file=sys.stderr,
         )
     return 0
