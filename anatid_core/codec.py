@@ -137,6 +137,24 @@ def _encode_value(value: Any, path: str) -> Any:
     )
 
 
+# Decoded UUIDs and datetimes are immutable and repeat a lot (node ids inside edge properties, one
+# write time per batch), so each text is parsed once: a dict lookup instead of UUID()/
+# fromisoformat() on every read. Bounded: cleared when full.
+_INTERN_LIMIT = 200_000
+_UUIDS: dict[str, uuid.UUID] = {}
+_DATETIMES: dict[str, datetime] = {}
+
+
+def _interned(cache: dict[str, Any], text: str, parse: Any) -> Any:
+    value = cache.get(text)
+    if value is None:
+        value = parse(text)
+        if len(cache) >= _INTERN_LIMIT:
+            cache.clear()
+        cache[text] = value
+    return value
+
+
 def _decode_value(value: Any) -> Any:
     if isinstance(value, list):
         return [_decode_value(v) for v in value]
@@ -144,11 +162,11 @@ def _decode_value(value: Any) -> Any:
         if len(value) == 1:
             ((tag, inner),) = value.items()
             if tag == "$dt":
-                return datetime.fromisoformat(inner)
+                return _interned(_DATETIMES, inner, datetime.fromisoformat)
             if tag == "$date":
                 return date.fromisoformat(inner)
             if tag == "$uuid":
-                return uuid.UUID(inner)
+                return _interned(_UUIDS, inner, uuid.UUID)
             if tag == "$bytes":
                 return base64.b64decode(inner)
             if tag == "$tuple":

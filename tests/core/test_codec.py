@@ -54,3 +54,15 @@ def test_tag_shaped_user_dicts_and_strings_stay_plain():
         "e": date(2020, 2, 29),
     }
     assert decode_props(encode_props(props)) == props
+
+
+def test_interned_values_stay_bounded_and_equal(monkeypatch):
+    import anatid_core.codec as codec
+
+    monkeypatch.setattr(codec, "_INTERN_LIMIT", 5)
+    values = [uuid.uuid4() for _ in range(20)]
+    for v in values:
+        assert decode_props(encode_props({"u": v})) == {"u": v}
+    assert len(codec._UUIDS) <= 5
+    when = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    assert decode_props(encode_props({"a": when, "b": [when]})) == {"a": when, "b": [when]}
