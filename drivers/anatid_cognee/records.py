@@ -100,7 +100,10 @@ def node_type(node: Node) -> str:
 
 def node_properties(node: Node) -> NodeData:
     """``{name, type, ...properties}``: the per-node dict of ``get_graph_data`` (no ``id``)."""
-    return {"name": node.name, "type": node_type(node), **visible_props(node.props)}
+    data: NodeData = {"name": node.name, "type": node_type(node)}
+    data.update(node.props)
+    data.pop(PROVENANCE_KEY, None)
+    return data
 
 
 def node_data(node: Node) -> NodeData:
