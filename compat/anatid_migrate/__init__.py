@@ -32,16 +32,27 @@ PathLike = str | os.PathLike[str]
 
 def migrate_graphiti(source: PathLike, target: PathLike, **options: Any) -> MigrationReport:
     """Migrate a Graphiti-on-Kuzu file; options as :func:`anatid_migrate.pipeline.migrate`."""
-    from .graphiti_plan import GraphitiPlan
-
+    try:
+        from .graphiti_plan import GraphitiPlan
+    except ImportError as exc:
+        raise MigrationError(_missing("graphiti", exc)) from exc
     return migrate(GraphitiPlan, source, target, **options)
 
 
 def migrate_cognee(source: PathLike, target: PathLike, **options: Any) -> MigrationReport:
     """Migrate a Cognee graph (Kuzu up to cognee 1.0.3, LadybugDB after); same options."""
-    from .cognee_plan import CogneePlan
-
+    try:
+        from .cognee_plan import CogneePlan
+    except ImportError as exc:
+        raise MigrationError(_missing("cognee", exc)) from exc
     return migrate(CogneePlan, source, target, **options)
+
+
+def _missing(extra: str, exc: ImportError) -> str:
+    return (
+        f"migrating a {extra} graph loads it through the anatid {extra} driver, which needs "
+        f"{extra} installed ({exc}); install it with: pip install 'anatid-drivers[{extra},migrate]'"
+    )
 
 
 __all__ = [
