@@ -9,6 +9,7 @@ to their driver, and a store call made inside ``driver.transaction()`` or
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -28,6 +29,9 @@ from .filters import aware
 from .runner import Reader, StoreRunner
 
 M = TypeVar("M", bound=GraphitiNode)
+
+#: Extra episodes fetched by retrieve_episodes to break valid_at ties by created_at.
+TIE_SLACK = 8
 
 
 def _cursor_where(uuid_cursor: str | None) -> list[list[Cond]] | None:
@@ -256,17 +260,36 @@ class AnatidEpisodeNodeOperations(NodeCrud[EpisodicNode], EpisodeNodeOperations)
                 )
                 edges = r.edges_of([s.id for s in sagas], direction="out", rels=[m.HAS_EPISODE])
                 ids = [e.dst for e in edges]
-            newest = r.find_nodes(
+            if ids is not None and not ids:
+                return []
+            find = functools.partial(
+                r.find_nodes,
                 ids=ids,
                 groups=list(group_ids) if group_ids and saga is None else None,
-                labels=[m.EPISODIC],
-                where=[conds],
-                order_by=["-valid_from", "-props.created_at"],
-                limit=last_n,
+                # No label filter: of Graphiti's nodes only episodes have a valid_from, so the
+                # valid_from condition already selects them (and _models checks the kind).
             )
-            return self._models(r, newest[::-1])
+            return self._models(r, _newest(find, conds, last_n)[::-1])
 
         return await self._db.read(run)
+
+
+def _newest(find: Any, conds: list[Cond], last_n: int) -> list[Node]:
+    """The ``last_n`` episodes latest by (valid_at, created_at), newest first.
+
+    Sorting by the valid_from column alone is much cheaper for the store than also sorting by a
+    JSON property; created_at only breaks ties, so fetch a few extra rows and, should the ties
+    run past them, every episode at the boundary instant.
+    """
+    if last_n <= 0:
+        return []
+    fetched = find(where=[conds], order_by="-valid_from", limit=last_n + TIE_SLACK)
+    if len(fetched) == last_n + TIE_SLACK and fetched[-1].valid_from == fetched[last_n - 1].valid_from:
+        boundary = fetched[last_n - 1].valid_from
+        above = [n for n in fetched if n.valid_from != boundary]
+        fetched = above + find(where=[[*conds, Cond("valid_from", "=", boundary)]])
+    fetched.sort(key=lambda n: (n.valid_from, aware(n.props["created_at"])), reverse=True)
+    return fetched[:last_n]
 
 
 class AnatidCommunityNodeOperations(NodeCrud[CommunityNode], CommunityNodeOperations):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 from anatid_graphiti import GraphitiDriver
 from graphiti_core.edges import EntityEdge, HasEpisodeEdge, NextEpisodeEdge
@@ -179,3 +180,20 @@ async def test_get_nodes_and_edges_by_episode(graphiti):
     found = await graphiti.get_nodes_and_edges_by_episode([first.episode.uuid])
     assert sorted(n.name for n in found.nodes) == ["Acme", "Alice"]
     assert [e.fact for e in found.edges] == ["Alice works at Acme"]
+
+
+async def test_retrieve_episodes_breaks_valid_at_ties_by_created_at(driver):
+    # twenty episodes at one reference time, ingested one minute apart, in shuffled save order
+    order = [7, 3, 19, 0, 12, 5, 16, 9, 1, 14, 18, 2, 11, 6, 17, 4, 13, 10, 15, 8]
+    for i in order:
+        await EpisodicNode(
+            name=f"t{i:02d}",
+            group_id="",
+            source=EpisodeType.text,
+            source_description="",
+            content="x",
+            valid_at=day(1),
+            created_at=day(1) + timedelta(minutes=i),
+        ).save(driver)
+    episodes = await driver.episode_node_ops.retrieve_episodes(driver, day(2), last_n=3)
+    assert [e.name for e in episodes] == ["t17", "t18", "t19"]
