@@ -123,7 +123,10 @@ def prepare(sdist: Path, workdir: Path) -> Path:
             if m.name.split("/", 1)[-1] in ("conftest.py", "pytest.ini")
             or m.name.split("/", 1)[-1].startswith("tests/")
         ]
-        tar.extractall(workdir, members=members, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.10.12 / 3.11.4
+            tar.extractall(workdir, members=members, filter="data")
+        else:
+            tar.extractall(workdir, members=members)  # noqa: S202 - pinned sdist from PyPI
     # Our repository's own ``tests`` package is importable in this venv (editable install); a
     # regular package in the suite's root, which comes first on sys.path, wins over it.
     (root / "tests" / "__init__.py").touch()
