@@ -30,8 +30,8 @@ from .runner import Reader, StoreRunner
 
 M = TypeVar("M", bound=GraphitiNode)
 
-#: Extra episodes fetched by retrieve_episodes to break valid_at ties by created_at.
-TIE_SLACK = 8
+#: One extra episode fetched by retrieve_episodes shows whether valid_at ties cross the cut.
+TIE_SLACK = 1
 
 
 def _cursor_where(uuid_cursor: str | None) -> list[list[Cond]] | None:
