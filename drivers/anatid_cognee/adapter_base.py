@@ -8,16 +8,21 @@ to Cognee's in :mod:`anatid_cognee.errors` on the way out.
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from anatid_core import Store
+from anatid_core import Store, WriteConflict
 
 from . import store_registry
 from .errors import cognee_errors, read_only
 
 T = TypeVar("T")
+
+#: Retries of a retryable ``WriteConflict``: attempts in all, first delay in seconds (doubling).
+RETRY: dict[str, float] = {"attempts": 4, "first_delay": 0.05}
 
 
 class StoreBacked:
@@ -62,7 +67,15 @@ class StoreBacked:
     def _call(self, work: Callable[..., T], *args: Any) -> T:
         self._check_open()
         with cognee_errors():
-            return work(*args)
+            for attempt in itertools.count():
+                try:
+                    return work(*args)
+                except WriteConflict as exc:
+                    # Another writer held the store too long: retry, a bounded number of times.
+                    if not exc.retryable or attempt + 1 >= RETRY["attempts"]:
+                        raise
+                    time.sleep(RETRY["first_delay"] * 2**attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def _read(self, work: Callable[..., T], *args: Any) -> T:
         """Run ``work(reads, *args)`` off the loop; ``reads`` is the store or the as_of view."""

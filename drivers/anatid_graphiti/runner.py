@@ -20,11 +20,23 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
-from anatid_core import AnatidError, Store, View
+from anatid_core import AnatidError, Store, View, WriteConflict
 
 from .errors import ReadOnlyDriverError, translate
 
 T = TypeVar("T")
+
+#: Retries of a retryable ``WriteConflict`` (another writer held the store past the core's
+#: write-lock timeout): attempts in all, and the first delay in seconds, doubling each time.
+RETRY: dict[str, float] = {"attempts": 4, "first_delay": 0.05}
+
+
+def retry_delay(exc: BaseException, attempt: int) -> float | None:
+    """Seconds to wait before retrying after ``exc`` on try ``attempt`` (0-based), or None."""
+    if isinstance(exc, WriteConflict) and exc.retryable and attempt + 1 < RETRY["attempts"]:
+        return RETRY["first_delay"] * 2**attempt
+    return None
+
 
 #: What reads go through: the live store, or a read-only view of its past.
 Reader = Store | View
@@ -130,16 +142,24 @@ class StoreRunner:
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         pinned = self._pinned()
-        try:
-            if pinned is not None:
-                return await pinned.call(fn, *args)
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self.pool, functools.partial(fn, *args))
-        except AnatidError as exc:
-            mapped = translate(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
+        attempt = 0
+        while True:
+            try:
+                if pinned is not None:
+                    return await pinned.call(fn, *args)
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self.pool, functools.partial(fn, *args))
+            except AnatidError as exc:
+                # Inside a transaction the whole transaction would have to be retried.
+                delay = None if pinned is not None else retry_delay(exc, attempt)
+                if delay is not None:
+                    await asyncio.sleep(delay)
+                    attempt += 1
+                    continue
+                mapped = translate(exc)
+                if mapped is exc:
+                    raise
+                raise mapped from exc
 
     async def read(self, fn: Callable[[Reader], T]) -> T:
         """Run ``fn(reader)`` on a worker thread (inside the open transaction, if any)."""
@@ -165,14 +185,22 @@ class StoreRunner:
         if self._pinned() is not None:
             yield
             return
-        pinned = _PinnedTransaction(self.store, self.threads)
-        try:
-            await pinned.begin()
-        except BaseException as exc:
-            pinned.shutdown()
-            if isinstance(exc, AnatidError):
-                raise translate(exc) from exc
-            raise
+        attempt = 0
+        while True:
+            pinned = _PinnedTransaction(self.store, self.threads)
+            try:
+                await pinned.begin()
+                break
+            except BaseException as exc:
+                pinned.shutdown()
+                delay = retry_delay(exc, attempt)
+                if delay is not None:  # nothing ran yet: beginning again is safe
+                    await asyncio.sleep(delay)
+                    attempt += 1
+                    continue
+                if isinstance(exc, AnatidError):
+                    raise translate(exc) from exc
+                raise
         token = _PINNED.set(pinned)
         try:
             yield
