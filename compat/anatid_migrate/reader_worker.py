@@ -26,7 +26,7 @@ import sys
 from typing import Any, BinaryIO
 
 DEFAULT_BATCH_ROWS = 8192
-BUFFER_POOL_BYTES = 512 * 1024 * 1024
+BUFFER_POOL_BYTES = 256 * 1024 * 1024
 
 
 def _frame(out: BinaryIO, kind: bytes, payload: bytes) -> None:
