@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from .codec import naive_as_utc_micros, to_micros
+from .codec import check_text, naive_as_utc_micros, to_micros
 from .errors import InvalidInput
 from .model import Cond, Kind, Where
 
@@ -37,6 +37,8 @@ class SqlFilter:
     """Accumulates ``AND``-ed predicates over the record alias ``r`` and their parameters."""
 
     def __init__(self, kind: Kind) -> None:
+        if kind not in ("node", "edge"):
+            raise InvalidInput(f"kind must be 'node' or 'edge', got {kind!r:.40}")
         self.kind = kind
         self.clauses: list[str] = []
         self.params: list[Any] = []
@@ -120,7 +122,7 @@ class SqlFilter:
             # A list property holding this string (e.g. tags, source refs); scalars never match.
             if not isinstance(value, str):
                 raise InvalidInput(f"operator 'contains' needs a string value, got {value!r:.80}")
-            self.params.append(value)
+            self.params.append(_param(value))
             return (
                 f"json_type(r.props, '{path}') = 'ARRAY' AND "
                 f"list_contains(json_extract_string(r.props, '{path}[*]'), ?)"
@@ -151,13 +153,13 @@ class SqlFilter:
         if op in ("in", "not in"):
             if not isinstance(value, (list, tuple, set, frozenset)):
                 raise InvalidInput(f"operator {op!r} needs a list of values, got {value!r:.80}")
-            values = [convert(v) for v in value]
+            values = [_param(convert(v)) for v in value]
             self.params.append(values)
             negate = "NOT " if op == "not in" else ""
             return f"{negate}list_contains(?, {expr})"
         if value is None:
             raise InvalidInput(f"operator {op!r} needs a value; use 'is null' to test for null")
-        self.params.append(convert(value))
+        self.params.append(_param(convert(value)))
         return f"{expr} {'<>' if op == '!=' else op} ?"
 
 
@@ -208,4 +210,17 @@ def _strings(values: Iterable[str], what: str) -> list[str]:
     for v in out:
         if not isinstance(v, str):
             raise InvalidInput(f"{what} must hold strings, got {type(v).__name__}: {v!r:.80}")
+        check_text(v, what=f"a filter value for {what}")
     return out
+
+
+def _param(value: Any) -> Any:
+    """A filter value as a query parameter: a scalar, valid text (else InvalidInput)."""
+    if isinstance(value, str):
+        return check_text(value, what="a where value")
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    raise InvalidInput(
+        f"a where value of type {type(value).__name__} cannot be compared; use str, int, "
+        "float, bool, an aware datetime or a UUID"
+    )

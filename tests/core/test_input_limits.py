@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from anatid_core import Edge, InvalidInput, Node, Store, reads
+from anatid_core import Cond, Edge, InvalidInput, Node, Store, reads
 
 
 def _random_graph(store: Store, seed: int) -> list[str]:
@@ -63,3 +63,24 @@ def test_bad_paging_arguments_are_invalid_input(bad) -> None:
     with Store.open(":memory:") as store:
         with pytest.raises(InvalidInput):
             store.find_nodes(**bad)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.find_nodes(ids=["caf\ud800"]),
+        lambda s: s.find_nodes(groups=["a\x00"]),
+        lambda s: s.find_nodes(where=[[Cond("name", "=", "\udc80")]]),
+        lambda s: s.find_nodes(where=[[Cond("id", "in", ["a", object()])]]),
+        lambda s: s.find_nodes(where=[[Cond("props.tags", "contains", "\ud800")]]),
+        lambda s: s.delete_where("table"),
+        lambda s: s.purge_where("nodes"),
+    ],
+)
+def test_bad_filter_values_and_kinds_are_invalid_input_and_delete_nothing(call) -> None:
+    with Store.open(":memory:") as store:
+        store.upsert_nodes([Node("a"), Node("b")])
+        store.upsert_edges([Edge("ab", "a", "b", "R")])
+        with pytest.raises(InvalidInput):
+            call(store)
+        assert store.count_nodes() == 2 and store.count_edges() == 1

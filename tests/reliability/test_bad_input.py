@@ -311,43 +311,33 @@ def test_core_bad_input_is_refused_and_writes_nothing(case, call, error, words, 
     still_usable(store, "after")
 
 
-#: Bad values inside read filters. DuckDB raised its own errors for these until the filters
-#: checked them (strict xfail: the day the core checks them, these start passing and must be
-#: un-marked).
+#: Bad values inside read filters (DuckDB raised its own errors for these until the filters
+#: checked them).
 FILTER_CASES = [
     ("lone surrogate in filter ids", lambda s: s.find_nodes(ids=[SURROGATE])),
     ("lone surrogate in filter groups", lambda s: s.find_nodes(groups=[SURROGATE])),
+    ("NUL in filter labels", lambda s: s.find_nodes(labels=["a\x00"])),
     (
         "lone surrogate in a where value",
         lambda s: s.find_nodes(where=[[Cond("name", "=", SURROGATE)]]),
     ),
+    (
+        "lone surrogate in a where list",
+        lambda s: s.find_edges(where=[[Cond("rel", "in", ["R", SURROGATE])]]),
+    ),
     ("an object as a where value", lambda s: s.find_nodes(where=[[Cond("id", "=", object())]])),
     ("an unknown record kind", lambda s: s.delete_where("table")),  # type: ignore[arg-type]
+    ("an unknown record kind to purge", lambda s: s.purge_where("nodes")),  # type: ignore[arg-type]
 ]
 
 
 @pytest.mark.parametrize(("case", "call"), FILTER_CASES, ids=[c[0] for c in FILTER_CASES])
-def test_bad_filter_values_are_invalid_input(case, call, store, request):
-    if not _filters_checked():
-        request.node.add_marker(
-            pytest.mark.xfail(strict=True, reason="filters.py does not check values yet (reported)")
-        )
+def test_bad_filter_values_are_invalid_input(case, call, store):
     before = snapshot(store)
     with pytest.raises(InvalidInput):
         call(store)
     assert snapshot(store) == before
     still_usable(store, "after")
-
-
-def _filters_checked() -> bool:
-    with Store.open(":memory:") as s:
-        try:
-            s.find_nodes(groups=[SURROGATE])
-        except InvalidInput:
-            return True
-        except Exception:  # noqa: BLE001 - DuckDB's own error: not checked yet
-            return False
-    return True
 
 
 def test_unknown_groups_labels_spaces_and_ids_read_as_empty(store):
