@@ -221,6 +221,8 @@ def _load_verify_rename(
         report.verified = True
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
+        # A replaced TARGET's write-ahead log would be replayed onto the new file: remove it.
+        target.with_name(target.name + ".wal").unlink(missing_ok=True)
         os.replace(tmp, target)
         _fsync_dir(target.parent)
     except BaseException:

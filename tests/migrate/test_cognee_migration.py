@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from anatid_migrate import migrate_cognee
 
+from anatid_core import Store
+
 SOURCES = [
     pytest.param("cognee-ladybug.lbug", "cognee-ladybug.json", "LadybugDB 0.19", id="ladybug-0.19"),
     pytest.param("cognee-kuzu.kz", "cognee-kuzu.json", "kuzu 0.11", id="kuzu-0.11-cognee-1.0.3"),
@@ -51,6 +53,8 @@ async def test_cognee_graph_reads_back_identically(
 
     assert report.verified and target.exists()
     assert engine in report.source_format
+    with Store.open(target, read_only=True) as store:
+        assert store.check() == []
     want = json.loads((sources / expected).read_text())
     nodes, edges = await read_graph(target)
     assert sorted(nodes, key=lambda n: n[0]) == sorted(want["nodes"], key=lambda n: n[0])

@@ -25,6 +25,10 @@ async def test_graphiti_graph_reads_back_identically(sources: Path, tmp_path: Pa
     report = migrate_graphiti(source, target)
 
     assert report.verified
+    from anatid_core import Store
+
+    with Store.open(target, read_only=True) as store:
+        assert store.check() == []
     want = json.loads((sources / "graphiti-kuzu.json").read_text())
     driver = GraphitiDriver(str(target))
     try:

@@ -44,6 +44,8 @@ def test_existing_target_is_refused_and_kept(sources: Path, tmp_path: Path) -> N
 def test_force_replaces_target_only_after_verification(sources: Path, tmp_path: Path) -> None:
     target = tmp_path / "memory.duckdb"
     target.write_bytes(b"precious")
+    # The old file's write-ahead log must not be replayed onto the new one.
+    (tmp_path / "memory.duckdb.wal").write_bytes(b"stale log")
 
     report = migrate_cognee(sources / "cognee-ladybug.lbug", target, force=True)
 
