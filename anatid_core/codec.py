@@ -198,21 +198,30 @@ def _tagged(obj: dict[str, Any]) -> Any:
     # json.loads calls this bottom-up for every object. Only a one-key object whose key is a
     # tag can be an encoded value: a user dict of that shape is stored under "$esc", and texts
     # holding "$esc" take the recursive path (the hook would decode inside the escape).
-    if len(obj) == 1:
-        tag = next(iter(obj))
-        if tag in _TAGS:
-            return _decode_value(obj)
+    if len(obj) != 1:
+        return obj
+    ((tag, inner),) = obj.items()
+    if tag == "$uuid":
+        return _interned(_UUIDS, inner, uuid.UUID)
+    if tag == "$dt":
+        return _interned(_DATETIMES, inner, datetime.fromisoformat)
+    if tag in _TAGS:
+        return _decode_value(obj)
     return obj
+
+
+_PLAIN = json.JSONDecoder()
+_TAGGED = json.JSONDecoder(object_hook=_tagged)  # one decoder: json.loads builds one per call
 
 
 def decode_props(text: str) -> dict[str, Any]:
     # Fast paths: most props hold no tagged values at all, and the C decoder's object hook is
     # several times faster than walking every value in Python.
     if '"$' not in text:
-        return json.loads(text)
+        return _PLAIN.decode(text)
     if '"$esc"' in text:
-        return _decode_value(json.loads(text))
-    return json.loads(text, object_hook=_tagged)
+        return _decode_value(_PLAIN.decode(text))
+    return _TAGGED.decode(text)
 
 
 def props_param(value: Any) -> Any:
