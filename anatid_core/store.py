@@ -47,6 +47,37 @@ CONNECT_CONFIG: dict[str, Any] = {
 }
 
 
+#: Files open for writing in this process (real path -> the Store's id). DuckDB shares one
+#: database per file within a process, so a second Store on the same file would write beside the
+#: first with its own write lock, version-id counter and indexes: conflicting transactions,
+#: duplicate version ids and stale searches. So: one writing Store per file per process.
+_WRITERS: dict[str, int] = {}
+_WRITERS_LOCK = threading.Lock()
+
+
+def _claim(path: str) -> str | None:
+    """Reserve ``path`` for one writing Store in this process; returns the key to release."""
+    if path == ":memory:":
+        return None
+    key = os.path.realpath(path)
+    with _WRITERS_LOCK:
+        if key in _WRITERS:
+            raise StoreLocked(
+                f"{path} is already open for writing in this process, by another Store; share "
+                "that Store (e.g. GraphitiDriver(store=...)) or close it before opening the file "
+                "again",
+                path=path,
+            )
+        _WRITERS[key] = 0
+    return key
+
+
+def _release(key: str | None) -> None:
+    if key is not None:
+        with _WRITERS_LOCK:
+            _WRITERS.pop(key, None)
+
+
 @dataclass
 class _Tx:
     """State of the open transaction: its pinned cursor, its time and work to do after COMMIT."""
@@ -99,6 +130,12 @@ def _map_open_error(exc: Exception, path: str, *, read_only: bool = False) -> An
                 "close that process first, or open the file with read_only=True once it has closed"
             )
         return StoreLocked(f"{path} is open in another process ({text}); {advice}", path=path)
+    if "different configuration" in lowered:
+        return StoreLocked(
+            f"{path} is already open in this process with other settings ({text}); read and "
+            "write through that Store (as_of() gives read-only views), or close it first",
+            path=path,
+        )
     if _storage_failure(exc):
         return StorageError(
             f"{path} could not be opened: the storage failed ({text}); free disk space or fix "
@@ -142,6 +179,7 @@ class Store(WriterMixin, Reader):
         self._closed = False
         self._last_tx_us = 0
         self._next_vid = 1
+        self._claim: str | None = None
         self.published = PublishLock()
         self.vectors = VectorCache(self)
         self.text_cache = TextCache(self)
@@ -162,19 +200,25 @@ class Store(WriterMixin, Reader):
             )
         if read_only and path != ":memory:" and not os.path.exists(path):
             raise StoreCorrupt(f"{path} does not exist; read-only opening needs an existing store")
+        claim = None if read_only else _claim(path)
         try:
             con = duckdb.connect(path, read_only=read_only, config=dict(CONNECT_CONFIG))
         except duckdb.Error as exc:
+            _release(claim)
             raise _map_open_error(exc, path, read_only=read_only) from exc
         try:
             # Our own tables only: never let a query resolve a Python variable by name.
             run(con, "SET python_enable_replacements = false")
             schema.ensure(con, path=path, read_only=read_only)
-            return cls(con, path=path, read_only=read_only)
+            store = cls(con, path=path, read_only=read_only)
+            store._claim = claim
+            return store
         except AnatidError:
+            _release(claim)
             con.close()
             raise
         except duckdb.Error as exc:
+            _release(claim)
             con.close()
             raise _map_open_error(exc, path, read_only=read_only) from exc
 
@@ -202,6 +246,7 @@ class Store(WriterMixin, Reader):
                     pass
             self._cursors.clear()
         self._con.close()
+        _release(self._claim)
 
     def __enter__(self) -> Store:
         return self

@@ -126,3 +126,23 @@ def test_a_sqlite_file_is_refused_without_fetching_an_extension(tmp_path) -> Non
     else:  # pragma: no cover - the failure being guarded against
         raise AssertionError("a SQLite file was opened as a store")
     assert path.read_bytes() == before
+
+
+def test_one_writing_store_per_file_per_process(tmp_path) -> None:
+    # Two Stores on one file used to write beside each other: WriteConflicts, duplicate version
+    # ids and overlapping versions that check() reported.
+    from anatid_core import StoreLocked
+
+    path = tmp_path / "once.duckdb"
+    with Store.open(path) as first:
+        first.upsert_nodes([Node("a")])
+        for read_only in (False, True):
+            try:
+                Store.open(path, read_only=read_only)
+            except StoreLocked as exc:
+                assert "already open" in str(exc) and "this process" in str(exc)
+            else:  # pragma: no cover - the failure being guarded against
+                raise AssertionError("a second Store opened the same file")
+        first.upsert_nodes([Node("b")])
+    with Store.open(path) as again:  # closing releases the file
+        assert again.count_nodes() == 2 and again.check() == []
