@@ -77,3 +77,26 @@ def test_read_only_processes_share_a_file_and_keep_writers_out(servers, tmp_path
     with Store.open(path) as store:
         _write_batch(store, "y")
         assert store.count_nodes() == 40
+
+
+async def test_one_writing_store_per_file_in_a_process_and_drivers_can_share_it(tmp_path):
+    """Two Stores on one file in one process wrote beside each other (duplicate version ids,
+    conflicts); a second opener in the same process is refused, and drivers share one Store."""
+    from anatid_graphiti import GraphitiDriver
+
+    from anatid_core import StoreLocked
+
+    path = tmp_path / "shared.duckdb"
+    first = GraphitiDriver(path)
+    try:
+        with pytest.raises(StoreLocked, match="already open for writing in this process"):
+            GraphitiDriver(path)
+        with pytest.raises(StoreLocked, match="this process"):
+            Store.open(path, read_only=True)
+        second = GraphitiDriver(store=first.store)  # sharing is the way
+        _write_batch(second.store, "shared")
+        await second.close()  # leaves the store it was given open
+        assert first.store.count_nodes() == 20 and first.store.check() == []
+    finally:
+        await first.close()
+    await GraphitiDriver(path).close()  # released on close: the file opens again
