@@ -141,6 +141,8 @@ async def single_user() -> dict[str, Any]:
         await _search("What happened in 2019?", "TEMPORAL", only_context=True)
     )
 
+    before_pipeline = datetime.now(timezone.utc)
+
     # cognee.add + a custom pipeline on a named dataset (the dataset context and ledger path).
     for name, text in DOCS.items():
         path = WORKDIR / name
@@ -158,6 +160,8 @@ async def single_user() -> dict[str, Any]:
         tasks=[Task(to_points), Task(add_data_points)], dataset="notes"
     )
     out["after_pipeline_counts"] = list(await graph.get_graph_counts())
+    # Time travel through Cognee's own engine handle: the graph before the pipeline ran.
+    out["as_of_before_pipeline"] = list(await graph.as_of(before_pipeline).get_graph_counts())
     out["pipeline_search"] = _text_of(await _search("Hamburg orchard", "CHUNKS"))
 
     # Prune, then the same ingestion again on the emptied store.

@@ -65,6 +65,7 @@ def test_offline_search_types(single_user):
 def test_add_and_custom_pipeline_then_prune_and_rerun(single_user):
     out, _ = single_user
     assert out["after_pipeline_counts"][0] > out["counts"][0]
+    assert out["as_of_before_pipeline"] == out["counts"]
     assert first_text(out["pipeline_search"]).startswith("Bob grows")
     assert out["after_prune_counts"] == [0, 0]
     assert out["rerun_counts"] == out["counts"]
