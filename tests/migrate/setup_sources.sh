@@ -9,6 +9,7 @@
 #   venvs/graphiti-kuzu   graphiti-core 0.31.2 + kuzu 0.11.3  -> Graphiti-on-Kuzu file
 #   venvs/cognee-1.0.3    cognee 1.0.3 (kuzu 0.11.3)          -> Cognee-on-kuzu file (1.0.3 schema)
 #   engines/kuzu-0.10.1   kuzu 0.10.1 (pip --target)           -> a kuzu 0.10 database directory
+#   readers/ladybug-0.22.0 ladybug 0.22.0 + pyarrow            -> Cognee's graph upgraded to LadybugDB 0.22
 #   readers/kuzu-0.11.3   kuzu 0.11.3 + pyarrow                -> the reader venv anatid-migrate's
 #                                                                 --bootstrap-reader would create
 # Cache root: $ANATID_MIGRATE_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/anatid-migrate. Sources are
@@ -47,6 +48,10 @@ make_venv "$CACHE/readers/kuzu-0.11.3" \
   "import kuzu, pyarrow; assert kuzu.__version__ == '0.11.3'" \
   kuzu==0.11.3 pyarrow
 
+make_venv "$CACHE/readers/ladybug-0.22.0" \
+  "import ladybug, pyarrow; assert ladybug.__version__ == '0.22.0'" \
+  ladybug==0.22.0 pyarrow
+
 # kuzu 0.10.1 only to write a database *directory* (the pre-0.11 layout we must refuse clearly).
 if [ ! -d "$CACHE/engines/kuzu-0.10.1/kuzu" ]; then
   echo "setup_sources: installing kuzu 0.10.1 into $CACHE/engines" >&2
@@ -54,6 +59,15 @@ if [ ! -d "$CACHE/engines/kuzu-0.10.1/kuzu" ]; then
   "$BASE_PY" -m pip install --quiet --disable-pip-version-check --no-deps \
     --target "$CACHE/engines/kuzu-0.10.1" kuzu==0.10.1 >&2
 fi
+
+# A user's upgrade of Cognee's LadybugDB 0.19 file to LadybugDB 0.22 (a newer storage version
+# than cognee 1.6.5's ladybug can open): EXPORT with 0.22 (it reads 0.19 files), IMPORT anew.
+UPGRADE_TO_LADYBUG_0_22='
+import sys, tempfile, os, ladybug as lb
+out = os.path.join(tempfile.mkdtemp(), "export")
+lb.Connection(lb.Database(sys.argv[1], read_only=True)).execute(f"EXPORT DATABASE {out!r}")
+lb.Connection(lb.Database(sys.argv[2])).execute(f"IMPORT DATABASE {out!r}")
+'
 
 KEY=$(cat "$HERE"/sources/*.py "$HERE/setup_sources.sh" | sha1sum | cut -c1-12)
 OUT="$CACHE/sources/$KEY"
@@ -67,6 +81,8 @@ if [ ! -f "$OUT/done" ]; then
       cognee-kuzu.kz cognee-kuzu.json >/dev/null 2>gen-cognee-kuzu.log &&
     "$TEST_PY" -W ignore "$HERE/sources/make_cognee_graph.py" \
       cognee-ladybug.lbug cognee-ladybug.json >/dev/null 2>gen-cognee-ladybug.log &&
+    "$CACHE/readers/ladybug-0.22.0/bin/python" -I -c "$UPGRADE_TO_LADYBUG_0_22" \
+      cognee-ladybug.lbug cognee-ladybug-0.22.lbug &&
     PYTHONPATH="$CACHE/engines/kuzu-0.10.1" "$BASE_PY" -c "import kuzu; c = kuzu.Connection(kuzu.Database('kuzu-0.10-dir')); c.execute('CREATE NODE TABLE Entity(uuid STRING PRIMARY KEY)')") || {
     echo "setup_sources: generation failed; logs in $OUT.tmp" >&2
     exit 1

@@ -16,6 +16,11 @@ from anatid_core import Store
 SOURCES = [
     pytest.param("cognee-ladybug.lbug", "cognee-ladybug.json", "LadybugDB 0.19", id="ladybug-0.19"),
     pytest.param("cognee-kuzu.kz", "cognee-kuzu.json", "kuzu 0.11", id="kuzu-0.11-cognee-1.0.3"),
+    # The same graph after a user upgraded the file to LadybugDB 0.22 (storage version 49, which
+    # cognee 1.6.5's ladybug 0.19 cannot open): read by the ladybug 0.22.0 reader venv.
+    pytest.param(
+        "cognee-ladybug-0.22.lbug", "cognee-ladybug.json", "LadybugDB 0.22", id="ladybug-0.22"
+    ),
 ]
 
 
