@@ -123,10 +123,12 @@ class GraphitiDriver(GraphDriver):
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="anatid-graphiti")
         reason = f"{store.path} was opened read_only" if store.read_only else None
         self._setup(StoreRunner(store, pool, read_only_reason=reason), owns=owns, database=database)
+        self._owns_threads = True
 
     def _setup(self, runner: StoreRunner, *, owns: bool, database: str) -> None:
         self.runner = runner
         self._owns_store = owns
+        self._owns_threads = False  # as_of views share their driver's threads
         self._database = database
         self._closed = False
         self._entity_node_ops = AnatidEntityNodeOperations(runner)
@@ -177,14 +179,15 @@ class GraphitiDriver(GraphDriver):
             yield _StoreTransaction(self)
 
     async def close(self) -> None:
-        """Close the file (idempotent). ``as_of`` drivers and clones leave the store open."""
+        """Close the file (idempotent). ``as_of`` drivers leave the store and threads open; a
+        driver given a ``store=`` leaves that store open."""
         if self._closed:
             return
         self._closed = True
+        if self._owns_threads:
+            await asyncio.to_thread(self.runner.shutdown)
         if self._owns_store:
-            runner = self.runner
-            await asyncio.to_thread(runner.shutdown)
-            await asyncio.to_thread(runner.store.close)  # a checkpoint can take a while
+            await asyncio.to_thread(self.runner.store.close)  # a checkpoint can take a while
 
     def delete_all_indexes(self) -> Coroutine[Any, Any, None]:
         return self._graph_ops.delete_all_indexes(self)
