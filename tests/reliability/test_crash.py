@@ -61,6 +61,8 @@ def crash_rounds(
         assert result["problems"] == [], (round_, result)
         counts["in_flight_committed"] += result["committed"] == result["logged"] + 1
         committed = result["committed"]
+        if (round_ + 1) % 50 == 0:  # progress for the long setting (visible with -s)
+            print(f"\n{workload}: {round_ + 1} kills verified, {committed} operations", flush=True)
     counts["operations"] = committed
     return counts
 
