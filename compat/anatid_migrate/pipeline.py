@@ -84,6 +84,10 @@ def migrate(
     plan = plan_factory()
     source_path, target_path = Path(source).resolve(), Path(target).resolve()
     report = MigrationReport(plan.kind, str(source_path), str(target_path), dry_run=dry_run)
+    if target_path == source_path:
+        raise TargetExists(
+            f"TARGET is SOURCE ({source_path}); the source is never modified: choose a new path"
+        )
     if target_path.exists() and not force and not dry_run:
         raise TargetExists(
             f"{target_path} already exists; pass --force (force=True) to replace it. It is "

@@ -14,7 +14,7 @@ for spec in kuzu==0.10.1 kuzu==0.11.3 \
   ladybug==0.21.0 ladybug==0.21.2 ladybug==0.22.0; do
   pkg=${spec%%==*}
   dir="$WORK/$spec"
-  "$PY" -m pip install --quiet --disable-pip-version-check --no-deps --target "$dir" "$spec" >/dev/null
+  "$PY" -m pip install --quiet --disable-pip-version-check --no-deps --target "$dir" "$spec" &>/dev/null
   PYTHONPATH="$dir" "$PY" -c "
 import os, struct, sys, $pkg as m
 path = os.path.join(sys.argv[1], 'db')

@@ -41,6 +41,14 @@ def test_existing_target_is_refused_and_kept(sources: Path, tmp_path: Path) -> N
     assert target.read_bytes() == b"precious"
 
 
+def test_target_same_as_source_is_refused_even_with_force(source_copy) -> None:
+    src = source_copy("cognee-ladybug.lbug")
+    before = sha256(src)
+    with pytest.raises(TargetExists, match="never modified"):
+        migrate_cognee(src, src, force=True)
+    assert sha256(src) == before
+
+
 def test_force_replaces_target_only_after_verification(sources: Path, tmp_path: Path) -> None:
     target = tmp_path / "memory.duckdb"
     target.write_bytes(b"precious")
