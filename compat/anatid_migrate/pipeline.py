@@ -112,7 +112,7 @@ def migrate(
     return report
 
 
-#: Source rows loaded between reopenings of the temporary store (see _Target).
+#: Records written between reopenings of the temporary store (see _Target).
 REOPEN_ROWS = 40_000
 #: DuckDB's memory limit while loading (its default is 80% of RAM; see _Target).
 LOAD_MEMORY_LIMIT = "512MB"
@@ -136,7 +136,7 @@ def _open_capped(path: Path, *, read_only: bool = False) -> Store:
 
 
 class _Target:
-    """The temporary store being loaded, closed and reopened every ``REOPEN_ROWS`` rows.
+    """The temporary store being loaded, closed and reopened every ``REOPEN_ROWS`` records.
 
     DuckDB keeps the blocks it writes in memory up to its memory limit (80% of RAM by default)
     and its allocator keeps freed memory for a while, so a long load grows with the data: 1.8 GB
@@ -180,10 +180,11 @@ def _read(
             report.tables_read[batch.table] = (
                 report.tables_read.get(batch.table, 0) + batch.data.num_rows
             )
+            written = sum(report.written.values())
             plan.load(target.store if target else None, batch, report)
             progress.advance(batch.data.num_rows)
             if target is not None:
-                target.loaded(batch.data.num_rows)
+                target.loaded(sum(report.written.values()) - written)
         plan.finish(target.store if target else None, report)
         expected = {t.name: t.rows for t in src.catalog.tables.values()}
         if any(report.tables_read.get(name, 0) != rows for name, rows in expected.items()):
