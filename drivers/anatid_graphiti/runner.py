@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
@@ -52,22 +53,25 @@ class TransactionThreads:
     def __init__(self) -> None:
         self._idle: list[ThreadPoolExecutor] = []
         self._all: list[ThreadPoolExecutor] = []
+        self._lock = threading.Lock()  # one driver may serve several event loops' threads
 
     def acquire(self) -> ThreadPoolExecutor:
-        if self._idle:
-            return self._idle.pop()
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anatid-graphiti-tx")
-        self._all.append(executor)
-        return executor
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+            executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anatid-graphiti-tx")
+            self._all.append(executor)
+            return executor
 
     def release(self, executor: ThreadPoolExecutor) -> None:
-        self._idle.append(executor)
+        with self._lock:
+            self._idle.append(executor)
 
     def shutdown(self) -> None:
-        for executor in self._all:
+        with self._lock:
+            executors, self._all, self._idle = self._all, [], []
+        for executor in executors:
             executor.shutdown(wait=True)
-        self._idle.clear()
-        self._all.clear()
 
 
 class _PinnedTransaction:
