@@ -1,16 +1,17 @@
 """Graphiti's own driver test suite, fetched at test time and pointed at GraphitiDriver.
 
-Third-party code is not copied into this repository: the graphiti-core 0.31.2 sdist is downloaded
+Third-party code is not copied into this repository: the installed graphiti-core's sdist (0.31.2) is downloaded
 with pip (once; it is cached in pytest's cache directory), its ``tests/`` are copied into a
 temporary directory, and there ``tests/helpers_test.py`` is patched so that the ``graph_driver``
 fixture yields a fresh in-memory ``GraphitiDriver``, and ``conftest.py`` marks the tests of
 helpers that send raw Cypher through no hook as strict expected failures.
 
-Set ``ANATID_GRAPHITI_SDIST`` to a local ``graphiti_core-0.31.2.tar.gz`` to skip the download.
+Set ``ANATID_GRAPHITI_SDIST`` to a local ``graphiti_core-<version>.tar.gz`` to skip the download.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -18,7 +19,8 @@ import sys
 import tarfile
 from pathlib import Path
 
-VERSION = "0.31.2"
+# The tests of the graphiti-core release that is installed (0.31.2 when this was written).
+VERSION = importlib.metadata.version("graphiti-core")
 SDIST = f"graphiti_core-{VERSION}.tar.gz"
 SUITE = ["tests/test_graphiti_mock.py", "tests/test_node_int.py", "tests/test_edge_int.py"]
 REPO = Path(__file__).resolve().parents[2]
