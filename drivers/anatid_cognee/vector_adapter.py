@@ -248,6 +248,13 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
         if ids:
             await self._write("delete_data_points", lambda s: s.delete_nodes(ids, detach=False))
 
+    async def purge_data_points(self, collection_name: str, data_point_ids: list[Any]) -> None:
+        """Erase rows with every past version and embedding (erasure requests); Cognee's own
+        ``delete_data_points`` keeps history for ``as_of`` searches."""
+        ids = [row_id(collection_name, i) for i in data_point_ids]
+        if ids:
+            await self._write("purge_data_points", lambda s: s.purge_nodes(ids))
+
     async def remove_belongs_to_set_tags(
         self, tags: list[str], node_ids: list[str] | None = None
     ) -> None:

@@ -157,3 +157,13 @@ async def test_as_of_search_sees_deleted_rows(vectors):
     assert past[0].id == points[0].id
     now = await vectors.search("Chunk_text", query_text=TEXTS[0], limit=1)
     assert now[0].id != points[0].id
+
+
+async def test_purge_erases_rows_from_history_too(vectors):
+    points = await _seed(vectors)
+    before = datetime.now(timezone.utc)
+    await asyncio.sleep(0.01)
+    await vectors.purge_data_points("Chunk_text", [points[0].id])
+    past = await vectors.as_of(before).search("Chunk_text", query_text=TEXTS[0], limit=None)
+    assert points[0].id not in {r.id for r in past}
+    assert len(past) == len(TEXTS) - 1
