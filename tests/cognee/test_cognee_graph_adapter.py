@@ -351,3 +351,44 @@ async def test_feedback_weights_and_truth_state(graph):
 
     capabilities = probe_graph_capabilities(graph)
     assert capabilities.supports_feedback_weights and capabilities.supports_truth_state
+
+
+def _typed(name: str, node_type: str) -> Person:
+    node = Person(name=name)
+    object.__setattr__(node, "type", node_type)
+    return node
+
+
+async def test_document_subgraph_finds_what_only_this_document_owns(graph):
+    doc, other_doc = _typed("doc", "TextDocument"), _typed("other", "TextDocument")
+    chunk, other_chunk = _typed("c1", "DocumentChunk"), _typed("c2", "DocumentChunk")
+    own, shared = _typed("own", "Entity"), _typed("shared", "Entity")
+    own_type, shared_type = _typed("own type", "EntityType"), _typed("shared type", "EntityType")
+    summary = _typed("summary", "TextSummary")
+    await graph.add_nodes(
+        [doc, other_doc, chunk, other_chunk, own, shared, own_type, shared_type, summary]
+    )
+    await graph.add_edges(
+        [
+            (chunk.id, doc.id, "is_part_of", {}),
+            (other_chunk.id, other_doc.id, "is_part_of", {}),
+            (chunk.id, own.id, "contains", {}),
+            (chunk.id, shared.id, "contains", {}),
+            (other_chunk.id, shared.id, "contains", {}),
+            (own.id, own_type.id, "is_a", {}),
+            (shared.id, shared_type.id, "is_a", {}),
+            (summary.id, chunk.id, "made_from", {}),
+        ]
+    )
+
+    sub = await graph.get_document_subgraph(str(doc.id))
+    names = {key: sorted(n["name"] for n in nodes) for key, nodes in sub.items()}
+    assert names == {
+        "document": ["doc"],
+        "chunks": ["c1"],
+        "orphan_entities": ["own"],
+        "made_from_nodes": ["summary"],
+        "orphan_types": ["own type"],
+    }
+    missing = await graph.get_document_subgraph(str(uuid4()))
+    assert all(v == [] for v in missing.values())
