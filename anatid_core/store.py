@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -51,8 +53,14 @@ CONNECT_CONFIG: dict[str, Any] = {
 #: database per file within a process, so a second Store on the same file would write beside the
 #: first with its own write lock, version-id counter and indexes: conflicting transactions,
 #: duplicate version ids and stale searches. So: one writing Store per file per process.
-_WRITERS: dict[str, int] = {}
+_WRITERS: dict[str, Callable[[], Any]] = {}
 _WRITERS_LOCK = threading.Lock()
+
+
+def _holder_alive(key: str) -> bool:
+    held = _WRITERS.get(key)
+    store = held() if held is not None else None
+    return store is not None and not getattr(store, "_closed", False)
 
 
 def _claim(path: str) -> str | None:
@@ -61,15 +69,32 @@ def _claim(path: str) -> str | None:
         return None
     key = os.path.realpath(path)
     with _WRITERS_LOCK:
-        if key in _WRITERS:
+        if _holder_alive(key):
+            gc.collect()  # a Store dropped without close() may only await the cycle collector
+        if _holder_alive(key):
             raise StoreLocked(
                 f"{path} is already open for writing in this process, by another Store; share "
                 "that Store (e.g. GraphitiDriver(store=...)) or close it before opening the file "
                 "again",
                 path=path,
             )
-        _WRITERS[key] = 0
+        _WRITERS[key] = lambda: _OPENING  # reserved while this opener connects
     return key
+
+
+def _registered(key: str | None, store: Store) -> None:
+    if key is not None:
+        with _WRITERS_LOCK:
+            _WRITERS[key] = weakref.ref(store)
+
+
+class _Opening:
+    """Stands for a Store being opened (alive, not closed)."""
+
+    _closed = False
+
+
+_OPENING = _Opening()
 
 
 def _release(key: str | None) -> None:
@@ -212,6 +237,7 @@ class Store(WriterMixin, Reader):
             schema.ensure(con, path=path, read_only=read_only)
             store = cls(con, path=path, read_only=read_only)
             store._claim = claim
+            _registered(claim, store)
             return store
         except AnatidError:
             _release(claim)

@@ -146,3 +146,12 @@ def test_one_writing_store_per_file_per_process(tmp_path) -> None:
         first.upsert_nodes([Node("b")])
     with Store.open(path) as again:  # closing releases the file
         assert again.count_nodes() == 2 and again.check() == []
+
+
+def test_a_store_dropped_without_close_does_not_keep_the_file_claimed(tmp_path) -> None:
+    path = tmp_path / "dropped.duckdb"
+    store = Store.open(path)
+    store.upsert_nodes([Node("a")])
+    del store  # never closed: only the cycle collector frees it
+    with Store.open(path) as again:
+        assert again.get_node("a") is not None
