@@ -201,3 +201,39 @@ def test_detect_format_names_engine_and_version(sources: Path) -> None:
     lbug = detect_format(sources / "cognee-ladybug.lbug")
     assert (lbug.engine, lbug.code) == ("ladybug", 43)
     assert "LadybugDB 0.19" in lbug.describe()
+
+
+def test_verification_mismatch_fails_and_writes_no_target(
+    sources: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_migrate import VerificationFailed
+    from anatid_migrate.cognee_plan import CogneePlan
+
+    read_back = CogneePlan.read_back
+
+    def lossy_read_back(self, store, report) -> None:  # a mapping that loses one edge
+        read_back(self, store, report)
+        report.target_tally.counts["edge:knows"] -= 1
+
+    monkeypatch.setattr(CogneePlan, "read_back", lossy_read_back)
+    target = tmp_path / "memory.duckdb"
+
+    with pytest.raises(VerificationFailed, match="edge:knows: 1 in source, 0 in target") as err:
+        migrate_cognee(sources / "cognee-ladybug.lbug", target)
+
+    assert not err.value.report.verified
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tally_tells_a_changed_field_from_a_missing_record() -> None:
+    from anatid_migrate.report import Tally
+
+    source, same, changed, short = Tally(), Tally(), Tally(), Tally()
+    for tally, name in ((source, "Alice"), (same, "Alice"), (changed, "Alicia")):
+        tally.add("entity", {"uuid": "u1", "name": name})
+        tally.add("entity", {"uuid": "u2", "name": "Bob"})
+    short.add("entity", {"uuid": "u2", "name": "Bob"})
+
+    assert source.mismatches(same) == []
+    assert source.mismatches(changed) == ["entity: same count (2) but ids/key fields differ"]
+    assert source.mismatches(short) == ["entity: 2 in source, 1 in target"]
