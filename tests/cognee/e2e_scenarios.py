@@ -55,7 +55,7 @@ def _fix_temporal_window(start: str, end: str) -> None:
     temporal.extract_query_interval = window  # type: ignore[assignment]
 
 
-def _chunk_graph(name: str, text: str, doc_id: Any = None) -> Any:
+def _chunk_graph(name: str, text: str, doc_id: Any = None, node_set: str | None = None) -> Any:
     """A document, one chunk, its entities with types, and its dates, as DataPoints."""
     import re
 
@@ -83,6 +83,8 @@ def _chunk_graph(name: str, text: str, doc_id: Any = None) -> Any:
         for w in re.findall(r"\b(Alice|Bob|Acme|Berlin|Hamburg)\b", text)
     ]
     stamps = [timestamp_from_text(d) for d in re.findall(r"\d{4}-\d{2}-\d{2}|\b\d{4}\b", text)]
+    from cognee.modules.engine.models.node_set import NodeSet
+
     return DocumentChunk(
         text=text,
         chunk_size=len(text.split()),
@@ -90,6 +92,7 @@ def _chunk_graph(name: str, text: str, doc_id: Any = None) -> Any:
         cut_type="sentence_end",
         is_part_of=doc,
         contains=[*entities, *[s for s in stamps if s is not None]],
+        belongs_to_set=[NodeSet(name=node_set)] if node_set else None,
     )
 
 
@@ -118,7 +121,7 @@ async def single_user() -> dict[str, Any]:
     await setup()
     out: dict[str, Any] = {}
 
-    chunks = [_chunk_graph(name, text) for name, text in DOCS.items()]
+    chunks = [_chunk_graph(name, text, node_set=name.split(".")[0]) for name, text in DOCS.items()]
     await add_data_points(chunks)
     graph = await get_graph_engine()
     vector = await get_vector_engine_async()
@@ -135,6 +138,18 @@ async def single_user() -> dict[str, Any]:
     )
     out["rag_completion"] = _text_of(
         await _search("Who grows apples?", "RAG_COMPLETION", only_context=True)
+    )
+    # Node-set scoped retrieval: get_nodeset_subgraph on the graph side.
+    from cognee.modules.engine.models.node_set import NodeSet
+
+    out["nodeset_completion"] = _text_of(
+        await _search(
+            "Who grows apples?",
+            "GRAPH_COMPLETION",
+            only_context=True,
+            node_type=NodeSet,
+            node_name=["bob"],
+        )
     )
     _fix_temporal_window("2019-01-01", "2019-12-31")
     out["temporal"] = _text_of(
@@ -170,7 +185,9 @@ async def single_user() -> dict[str, Any]:
     graph = await get_graph_engine()
     out["after_prune_counts"] = list(await graph.get_graph_counts())
     await setup()
-    await add_data_points([_chunk_graph(name, text) for name, text in DOCS.items()])
+    await add_data_points(
+        [_chunk_graph(name, text, node_set=name.split(".")[0]) for name, text in DOCS.items()]
+    )
     graph = await get_graph_engine()
     out["rerun_counts"] = list(await graph.get_graph_counts())
     out["rerun_chunks"] = _text_of(await _search("Bob apples", "CHUNKS"))

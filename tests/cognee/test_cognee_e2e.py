@@ -47,7 +47,8 @@ def test_cognee_selects_anatid_for_graph_and_vectors_in_one_store(single_user):
     assert out["graph_class"] == "AnatidGraphAdapter"
     assert out["vector_class"] == "AnatidVectorAdapter"
     assert out["same_store"] is True
-    assert out["counts"][0] == 13  # 2 documents, 2 chunks, 5 entities, 2 types, 2 dates
+    # 2 documents, 2 chunks, 5 entities, 2 entity types, 2 dates, 2 node sets
+    assert out["counts"][0] == 15
     assert "DocumentChunk_text" in out["collections"] and "Entity_name" in out["collections"]
 
 
@@ -58,6 +59,8 @@ def test_offline_search_types(single_user):
     graph_context = json.loads(out["graph_completion"])[0]
     assert "alice --[is_a]--> person" in graph_context
     assert "Bob grows green apples" in json.loads(out["rag_completion"])[0]
+    nodeset = json.loads(out["nodeset_completion"])[0]
+    assert "Bob grows green apples" in nodeset and "Alice" not in nodeset
     temporal = json.loads(out["temporal"])[0]
     assert temporal.index("Alice works at Acme") < temporal.index("Bob grows")
 
