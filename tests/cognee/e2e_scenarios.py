@@ -139,6 +139,9 @@ async def single_user() -> dict[str, Any]:
     out["rag_completion"] = _text_of(
         await _search("Who grows apples?", "RAG_COMPLETION", only_context=True)
     )
+    out["hybrid_completion"] = _text_of(
+        await _search("Where does Alice work?", "HYBRID_COMPLETION", only_context=True)
+    )
     # Node-set scoped retrieval: get_nodeset_subgraph on the graph side.
     from cognee.modules.engine.models.node_set import NodeSet
 

@@ -59,6 +59,9 @@ def test_offline_search_types(single_user):
     graph_context = json.loads(out["graph_completion"])[0]
     assert "alice --[is_a]--> person" in graph_context
     assert "Bob grows green apples" in json.loads(out["rag_completion"])[0]
+    hybrid = json.loads(out["hybrid_completion"])[0]
+    assert hybrid.index("Alice works at Acme") < hybrid.index("Bob grows")
+    assert "### alice (person)" in hybrid
     nodeset = json.loads(out["nodeset_completion"])[0]
     assert "Bob grows green apples" in nodeset and "Alice" not in nodeset
     temporal = json.loads(out["temporal"])[0]
