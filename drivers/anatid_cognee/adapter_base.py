@@ -61,7 +61,8 @@ class StoreBacked:
     # ------------------------------------------------------------------ the seam
 
     def _check_open(self) -> None:
-        if self._closed:
+        # An as_of copy shares its parent's store: it is closed once that store is.
+        if self._closed or self._store.closed:
             raise RuntimeError(f"{type(self).__name__} is closed; get a new engine from cognee")
 
     def _call(self, work: Callable[..., T], *args: Any) -> T:

@@ -129,6 +129,9 @@ async def test_as_of_sees_the_graph_as_it_was(graph):
     assert [d["name"] for _, d in now_nodes] == ["Alice Smith"] and now_edges == []
     with pytest.raises(ReadOnlyAdapter):
         await past.add_nodes([Person(name="Carol")])
+    await graph.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await past.get_graph_data()
 
 
 async def test_graph_and_vector_adapters_share_one_store(tmp_path):
