@@ -19,6 +19,7 @@ import duckdb
 from . import schema
 from .errors import (
     AnatidError,
+    InvalidInput,
     ReadOnlyError,
     StorageError,
     StoreCorrupt,
@@ -213,9 +214,26 @@ class Store(WriterMixin, Reader):
     # ------------------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] = ":memory:", *, read_only: bool = False) -> Store:
-        """Open (creating if needed) a store file; ``":memory:"`` gives a private in-memory store."""
+    def open(
+        cls,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        read_only: bool = False,
+        memory_limit: str | None = None,
+    ) -> Store:
+        """Open (creating if needed) a store file; ``":memory:"`` gives a private in-memory store.
+
+        ``memory_limit`` caps DuckDB's buffer memory for this store (e.g. ``"512MB"``; DuckDB's
+        default is 80% of RAM).
+        """
         path = os.fspath(path)
+        config = dict(CONNECT_CONFIG)
+        if memory_limit is not None:
+            if not isinstance(memory_limit, str) or not memory_limit.strip():
+                raise InvalidInput(
+                    f"memory_limit must be a size such as '512MB', got {memory_limit!r}"
+                )
+            config["memory_limit"] = memory_limit
         if read_only and path == ":memory:":
             raise ReadOnlyError("an in-memory store cannot be opened read-only: it would be empty")
         if path != ":memory:" and os.path.isdir(path):
@@ -227,7 +245,7 @@ class Store(WriterMixin, Reader):
             raise StoreCorrupt(f"{path} does not exist; read-only opening needs an existing store")
         claim = None if read_only else _claim(path)
         try:
-            con = duckdb.connect(path, read_only=read_only, config=dict(CONNECT_CONFIG))
+            con = duckdb.connect(path, read_only=read_only, config=config)
         except duckdb.Error as exc:
             _release(claim)
             raise _map_open_error(exc, path, read_only=read_only) from exc

@@ -119,20 +119,8 @@ LOAD_MEMORY_LIMIT = "512MB"
 
 
 def _open_capped(path: Path, *, read_only: bool = False) -> Store:
-    """Open the temporary store with DuckDB's memory capped at ``LOAD_MEMORY_LIMIT``.
-
-    anatid_core has no per-store option for this yet (requested in issue 5's report), so its
-    module-level connection config is extended for this one open and restored at once.
-    """
-    from anatid_core import store as core_store
-
-    saved = dict(core_store.CONNECT_CONFIG)
-    core_store.CONNECT_CONFIG["memory_limit"] = LOAD_MEMORY_LIMIT
-    try:
-        return Store.open(str(path), read_only=read_only)
-    finally:
-        core_store.CONNECT_CONFIG.clear()
-        core_store.CONNECT_CONFIG.update(saved)
+    """Open the temporary store with DuckDB's memory capped at ``LOAD_MEMORY_LIMIT``."""
+    return Store.open(str(path), read_only=read_only, memory_limit=LOAD_MEMORY_LIMIT)
 
 
 class _Target:

@@ -95,3 +95,14 @@ def test_many_threads_write_and_read_without_losing_anything(tmp_path) -> None:
         assert errors == []
         assert store.count_nodes() == 160
         assert store.check() == []
+
+
+def test_memory_limit_is_applied_and_checked(tmp_path) -> None:
+    from anatid_core import InvalidInput
+
+    with Store.open(tmp_path / "m.duckdb", memory_limit="256MB") as s:
+        limit = s._cursor().execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        assert limit.replace(" ", "").upper().startswith("256") or "MiB" in limit
+        s.upsert_nodes([Node("a")])
+    with pytest.raises(InvalidInput, match="memory_limit"):
+        Store.open(tmp_path / "n.duckdb", memory_limit="")
