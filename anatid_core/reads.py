@@ -544,7 +544,9 @@ class Reader:
         from .textindex import bm25_search
 
         f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
-        return bm25_search(self, kind, query, k, f)
+        only_tags = ids is None and where is None
+        tags = labels if kind == "node" else rels
+        return bm25_search(self, kind, query, k, f, groups=groups, labels=tags, only_tags=only_tags)
 
     def search_vector(
         self,
@@ -563,7 +565,6 @@ class Reader:
         from .vectors import cosine_search
 
         f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
-        plain = ids is None and labels is None and rels is None and where is None
         return cosine_search(
             self,
             kind,
@@ -572,8 +573,9 @@ class Reader:
             k,
             f,
             min_score=min_score,
-            groups_only=groups if plain else None,
-            unfiltered=plain and groups is None,
+            groups=groups,
+            labels=labels if kind == "node" else rels,
+            only_tags=ids is None and where is None,
         )
 
     def recall(

@@ -13,14 +13,16 @@ import math
 import re
 import threading
 from collections import Counter
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
+from .tags import Tags
 
 if TYPE_CHECKING:
     from .reads import Reader
@@ -44,7 +46,19 @@ def document_terms(name: str, text: str) -> tuple[int, Counter[str]]:
     return len(terms), Counter(terms)
 
 
-def bm25_search(reader: Reader, kind: Kind, query: str, k: int, f: SqlFilter) -> list[Hit]:
+def bm25_search(
+    reader: Reader,
+    kind: Kind,
+    query: str,
+    k: int,
+    f: SqlFilter,
+    *,
+    groups: Iterable[str] | None = None,
+    labels: Iterable[str] | None = None,
+    only_tags: bool = False,
+) -> list[Hit]:
+    """BM25 top-k. ``groups``/``labels`` (an edge's labels are its rel) are also applied in the
+    in-memory index; ``only_tags`` says ``f`` filters on nothing else besides visibility."""
     if not isinstance(query, str):
         raise InvalidInput(f"query must be a str, got {type(query).__name__}")
     if k < 0:
@@ -57,9 +71,11 @@ def bm25_search(reader: Reader, kind: Kind, query: str, k: int, f: SqlFilter) ->
         while True:
             cache.load(kind)  # outside the publish lock: loading waits for writers
             with cache.consistent():
-                scored = cache.search_loaded(kind, terms)
+                scored = cache.search_loaded(kind, terms, groups, labels)
                 if scored is not None:  # else forgotten (purge_all) since: load it again
-                    return _materialise(reader, kind, scored, k, f)
+                    return _materialise(
+                        reader, kind, scored, k, f, final=only_tags and scored.complete
+                    )
     return _sql_search(reader, kind, terms, k, f)
 
 
@@ -102,27 +118,27 @@ def _sql_search(reader: Reader, kind: Kind, terms: list[str], k: int, f: SqlFilt
 def _materialise(
     reader: Reader,
     kind: Kind,
-    scored: tuple[np.ndarray, np.ndarray, np.ndarray],
+    scored: Scored,
     k: int,
     f: SqlFilter,
+    *,
+    final: bool,
 ) -> list[Hit]:
-    """Walk the cache's ranking best-first, keeping candidates that pass the filters in SQL."""
+    """Walk the cache's ranking best-first, keeping candidates that pass the filters in SQL.
+
+    When the index applied every filter (``final``) its k best are the answer: fetch just those,
+    since each fetched row costs an index probe; otherwise fetch more per round.
+    """
     from .reads import item_from_row
 
-    vids, scores, ids = scored
+    vids, scores, ids = scored.vids, scored.scores, scored.ids
     if len(vids) == 0:
         return []
     hits: list[Hit] = []
-    # With no filter beyond visibility the k best are the answer: fetch just those (each
-    # fetched row costs an index probe); with filters, fetch more per round.
-    batch = k if len(f.clauses) <= 1 else max(4 * k, 64)
+    batch = k if final else max(4 * k, 64)
     remaining = np.arange(len(vids))
     while len(remaining) and len(hits) < k:
-        take = min(batch, len(remaining))
-        if take < len(remaining):
-            top = np.argpartition(-scores[remaining], take - 1)[:take]
-        else:
-            top = np.arange(len(remaining))
+        top = top_with_ties(scores[remaining], batch)
         chunk = remaining[top]
         mask = np.ones(len(remaining), dtype=bool)
         mask[top] = False
@@ -143,6 +159,15 @@ def _materialise(
     return hits
 
 
+def top_with_ties(scores: np.ndarray, take: int) -> np.ndarray:
+    """Positions of the ``take`` best scores, plus every score tied with the worst of them, so
+    that ordering by (score, id) afterwards matches a full sort."""
+    if take >= len(scores):
+        return np.arange(len(scores))
+    part = np.argpartition(-scores, take - 1)[:take]
+    return np.flatnonzero(scores >= scores[part].min())
+
+
 def fetch_versions(
     reader: Reader, kind: Kind, ids: list[str], score_of: dict[int, float], f: SqlFilter
 ) -> list[tuple[Any, ...]]:
@@ -160,6 +185,16 @@ def fetch_versions(
     rows = [r for r in rows if r[0] in score_of]
     rows.sort(key=lambda r: (-score_of[r[0]], r[1]))
     return rows
+
+
+class Scored(NamedTuple):
+    """Matches from the in-memory index: version ids, scores, record ids, and whether the index
+    applied every group/label filter it was asked for."""
+
+    vids: np.ndarray
+    scores: np.ndarray
+    ids: np.ndarray
+    complete: bool
 
 
 class _Postings:
@@ -207,6 +242,9 @@ class _KindIndex:
         self.doc_len = np.zeros(1024, dtype=np.float64)
         # Record id of each version: hits are fetched through the indexed id column.
         self.ids = np.empty(1024, dtype=object)
+        self.tags = Tags()
+        self.groups = np.zeros(1024, dtype=np.int32)
+        self.labels = np.zeros(1024, dtype=np.uint64)
         self.docs = 0
         self.total_len = 0.0
         self.dead_postings = 0
@@ -222,9 +260,21 @@ class _KindIndex:
         dl[: len(self.doc_len)] = self.doc_len
         ids = np.empty(cap, dtype=object)
         ids[: len(self.ids)] = self.ids
+        groups = np.zeros(cap, dtype=np.int32)
+        groups[: len(self.groups)] = self.groups
+        labels = np.zeros(cap, dtype=np.uint64)
+        labels[: len(self.labels)] = self.labels
         self.alive, self.doc_len, self.ids = alive, dl, ids
+        self.groups, self.labels = groups, labels
 
-    def add_docs(self, vids: np.ndarray, lens: np.ndarray, ids: list[str]) -> None:
+    def add_docs(
+        self,
+        vids: np.ndarray,
+        lens: np.ndarray,
+        ids: list[str],
+        groups: list[str],
+        labels: list[tuple[str, ...]],
+    ) -> None:
         if len(vids) == 0:
             return
         self._ensure(int(vids.max()))
@@ -232,6 +282,7 @@ class _KindIndex:
         self.alive[vids] = True
         self.doc_len[vids] = lens
         self.ids[vids] = ids
+        self.groups[vids], self.labels[vids] = self.tags.encode(groups, labels)
         self.docs += int(fresh.sum())
         self.total_len += float(lens[fresh].sum())
 
@@ -338,11 +389,16 @@ class TextCache:
         cur = self._store._cursor()
         table = table_of(kind)
         idx = _KindIndex()
-        docs = cur.execute(f"SELECT vid, doc_len, id FROM {table} WHERE tx_to IS NULL").fetchnumpy()
+        tags = "labels" if kind == "node" else "[rel]"
+        docs = cur.execute(
+            f"SELECT vid, doc_len, id, grp, {tags} AS tags FROM {table} WHERE tx_to IS NULL"
+        ).fetchall()
         idx.add_docs(
-            np.asarray(docs["vid"], dtype=np.int64),
-            np.asarray(docs["doc_len"], dtype=np.float64),
-            [str(i) for i in docs["id"]],
+            np.asarray([d[0] for d in docs], dtype=np.int64),
+            np.asarray([d[1] for d in docs], dtype=np.float64),
+            [d[2] for d in docs],
+            [d[3] for d in docs],
+            [tuple(d[4]) for d in docs],
         )
         rows = cur.execute(
             f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
@@ -355,13 +411,6 @@ class TextCache:
         )
         return idx
 
-    def search(self, kind: Kind, terms: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(version ids, scores, ids of those versions) of every current match."""
-        idx = self._index(kind)
-        with self._lock:
-            vids, scores = idx.score(terms)
-            return vids, scores, idx.ids[vids]
-
     def load(self, kind: Kind) -> None:
         """Build the index of ``kind`` now if it is not built yet."""
         self._index(kind)
@@ -371,15 +420,24 @@ class TextCache:
         return self._store.published.reading()
 
     def search_loaded(
-        self, kind: Kind, terms: list[str]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Like :meth:`search`, but None if the index is not built (never loads it)."""
+        self,
+        kind: Kind,
+        terms: list[str],
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+    ) -> Scored | None:
+        """Every current match, restricted to ``groups``/``labels``; None if the index is not
+        built (this never loads it)."""
         with self._lock:
             idx = self._kinds.get(kind)
             if idx is None:
                 return None
             vids, scores = idx.score(terms)
-            return vids, scores, idx.ids[vids]
+            keep = idx.tags.mask(idx.groups[vids], idx.labels[vids], groups, labels)
+            if keep is not None:
+                vids, scores = vids[keep], scores[keep]
+            complete = labels is None or idx.tags.can_filter_labels()
+            return Scored(vids, scores, idx.ids[vids], complete)
 
     def after_commit(
         self,
@@ -388,6 +446,8 @@ class TextCache:
         added: np.ndarray,
         lens: np.ndarray,
         ids: list[str],
+        groups: list[str],
+        labels: list[tuple[str, ...]],
         postings: tuple[list[str], np.ndarray, np.ndarray],
     ) -> None:
         with self._lock:
@@ -395,7 +455,7 @@ class TextCache:
             if idx is None:
                 return
             idx.remove(removed)
-            idx.add_docs(added, lens, ids)
+            idx.add_docs(added, lens, ids, groups, labels)
             idx.add_postings(*postings)
 
     def forget(self) -> None:

@@ -25,6 +25,8 @@ from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
 from .sql import one, run
+from .tags import Tags
+from .textindex import fetch_versions, top_with_ties
 
 if TYPE_CHECKING:
     from .reads import Reader
@@ -176,9 +178,12 @@ def cosine_search(
     f: SqlFilter,
     *,
     min_score: float | None,
-    groups_only: Iterable[str] | None,
-    unfiltered: bool,
+    groups: Iterable[str] | None,
+    labels: Iterable[str] | None,
+    only_tags: bool,
 ) -> list[Hit]:
+    """Exact cosine top-k. ``groups``/``labels`` (an edge's labels are its rel) are applied in
+    the in-memory matrix; ``only_tags`` says ``f`` filters on nothing else besides visibility."""
     if k < 0:
         raise InvalidInput(f"k must be >= 0, got {k}")
     q = as_vector(vector, what="query vector")
@@ -201,7 +206,7 @@ def cosine_search(
             with cache.consistent():
                 if cache.current(kind, space) is matrix:  # else forgotten since: load again
                     return _cached_search(
-                        reader, kind, matrix, q / norm, k, f, min_score, groups_only, unfiltered
+                        reader, kind, matrix, q / norm, k, f, min_score, groups, labels, only_tags
                     )
     return _sql_search(reader, kind, space, tbl, dim, q, k, f, min_score)
 
@@ -249,8 +254,9 @@ def _cached_search(
     k: int,
     f: SqlFilter,
     min_score: float | None,
-    groups_only: Iterable[str] | None,
-    unfiltered: bool,
+    groups: Iterable[str] | None,
+    labels: Iterable[str] | None,
+    only_tags: bool,
 ) -> list[Hit]:
     from .reads import item_from_row, table_of
 
@@ -262,10 +268,11 @@ def _cached_search(
         vids = m.vids[:n].copy()
         ids = m.ids[:n]
         mask = m.alive[:n].copy()
-        if groups_only is not None:
-            codes = [m.group_codes[g] for g in groups_only if g in m.group_codes]
-            mask &= np.isin(m.groups[:n], np.asarray(codes, dtype=np.int32))
-    if not unfiltered and groups_only is None:
+        tagged = m.tags.mask(m.groups[:n], m.labels[:n], groups, labels)
+        if tagged is not None:
+            mask &= tagged
+        in_memory = only_tags and (labels is None or m.tags.can_filter_labels())
+    if not in_memory:
         allowed = (
             reader._cursor()
             .execute(
@@ -286,19 +293,12 @@ def _cached_search(
     candidates = np.flatnonzero(mask)
     if len(candidates) == 0:
         return []
-    take = min(len(candidates), k)
-    part = (
-        candidates[np.argpartition(-scores[candidates], take - 1)[:take]]
-        if take < len(candidates)
-        else candidates
-    )
-    ordered = part[np.argsort(-scores[part], kind="stable")]
+    ordered = candidates[top_with_ties(scores[candidates], k)]
     score_of = {int(vids[i]): float(scores[i]) for i in ordered}
-    from .textindex import fetch_versions
 
     visible = SqlFilter(kind)
     visible.add(reader._visibility().sql())
-    rows = fetch_versions(reader, kind, [ids[i] for i in ordered], score_of, visible)
+    rows = fetch_versions(reader, kind, [ids[i] for i in ordered], score_of, visible)[:k]
     return [
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
         for i, row in enumerate(rows)
@@ -320,17 +320,19 @@ class _Matrix:
     alive: np.ndarray
     groups: np.ndarray
     n: int
+    labels: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     ids: list[str] = field(default_factory=list)  # record id per row: hits are fetched by id
-    group_codes: dict[str, int] = field(default_factory=dict)
+    tags: Tags = field(default_factory=Tags)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def _code(self, group: str) -> int:
-        code = self.group_codes.get(group)
-        if code is None:
-            code = self.group_codes[group] = len(self.group_codes)
-        return code
-
-    def append(self, vids: np.ndarray, mat: np.ndarray, groups: list[str], ids: list[str]) -> None:
+    def append(
+        self,
+        vids: np.ndarray,
+        mat: np.ndarray,
+        groups: list[str],
+        ids: list[str],
+        labels: list[tuple[str, ...]],
+    ) -> None:
         with self.lock:
             need = self.n + len(vids)
             if need > len(self.vids):
@@ -339,11 +341,12 @@ class _Matrix:
                 self.mat = _grow(self.mat, cap)
                 self.alive = _grow(self.alive, cap)
                 self.groups = _grow(self.groups, cap)
+                self.labels = _grow(self.labels, cap)
             sl = slice(self.n, need)
             self.vids[sl] = vids
             self.mat[sl] = _normalise(mat)
             self.alive[sl] = True
-            self.groups[sl] = [self._code(g) for g in groups]
+            self.groups[sl], self.labels[sl] = self.tags.encode(groups, labels)
             del self.ids[self.n :]
             self.ids.extend(ids)
             self.n = need
@@ -406,9 +409,10 @@ class VectorCache:
                     return m
             from .reads import table_of
 
-            vids, mat, (groups, ids) = fetch_matrix(
+            tags = "r.labels" if kind == "node" else "[r.rel]"
+            vids, mat, (groups, ids, labels) = fetch_matrix(
                 self._store._cursor(),
-                f"SELECT r.vid, v.embedding, r.grp, r.id FROM {table_of(kind)} r JOIN {tbl} v ON v.vid = r.vid "
+                f"SELECT r.vid, v.embedding, r.grp, r.id, {tags} FROM {table_of(kind)} r JOIN {tbl} v ON v.vid = r.vid "
                 "WHERE r.tx_to IS NULL AND r.space = ? ORDER BY r.vid",
                 [space],
                 dim,
@@ -423,7 +427,7 @@ class VectorCache:
                 groups=np.zeros(0, dtype=np.int32),
                 n=0,
             )
-            m.append(vids, mat, groups, ids)
+            m.append(vids, mat, groups, ids, [tuple(ls) for ls in labels])
             with self._lock:
                 self._spaces[key] = m
             return m
@@ -437,6 +441,7 @@ class VectorCache:
         added_mat: np.ndarray | None,
         added_groups: list[str],
         added_ids: list[str],
+        added_labels: list[tuple[str, ...]],
     ) -> None:
         with self._lock:
             m = self._spaces.get((kind, space))
@@ -444,7 +449,7 @@ class VectorCache:
             return
         m.remove(removed)
         if added_mat is not None and len(added_vids):
-            m.append(added_vids, added_mat, added_groups, added_ids)
+            m.append(added_vids, added_mat, added_groups, added_ids, added_labels)
 
     def remove_everywhere(self, kind: Kind, removed: np.ndarray) -> None:
         with self._lock:

@@ -185,7 +185,11 @@ class WriterMixin:
         text = self.text_cache  # type: ignore[attr-defined]
         empty = np.zeros(0, dtype=np.int64)
         ids = [p.item.id for p in changed]
-        tx.after_commit.append(lambda: text.after_commit(kind, empty, vids, lens, ids, postings))
+        groups = [p.item.group for p in changed]
+        tags = [_tags(p.item) for p in changed]
+        tx.after_commit.append(
+            lambda: text.after_commit(kind, empty, vids, lens, ids, groups, tags, postings)
+        )
         self._insert_embeddings(tx, kind, changed, vids)
         return WriteResult(
             written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
@@ -281,9 +285,10 @@ class WriterMixin:
             insert_vectors(tx.cursor, tbl, space_vids, mat)
             groups = [rows[i].item.group for i in idx]
             ids = [rows[i].item.id for i in idx]
+            tags = [_tags(rows[i].item) for i in idx]
             tx.after_commit.append(
-                lambda s=space, v=space_vids, m=mat, g=groups, i=ids: cache.after_commit(
-                    kind, s, np.zeros(0, dtype=np.int64), v, m, g, i
+                lambda s=space, v=space_vids, m=mat, g=groups, i=ids, t=tags: cache.after_commit(
+                    kind, s, np.zeros(0, dtype=np.int64), v, m, g, i, t
                 )
             )
 
@@ -306,7 +311,7 @@ class WriterMixin:
         no_postings: tuple[list[str], np.ndarray, np.ndarray] = ([], empty, np.zeros(0))
         tx.after_commit.append(lambda: vectors.remove_everywhere(kind, gone))
         tx.after_commit.append(
-            lambda: text.after_commit(kind, gone, empty, np.zeros(0), [], no_postings)
+            lambda: text.after_commit(kind, gone, empty, np.zeros(0), [], [], [], no_postings)
         )
 
     # ---------------------------------------------------------------------------- supersede
@@ -503,6 +508,11 @@ class WriterMixin:
                 f"SELECT DISTINCT r.id FROM {table} r WHERE {f.sql()} ORDER BY r.id", f.params
             ).fetchall()
         ]
+
+
+def _tags(item: Item) -> tuple[str, ...]:
+    """What the in-memory indexes filter by as labels: a node's labels, an edge's rel."""
+    return (item.rel,) if isinstance(item, Edge) else tuple(item.labels)
 
 
 def _listed(values: Iterable[Any], what: str) -> list[Any]:
