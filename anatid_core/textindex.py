@@ -22,6 +22,7 @@ import numpy as np
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
+from .rows import cols_of, item_from_row, table_of
 from .tags import Tags
 
 if TYPE_CHECKING:
@@ -80,7 +81,6 @@ def bm25_search(
 
 
 def _sql_search(reader: Reader, kind: Kind, terms: list[str], k: int, f: SqlFilter) -> list[Hit]:
-    from .reads import cols_of, item_from_row, table_of
 
     table = table_of(kind)
     vis = reader._visibility().sql("d")
@@ -129,7 +129,6 @@ def _materialise(
     When the index applied every filter (``final``) its k best are the answer: fetch just those,
     since each fetched row costs an index probe; otherwise fetch more per round.
     """
-    from .reads import item_from_row
 
     vids, scores, ids = scored.vids, scored.scores, scored.ids
     if len(vids) == 0:
@@ -175,7 +174,6 @@ def fetch_versions(
 
     A row whose version is no longer the one scored (a commit landed meanwhile) is dropped.
     """
-    from .reads import cols_of, table_of
 
     rows = reader._query(
         f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
@@ -384,7 +382,6 @@ class TextCache:
             return idx
 
     def _load(self, kind: Kind) -> _KindIndex:
-        from .reads import table_of
 
         cur = self._store._cursor()
         table = table_of(kind)

@@ -24,6 +24,7 @@ import pyarrow as pa
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
+from .rows import cols_of, item_from_row, table_of
 from .sql import one, run
 from .tags import Tags
 from .textindex import fetch_versions, top_with_ties
@@ -123,7 +124,6 @@ def fetch_matrix(
 
 
 def embeddings_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, list[float]]:
-    from .reads import table_of
 
     if not ids:
         return {}
@@ -144,7 +144,6 @@ def embeddings_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, list[
 
 
 def embedding_arrays_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, np.ndarray]:
-    from .reads import table_of
 
     if not ids:
         return {}
@@ -222,7 +221,6 @@ def _sql_search(
     f: SqlFilter,
     min_score: float | None,
 ) -> list[Hit]:
-    from .reads import cols_of, item_from_row, table_of
 
     score_floor = "" if min_score is None else "WHERE s.score >= ?"
     sql = f"""
@@ -258,7 +256,6 @@ def _cached_search(
     labels: Iterable[str] | None,
     only_tags: bool,
 ) -> list[Hit]:
-    from .reads import item_from_row, table_of
 
     with m.lock:
         n = m.n
@@ -407,7 +404,6 @@ class VectorCache:
                 m = self._spaces.get(key)
                 if m is not None:
                     return m
-            from .reads import table_of
 
             tags = "r.labels" if kind == "node" else "[r.rel]"
             vids, mat, (groups, ids, labels) = fetch_matrix(

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from anatid_core import Cond, Edge, InvalidInput, Node, Store, reads
+from anatid_core import Cond, Edge, InvalidInput, Node, Store, graph
 
 
 def _random_graph(store: Store, seed: int) -> list[str]:
@@ -30,7 +30,7 @@ def test_hop_by_hop_and_one_query_expansion_agree(seed, monkeypatch) -> None:
         for depth in (1, 2, 3, 5):
             for direction in ("out", "in", "both"):
                 one = store.expand([ids[0], ids[1]], depth=depth, direction=direction)
-                monkeypatch.setattr(reads, "ONE_QUERY_MAX_DEPTH", 0)
+                monkeypatch.setattr(graph, "ONE_QUERY_MAX_DEPTH", 0)
                 walked = store.expand([ids[0], ids[1]], depth=depth, direction=direction)
                 monkeypatch.undo()
                 assert _shape(one) == _shape(walked), (depth, direction)

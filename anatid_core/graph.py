@@ -1,0 +1,241 @@
+"""Graph reads: incident edges, neighbours, k-hop expansion and degrees (mixed into Reader)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidInput
+from .filters import SqlFilter
+from .model import Direction, Edge, Node, Subgraph
+from .rows import EDGE_COLS, _id_list, edge_from_row
+
+#: Deepest expansion answered by one SQL statement (see ``GraphReads.expand``).
+ONE_QUERY_MAX_DEPTH = 8
+
+
+class GraphReads:
+    """The graph verbs of :class:`anatid_core.reads.Reader`."""
+
+    if TYPE_CHECKING:  # provided by Reader; declared for the type checker only
+
+        def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
+        def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
+        def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+
+    def edges_of(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+    ) -> list[Edge]:
+        ids = _id_list(node_ids, "node_ids")
+        if not ids:
+            return []
+        f = self._edge_filter(rels)
+        # One indexed lookup per side, joined by UNION: an OR across src and dst would make
+        # DuckDB scan the whole table (96 ms against ~1 ms at 2.3M edges).
+        sides = {"out": ["src"], "in": ["dst"], "both": ["src", "dst"]}.get(direction)
+        if sides is None:
+            raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        parts = [
+            f"SELECT {EDGE_COLS} FROM edges r WHERE r.{side} IN (SELECT unnest(?::VARCHAR[])) "
+            f"AND {f.sql()}"
+            for side in sides
+        ]
+        params: list[Any] = []
+        for _ in sides:
+            params += [ids, *f.params]
+        rows = self._query(" UNION ".join(parts) + " ORDER BY 2", params)
+        return [edge_from_row(row) for row in rows]
+
+    def edges_between(
+        self,
+        a_ids: Iterable[str],
+        b_ids: Iterable[str],
+        *,
+        rels: Iterable[str] | None = None,
+        directed: bool = True,
+    ) -> list[Edge]:
+        a, b = _id_list(a_ids, "a_ids"), _id_list(b_ids, "b_ids")
+        if not a or not b:
+            return []
+        f = self._edge_filter(rels)
+        forward = (
+            "r.src IN (SELECT unnest(?::VARCHAR[])) AND r.dst IN (SELECT unnest(?::VARCHAR[]))"
+        )
+        if directed:
+            f.clauses.append(forward)
+            params = f.params + [a, b]
+        else:
+            f.clauses.append(f"({forward}) OR ({forward})")
+            params = f.params + [a, b, b, a]
+        return [
+            edge_from_row(row)
+            for row in self._query(
+                f"SELECT {EDGE_COLS} FROM edges r WHERE {f.sql()} ORDER BY r.id", params
+            )
+        ]
+
+    def neighbours(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+    ) -> list[Node]:
+        ids = _id_list(node_ids, "node_ids")
+        edges = self.edges_of(ids, direction=direction, rels=rels)
+        seeds = set(ids)
+        others: dict[str, None] = {}
+        for e in edges:
+            if direction in ("out", "both") and e.src in seeds:
+                others[e.dst] = None
+            if direction in ("in", "both") and e.dst in seeds:
+                others[e.src] = None
+        if not others:
+            return []
+        wanted = None if labels is None else set(labels)
+        found = [
+            n for n in self.get_nodes(list(others)) if wanted is None or wanted & set(n.labels)
+        ]
+        return sorted(found, key=lambda n: n.id)
+
+    def expand(
+        self,
+        seeds: Iterable[str],
+        *,
+        depth: int = 1,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+    ) -> Subgraph:
+        """Breadth-first expansion: one indexed edge query per hop, never revisiting a node.
+
+        Nodes are fetched per hop only when ``labels``/``groups`` restrict which may be entered;
+        otherwise once, at the end.
+        """
+        if depth < 0:
+            raise InvalidInput(f"depth must be >= 0, got {depth}")
+        seed_ids = list(dict.fromkeys(_id_list(seeds, "seeds")))
+        label_set = None if labels is None else set(labels)
+        group_set = None if groups is None else set(groups)
+        filtered = label_set is not None or group_set is not None
+        # The one-query plan re-joins every hop in one statement: fast for the usual shallow
+        # depths, but its size grows with depth (depth=10**6 exhausted memory). Deeper
+        # expansions walk hop by hop and stop when nothing new is reached.
+        if not filtered and seed_ids and 0 < depth <= ONE_QUERY_MAX_DEPTH:
+            return self._expand_in_one_query(seed_ids, depth, direction, rels)
+        distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
+        via: dict[str, Edge] = {}
+        nodes: dict[str, Node] = {}
+        frontier = seed_ids
+        for hop in range(1, depth + 1):
+            if not frontier:
+                break
+            front = set(frontier)
+            reach: dict[str, list[Edge]] = {}
+            for e in self.edges_of(frontier, direction=direction, rels=rels):
+                if direction in ("out", "both") and e.src in front:
+                    reach.setdefault(e.dst, []).append(e)
+                if direction in ("in", "both") and e.dst in front:
+                    reach.setdefault(e.src, []).append(e)
+            if filtered:
+                fresh = self.get_nodes([i for i in reach if i not in distance])
+                nodes.update(
+                    (n.id, n)
+                    for n in fresh
+                    if (label_set is None or label_set.intersection(n.labels))
+                    and (group_set is None or n.group in group_set)
+                )
+            frontier = []
+            for end, edges in reach.items():
+                if filtered and end not in nodes and end not in distance:
+                    continue
+                for e in edges:
+                    via[e.id] = e
+                if end not in distance:
+                    distance[end] = hop
+                    frontier.append(end)
+        found = {n.id: n for n in self.get_nodes([i for i in distance if i not in nodes])}
+        found.update(nodes)
+        # Seeds that are not visible nodes reach nothing and are dropped.
+        distance = {i: d for i, d in distance.items() if i in found}
+        edges = [e for e in via.values() if e.src in distance and e.dst in distance]
+        return Subgraph(nodes=[found[i] for i in distance], edges=edges, distance=distance)
+
+    def _expand_in_one_query(
+        self, seed_ids: list[str], depth: int, direction: Direction, rels: Iterable[str] | None
+    ) -> Subgraph:
+        """Unfiltered expansion as one chain of indexed joins, then one node fetch.
+
+        Hop k joins the edges leaving the endpoints reached at hop k-1. Every endpoint of hop k is
+        at distance <= k, so each edge found lies on a path of length <= depth; distances are the
+        smallest hop at which a node is reached.
+        """
+        sides = {
+            "out": [("src", "dst")],
+            "in": [("dst", "src")],
+            "both": [("src", "dst"), ("dst", "src")],
+        }.get(direction)
+        if sides is None:
+            raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        f = self._edge_filter(rels)
+        ctes: list[str] = []
+        params: list[Any] = []
+        for hop in range(1, depth + 1):
+            source = "SELECT unnest(?::VARCHAR[])" if hop == 1 else f"SELECT nxt FROM h{hop - 1}"
+            parts = []
+            for near, far in sides:
+                # Carry every column: joining back on vid later would scan the whole table.
+                parts.append(
+                    f"SELECT {hop} AS hop, r.{far} AS nxt, {EDGE_COLS} FROM edges r "
+                    f"WHERE r.{near} IN ({source}) AND {f.sql()}"
+                )
+                if hop == 1:
+                    params.append(seed_ids)
+                params.extend(f.params)
+            ctes.append(f"h{hop} AS ({' UNION ALL '.join(parts)})")
+        # Deduplicating in SQL (a window over the union) doubles the query time: do it below.
+        sql = f"WITH {', '.join(ctes)} " + " UNION ALL ".join(
+            f"SELECT * EXCLUDE (nxt) FROM h{h}" for h in range(1, depth + 1)
+        )
+        rows = sorted(self._query(sql, params), key=lambda r: (r[0], r[2]))
+        distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
+        edges: list[Edge] = []
+        seen: set[int] = set()
+        for row in rows:
+            if row[1] in seen:
+                continue
+            seen.add(row[1])
+            hop, e = int(row[0]), edge_from_row(row[1:])
+            edges.append(e)
+            for end in (e.src, e.dst):
+                if end not in distance:
+                    distance[end] = hop
+        found = {n.id: n for n in self.get_nodes(list(distance))}
+        distance = {i: d for i, d in distance.items() if i in found}
+        edges = [e for e in edges if e.src in distance and e.dst in distance]
+        return Subgraph(nodes=[found[i] for i in distance], edges=edges, distance=distance)
+
+    def degrees(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "in",
+        rels: Iterable[str] | None = None,
+    ) -> dict[str, int]:
+        ids = _id_list(node_ids, "node_ids")
+        counts = dict.fromkeys(ids, 0)
+        if not ids:
+            return counts
+        wanted = set(ids)
+        for e in self.edges_of(ids, direction=direction, rels=rels):
+            if direction in ("out", "both") and e.src in wanted:
+                counts[e.src] += 1
+            if direction in ("in", "both") and e.dst in wanted:
+                counts[e.dst] += 1
+        return counts

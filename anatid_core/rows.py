@@ -1,0 +1,96 @@
+"""Records as the tables hold them: the visibility predicate, column lists and row decoding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .codec import check_id, decode_props, from_micros
+from .errors import InvalidInput
+from .model import Edge, Item, Kind, Node
+
+NODE_COLS = "r.vid, r.id, r.grp, r.labels, r.name, r.text, r.props, r.space, r.valid_from, r.valid_to, r.tx_from, r.tx_to"
+EDGE_COLS = "r.vid, r.id, r.src, r.dst, r.rel, r.grp, r.name, r.text, r.props, r.space, r.valid_from, r.valid_to, r.tx_from, r.tx_to"
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """Which versions a read sees: current ones, or those of a past instant."""
+
+    tx_us: int | None = None
+    valid_us: int | None = None
+
+    @property
+    def is_current(self) -> bool:
+        return self.tx_us is None and self.valid_us is None
+
+    def sql(self, a: str = "r") -> str:
+        if self.tx_us is None:
+            parts = [f"{a}.tx_to IS NULL"]
+        else:
+            t = int(self.tx_us)
+            parts = [f"{a}.tx_from <= {t}", f"({a}.tx_to IS NULL OR {a}.tx_to > {t})"]
+        if self.valid_us is not None:
+            v = int(self.valid_us)
+            parts.append(f"({a}.valid_from IS NULL OR {a}.valid_from <= {v})")
+            parts.append(f"({a}.valid_to IS NULL OR {a}.valid_to > {v})")
+        return " AND ".join(parts)
+
+
+def table_of(kind: Kind) -> str:
+    if kind == "node":
+        return "nodes"
+    if kind == "edge":
+        return "edges"
+    raise InvalidInput(f"kind must be 'node' or 'edge', got {kind!r}")
+
+
+def cols_of(kind: Kind) -> str:
+    return NODE_COLS if kind == "node" else EDGE_COLS
+
+
+def node_from_row(row: Sequence[Any]) -> Node:
+    return Node(
+        id=row[1],
+        group=row[2],
+        labels=tuple(row[3]),
+        name=row[4],
+        text=row[5],
+        props=decode_props(row[6]),
+        space=row[7] or "default",
+        valid_from=from_micros(row[8]),
+        valid_to=from_micros(row[9]),
+        tx_from=from_micros(row[10]),
+        tx_to=from_micros(row[11]),
+        version=row[0],
+    )
+
+
+def edge_from_row(row: Sequence[Any]) -> Edge:
+    return Edge(
+        id=row[1],
+        src=row[2],
+        dst=row[3],
+        rel=row[4],
+        group=row[5],
+        name=row[6],
+        text=row[7],
+        props=decode_props(row[8]),
+        space=row[9] or "default",
+        valid_from=from_micros(row[10]),
+        valid_to=from_micros(row[11]),
+        tx_from=from_micros(row[12]),
+        tx_to=from_micros(row[13]),
+        version=row[0],
+    )
+
+
+def item_from_row(kind: Kind, row: Sequence[Any]) -> Item:
+    return node_from_row(row) if kind == "node" else edge_from_row(row)
+
+
+def _id_list(ids: Iterable[str], what: str = "ids") -> list[str]:
+    if isinstance(ids, str):
+        raise InvalidInput(f"{what} must be a list of ids, not a single string {ids!r:.80}")
+    return [check_id(i, what=what[:-1] if what.endswith("s") else what) for i in ids]
