@@ -26,7 +26,7 @@ SIZES: dict[str, int] = {
     # records sampled per kill to hold the text and vector arms against the rows.
     "arm_samples": 40 if LONG else 10,
     # hypothesis examples of the write/read fuzz against the plain-Python model.
-    "fuzz_examples": 1500 if LONG else 50,
+    "fuzz_examples": int(os.environ.get("ANATID_FUZZ_EXAMPLES") or (1500 if LONG else 50)),
     # concurrent Graphiti episodes, Cognee points per dataset, core threads x transactions.
     "graphiti_episodes": 64 if LONG else 24,
     "cognee_points": 400 if LONG else 60,
