@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .errors import InvalidInput
-from .model import Edge, Hit, Item, Kind, Node, RecallHit, Where
+from .model import Edge, Hit, Item, Kind, RecallHit, Where
 
 if TYPE_CHECKING:
     from .reads import Reader
@@ -50,7 +50,7 @@ def graph_arm(
     rels: Iterable[str] | None,
 ) -> list[Hit]:
     """Nodes near the seeds (by hop count), or edges on paths from them (by the nearer end)."""
-    sub = reader.expand(seeds, depth=depth, direction="both", rels=rels if kind == "node" else rels)
+    sub = reader.expand(seeds, depth=depth, direction="both", rels=rels)
     seed_set = set(seeds)
     if kind == "node":
         label_set = None if labels is None else set(labels)
@@ -130,4 +130,4 @@ def recall(
     return [RecallHit(id=i, score=s, item=items[i], arms=a) for i, s, a in fused[:k]]
 
 
-__all__ = ["Node", "recall", "rrf"]
+__all__ = ["recall", "rrf"]
