@@ -30,6 +30,7 @@ from .model import (
     WriteResult,
 )
 from .recall import rrf
+from .retry import RETRY, retry_delay, with_retries
 from .schema import SCHEMA_VERSION
 from .store import SETTINGS, Store
 from .textindex import tokenize
@@ -39,6 +40,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_SPACE",
+    "RETRY",
     "SCHEMA_VERSION",
     "SETTINGS",
     "AnatidError",
@@ -61,6 +63,8 @@ __all__ = [
     "Where",
     "WriteConflict",
     "WriteResult",
+    "retry_delay",
     "rrf",
     "tokenize",
+    "with_retries",
 ]
