@@ -8,22 +8,16 @@ to Cognee's in :mod:`anatid_cognee.errors` on the way out.
 from __future__ import annotations
 
 import asyncio
-import itertools
-import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from anatid_core import Store, WriteConflict
+from anatid_core import Store, with_retries
 
 from . import store_registry
 from .errors import cognee_errors, read_only
 
 T = TypeVar("T")
-
-#: Retries of a retryable ``WriteConflict``: attempts in all, first delay in seconds (doubling).
-RETRY: dict[str, float] = {"attempts": 4, "first_delay": 0.05}
-
 
 class StoreBacked:
     """Holds one reference to a shared Store; ``as_of`` copies read through a historical view."""
@@ -68,15 +62,8 @@ class StoreBacked:
     def _call(self, work: Callable[..., T], *args: Any) -> T:
         self._check_open()
         with cognee_errors():
-            for attempt in itertools.count():
-                try:
-                    return work(*args)
-                except WriteConflict as exc:
-                    # Another writer held the store too long: retry, a bounded number of times.
-                    if not exc.retryable or attempt + 1 >= RETRY["attempts"]:
-                        raise
-                    time.sleep(RETRY["first_delay"] * 2**attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
+            # Another writer held the store too long: retried a bounded number of times.
+            return with_retries(work, *args)
 
     async def _read(self, work: Callable[..., T], *args: Any) -> T:
         """Run ``work(reads, *args)`` off the loop; ``reads`` is the store or the as_of view."""

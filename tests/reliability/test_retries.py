@@ -147,10 +147,12 @@ async def test_cognee_writes_get_through_a_writer_that_outlasts_the_lock_timeout
 async def test_cognee_retries_are_bounded_and_only_for_retryable_conflicts(
     failures, retryable, succeeds, calls, tmp_path, monkeypatch
 ):
-    from anatid_cognee import AnatidGraphAdapter, adapter_base
+    from anatid_cognee import AnatidGraphAdapter
     from cognee.exceptions import CogneeTransientError
 
-    monkeypatch.setitem(adapter_base.RETRY, "first_delay", 0.001)
+    import anatid_core
+
+    monkeypatch.setitem(anatid_core.RETRY, "first_delay", 0.001)
     graph = AnatidGraphAdapter(graph_database_url=str(tmp_path / "c.duckdb"))
     seen: list[int] = []
     monkeypatch.setattr(
