@@ -1,0 +1,198 @@
+"""Taking turns on a store file with other processes (issue 11).
+
+A process that is alone keeps its DuckDB connection open and pays for sharing only a counter per
+operation and a watcher thread that looks, every few milliseconds, whether another process waits
+for the :class:`~anatid_core.lease.Lease`. When one does, the file is handed over as soon as no
+operation of this process is running (operations in flight finish first; new ones wait): the
+connection is closed (DuckDB commits nothing here: every transaction is already committed or
+rolled back by then), the lease released. The next operation takes the lease back, reopens the
+file and brings the in-memory indexes up to date from the versions written meanwhile.
+
+Operations run inside :meth:`FileTurns.turn`; nested turns on one thread (a read inside a
+transaction) join the outer one, so a transaction is never split by a handover.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from .errors import StoreLocked, WriteConflict
+from .lease import LEASE, Lease
+
+#: How often an idle or busy holder looks for waiting processes (seconds).
+WATCH: dict[str, float] = {"interval": 0.005}
+
+
+class FileTurns:
+    """Runs operations while this process holds the file; hands it over between them."""
+
+    def __init__(
+        self,
+        lease: Lease,
+        *,
+        open_file: Callable[[], None],
+        close_file: Callable[[], None],
+        catch_up: Callable[[], None],
+    ) -> None:
+        self.lease = lease
+        self._open_file = open_file
+        self._close_file = close_file
+        self._catch_up = catch_up
+        self._cond = threading.Condition(threading.Lock())
+        self._local = threading.local()
+        self._active = 0  # operations in flight (outermost turns)
+        self._busy = False  # a thread is handing the file over or taking it back
+        self._wanted = False  # another process waits: drain, then hand over
+        self._closed = False
+        self.handovers = 0  # times this process gave the file up (for tests and stats)
+        self._watcher = threading.Thread(
+            target=_watch, args=(weakref.ref(self),), name="anatid-turns", daemon=True
+        )
+        self._watcher.start()
+
+    @property
+    def held(self) -> bool:
+        return self.lease.held
+
+    # ------------------------------------------------------------------ operations
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold the file for one operation (taking it back first if it was handed over)."""
+        depth = getattr(self._local, "depth", 0)
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._local.depth -= 1
+            return
+        self._enter()
+        self._local.depth = 1
+        try:
+            yield
+        finally:
+            self._local.depth = 0
+            self._leave()
+
+    def _enter(self) -> None:
+        with self._cond:
+            while self._busy or (self._wanted and self._active):
+                self._cond.wait()
+            if self.lease.held:
+                self._active += 1
+                return
+            self._busy = True
+        try:
+            self._take_back()
+        except BaseException:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+            raise
+        with self._cond:
+            self._busy = False
+            self._active += 1
+            self._cond.notify_all()
+
+    def _take_back(self) -> None:
+        timeout = LEASE["timeout"]
+        if not self.lease.acquire(timeout):
+            holder = self.lease.describe_holder()
+            raise WriteConflict(
+                f"{self.lease.store_path} stayed held by {holder} for more than {timeout:g} s "
+                "(anatid_core.LEASE['timeout']); retry later, or look at what that process does",
+                retryable=True,
+            )
+        try:
+            self._open_file()
+            self._catch_up()
+        except BaseException:
+            self._safe_close()
+            self.lease.release()
+            raise
+
+    def _leave(self) -> None:
+        with self._cond:
+            self._active -= 1
+            if self._active or not self._wanted or self._busy:
+                return
+            self._busy = True
+        self._hand_over()
+
+    # ------------------------------------------------------------------ handing over
+
+    def _hand_over(self) -> None:
+        """Close and release (the caller set ``_busy``); no operation is in flight."""
+        try:
+            if self.lease.held:
+                self._safe_close()
+                self.lease.release()
+                self.handovers += 1
+        finally:
+            with self._cond:
+                self._wanted = False
+                self._busy = False
+                self._cond.notify_all()
+
+    def _safe_close(self) -> None:
+        try:
+            self._close_file()
+        except Exception:  # noqa: BLE001 - the connection is dropped either way
+            pass
+
+    def _look(self) -> None:
+        """One look of the watcher: hand over if somebody waits and nothing runs."""
+        if self._closed or not self.lease.held or self._wanted:
+            return
+        if not self.lease.others_waiting():
+            return
+        with self._cond:
+            if self._closed or not self.lease.held:
+                return
+            self._wanted = True
+            if self._active or self._busy:
+                return  # the last operation to finish hands over
+            self._busy = True
+        self._hand_over()
+
+    def close(self) -> None:
+        """Stop watching and give up the lease (the caller has closed the connection)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self.lease.close()
+
+
+def _watch(ref: weakref.ref[FileTurns]) -> None:
+    # Holds the turns only by weak reference: a Store dropped without close() still goes away.
+    while True:
+        turns = ref()
+        if turns is None or turns._closed:
+            return
+        try:
+            turns._look()
+        except Exception:  # noqa: BLE001 - a failed look is retried at the next one
+            pass
+        del turns
+        time.sleep(WATCH["interval"])
+
+
+def first_turn(lease: Lease, path: str) -> None:
+    """Take the lease at open time, or fail with ``StoreLocked`` naming the holder."""
+    timeout = LEASE["timeout"]
+    if not lease.acquire(timeout):
+        holder = lease.describe_holder()
+        lease.close()
+        raise StoreLocked(
+            f"{path} stayed held by {holder} for more than {timeout:g} s "
+            "(anatid_core.LEASE['timeout']); retry later, or look at what that process does",
+            path=path,
+        )
+
+
+__all__ = ["WATCH", "FileTurns", "first_turn"]
