@@ -32,6 +32,8 @@ SIZES: dict[str, int] = {
     "cognee_points": 400 if LONG else 60,
     "core_threads": 16 if LONG else 8,
     "core_transactions": 200 if LONG else 12,
+    # seconds that writer and reader processes share one file (issue 11).
+    "mp_seconds": 30 if LONG else 3,
 }
 
 _ROOT = tempfile.mkdtemp(prefix="anatid-reliability-")

@@ -13,6 +13,8 @@ answers JSON-line commands on stdin:
   (``tests.reliability.verify``); replies with its findings.
 * ``call``: fork a process that runs ``module:function(**args)`` (async or not) and replies with
   its JSON result (used for scenarios that need a framework's global configuration).
+* ``start``: the same without waiting: replies ``{"pid": ...}`` at once and the child writes its
+  JSON result to ``out`` (several processes at once on one file; ``reap`` waits for one).
 
 Forked children leave with ``os._exit`` so they never run the server's own cleanup.
 """
@@ -162,6 +164,8 @@ def serve(name: str) -> None:
         if cmd["cmd"] == "write":
             pid = _fork(lambda w=workload, c=cmd: _writer(w, c), cmd.get("err"))
             reply: dict[str, Any] = {"pid": pid}
+        elif cmd["cmd"] == "start":  # like call, without waiting: the result goes to cmd["out"]
+            reply = {"pid": _fork(lambda c=cmd: _call(c), cmd["out"])}
         elif cmd["cmd"] == "reap":
             reply = _finished(cmd["pid"])
         elif cmd["cmd"] in ("verify", "call"):
