@@ -1,112 +1,28 @@
-"""What the ``anatid`` subcommands do, given their parsed arguments (show and history are in
-cli_records.py). Parsing is in cli.py.
-
-Every command opens the file read-only: it never writes, never migrates, and fails with a clear
-message (not a wait) when another process holds the file for writing.
-"""
+"""What ``anatid stats``, ``export``, ``check`` and ``view`` do, given their parsed arguments
+(``search`` is in :mod:`.search`, ``show`` and ``history`` in :mod:`.records`; the parser is in
+:mod:`.parser`)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any, TextIO
 
-from .export import current, timeline, with_endpoints, write_graphml, write_jsonl
-from .model import Edge, Item, Kind, Node
-from .reads import Reader
-from .store import Store
-from .terminal import human_bytes, one_line, pairs, parse_time, table, to_json
-from .viewer import payload, render
+from anatid_core import Edge, Item, Kind, Node, Store, View
 
-#: Exit status when the command ran but found something wrong (check) or nothing (show, history).
-EXIT_PROBLEMS = 1
-#: Exit status for bad input, a missing or locked file (argparse also uses 2 for usage errors).
-EXIT_ERROR = 2
+from .export import current, timeline, with_endpoints, write_graphml, write_jsonl
+from .files import open_store, output, reader_for
+from .status import EXIT_PROBLEMS, CommandError
+from .terminal import human_bytes, pairs, table, to_json
+from .viewer import payload, render
 
 #: Above this many nodes the HTML page still works but lays out slowly (seconds) and is crowded.
 VIEW_COMFORTABLE_NODES = 5000
 
-#: Width of free-text columns in tables.
-TEXT_WIDTH = 60
-
-
-class CommandError(Exception):
-    """Bad input detected by the command line itself; the message is printed as one line."""
-
-    def __init__(self, message: str, *, status: int = EXIT_ERROR) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-# ------------------------------------------------------------------------------------ helpers
-
-
-def open_store(path: str) -> Store:
-    if not os.path.exists(path):
-        raise CommandError(f"{path}: no such file")
-    return Store.open(path, read_only=True)
-
-
-def reader_for(store: Store, args: argparse.Namespace) -> Reader:
-    """The store, or an ``as_of`` view when --as-of / --valid-at were given."""
-    tx = _time(args, "as_of", "--as-of")
-    valid = _time(args, "valid_at", "--valid-at")
-    if tx is None and valid is None:
-        return store
-    return store.as_of(tx_time=tx, valid_time=valid)
-
-
-def _time(args: argparse.Namespace, attr: str, option: str) -> Any:
-    raw = getattr(args, attr, None)
-    if raw is None:
-        return None
-    try:
-        return parse_time(raw, option=option)
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
-
-
-@contextmanager
-def output(path: str | None) -> Iterator[TextIO]:
-    """stdout, or a file written completely before it replaces any old one."""
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise CommandError(f"{path}: the folder {folder} does not exist")
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as out:
-            yield out
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
-    chunk: list[Item] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-def _describe(item: Item) -> str:
-    return item.rel if isinstance(item, Edge) else ",".join(item.labels)
-
-
-def _summary(item: Item) -> str:
-    """Name and text, the fields people recognise a record by (a fact is in an edge's text)."""
-    return " — ".join(dict.fromkeys(p for p in (item.name, item.text) if p))
+#: Records per embeddings query in a JSON Lines export with --embeddings.
+EXPORT_CHUNK = 5000
 
 
 # -------------------------------------------------------------------------------------- stats
@@ -127,6 +43,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
         health = f"{len(problems)} problem(s): run anatid check {args.file}"
     else:
         health = "ok (text index, vectors and versions agree)"
+    _print_stats(s, health)
+    return 0
+
+
+def _print_stats(s: dict[str, Any], health: str) -> None:
     head = [
         ("file", f"{s['path']} ({human_bytes(s['file_bytes'])})"),
         ("schema version", s["schema_version"]),
@@ -152,137 +73,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
             print(f"\n{title}")
             rows = [[k if k != "" else '""', n] for k, n in counts.items()]
             print(table([column, "count"], rows, indent="  "))
-    return 0
-
-
-# ------------------------------------------------------------------------------------- search
-
-
-def _embedding(raw: str) -> list[float]:
-    """A JSON array of numbers, given inline or as the path of a file holding one."""
-    text = raw
-    if not raw.lstrip().startswith("[") and os.path.exists(raw):
-        with open(raw, encoding="utf-8") as f:
-            text = f.read()
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        raise CommandError(
-            "--embedding: expected a JSON array of numbers (e.g. [0.1, 0.2]) or a file holding one"
-        ) from None
-    if (
-        not isinstance(value, list)
-        or not value
-        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
-    ):
-        raise CommandError("--embedding: expected a non-empty JSON array of numbers")
-    return [float(x) for x in value]
-
-
-def _check_space(store: Store, kind: Kind, space: str) -> None:
-    """A query vector for a space the file lacks would silently find nothing: say so, and name
-    the spaces there are (Graphiti's files, for one, use 'name' and 'fact', not 'default')."""
-    spaces = [(v["kind"], v["space"]) for v in store.stats()["vector_spaces"]]
-    if (kind, space) not in spaces:
-        have = ", ".join(f"{k}/{s}" for k, s in spaces) or "none"
-        raise CommandError(
-            f"--space {space!r}: the file has no {kind} vectors in that space "
-            f"(spaces: {have}); pick one with --space (and --kind)"
-        )
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    if args.k <= 0:
-        raise CommandError(f"--k must be a positive number, got {args.k}")
-    if args.depth < 0 or args.seeds < 0:
-        raise CommandError("--depth and --seeds must be >= 0")
-    vector = _embedding(args.embedding) if args.embedding is not None else None
-    if not args.query.strip() and vector is None:
-        raise CommandError("the search text is empty; give some words or an --embedding")
-    kind: Kind = args.kind
-    if (kind == "node" and args.rel) or (kind == "edge" and args.label):
-        raise CommandError("--label filters nodes and --rel filters edges (--kind edge)")
-    with open_store(args.file) as store:
-        if vector is not None:
-            _check_space(store, kind, args.space)
-        reader = reader_for(store, args)
-        # The graph arm starts from the best text matches among nodes and walks --depth hops.
-        seeds = (
-            [
-                h.id
-                for h in reader.search_text(
-                    args.query, kind="node", k=args.seeds, groups=args.group
-                )
-            ]
-            if args.seeds
-            else []
-        )
-        hits = reader.recall(
-            text=args.query,
-            vector=vector,
-            seeds=seeds or None,
-            kind=kind,
-            k=args.k,
-            depth=args.depth,
-            space=args.space,
-            groups=args.group,
-            labels=args.label,
-            rels=args.rel,
-        )
-    if args.json:
-        print(
-            to_json(
-                [
-                    {"rank": i + 1, "score": h.score, "arms": dict(h.arms), "item": h.item}
-                    for i, h in enumerate(hits)
-                ],
-                indent=2,
-            )
-        )
-        return 0
-    if not hits:
-        print("no matches")
-        return 0
-    order = {"text": 0, "vector": 1, "graph": 2}
-    rows = []
-    for i, h in enumerate(hits):
-        arms = " ".join(
-            f"{a}#{r}" for a, r in sorted(h.arms.items(), key=lambda ar: order.get(ar[0], 9))
-        )
-        item = h.item
-        rows.append(
-            [
-                i + 1,
-                f"{h.score:.4f}",
-                arms,
-                item.id,
-                item.group or '""',
-                one_line(_describe(item), 30),
-                one_line(_summary(item), TEXT_WIDTH),
-            ]
-        )
-    print(
-        table(
-            [
-                "#",
-                "score",
-                "found by (arm#rank)",
-                "id",
-                "group",
-                "rel" if kind == "edge" else "labels",
-                "name / text",
-            ],
-            rows,
-        )
-    )
-    print(
-        f"\narms: text = BM25 over name and text; vector = cosine to --embedding in space "
-        f"{args.space!r}"
-        + ("" if vector is not None else " (not used: no --embedding)")
-        + f"; graph = within {args.depth} hop(s) of the top {len(seeds)} text match(es) "
-        f"{', '.join(seeds) if seeds else ''}".rstrip()
-    )
-    return 0
 
 
 # ------------------------------------------------------------------------------------- export
@@ -309,23 +99,35 @@ def cmd_export(args: argparse.Namespace) -> int:
             )
             n, e = write_graphml(out, nodes, edges)
         else:
-            n = e = 0
-            for kind in ("node", "edge"):
-                source = (timeline if args.history else current)(reader, kind, args.group)  # type: ignore[arg-type]
-                for chunk in _chunks(source, 5000):
-                    vectors = (
-                        reader.get_embeddings([i.id for i in chunk], kind=kind)  # type: ignore[arg-type]
-                        if args.embeddings
-                        else None
-                    )
-                    count = write_jsonl(out, chunk, vectors)
-                    if kind == "node":
-                        n += count
-                    else:
-                        e += count
+            n = _export_jsonl(out, reader, "node", args)
+            e = _export_jsonl(out, reader, "edge", args)
     if args.out not in (None, "-"):
         print(f"wrote {n} nodes and {e} edges to {args.out}", file=sys.stderr)
     return 0
+
+
+def _export_jsonl(out: TextIO, reader: Store | View, kind: Kind, args: argparse.Namespace) -> int:
+    """Write the records of ``kind`` (every version with --history), with their vectors when
+    --embeddings asks; the count written."""
+    source = (timeline if args.history else current)(reader, kind, args.group)
+    count = 0
+    for chunk in _chunks(source, EXPORT_CHUNK):
+        vectors = (
+            reader.get_embeddings([i.id for i in chunk], kind=kind) if args.embeddings else None
+        )
+        count += write_jsonl(out, chunk, vectors)
+    return count
+
+
+def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    chunk: list[Item] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 # -------------------------------------------------------------------------------------- check
