@@ -9,21 +9,25 @@ to this module: no library, no network.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from importlib import resources
 from typing import Any
 
-from .codec import opt_micros
-from .model import Edge, Node
-from .reads import Reader
+from anatid_core import Edge, Node, Store, View
+
 from .terminal import fmt_time
 
 #: Characters of ``text`` kept per version in the page (the page is for looking, not for backup).
 TEXT_CHARS = 400
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
 def _micros(value: datetime | None) -> int | None:
-    return opt_micros(value, what="time")
+    """Microseconds since the epoch, exactly (the page compares them with ``<``; a float
+    timestamp could round two versions of one transaction apart)."""
+    return None if value is None else (value - _EPOCH) // timedelta(microseconds=1)
 
 
 def node_entry(n: Node) -> dict[str, Any]:
@@ -58,10 +62,10 @@ def edge_entry(e: Edge) -> dict[str, Any]:
     }
 
 
-def payload(reader: Reader, *, title: str, groups: list[str] | None) -> dict[str, Any]:
+def payload(reader: Store | View, *, title: str, groups: list[str] | None) -> dict[str, Any]:
     """The page's data: every node and edge version (times in microseconds since the epoch)."""
-    nodes = [node_entry(n) for n in reader.versions("node", groups=groups)]  # type: ignore[arg-type]
-    edges = [edge_entry(e) for e in reader.versions("edge", groups=groups)]  # type: ignore[arg-type]
+    nodes = [node_entry(n) for n in reader.versions("node", groups=groups) if isinstance(n, Node)]
+    edges = [edge_entry(e) for e in reader.versions("edge", groups=groups) if isinstance(e, Edge)]
     return {
         "title": title,
         "generated": fmt_time(datetime.now(timezone.utc)),
@@ -73,7 +77,9 @@ def payload(reader: Reader, *, title: str, groups: list[str] | None) -> dict[str
 def render(data: dict[str, Any]) -> str:
     """The page: the template with the data inlined as JSON (``<`` escaped so no ``</script>``
     inside a name can end the data block)."""
-    template = resources.files("anatid_core").joinpath("viewer.html").read_text(encoding="utf-8")
+    template = (
+        resources.files("anatid_core.cli").joinpath("viewer.html").read_text(encoding="utf-8")
+    )
     blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     title = data["title"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     # Fill the title into the template's parts around the data slot, so neither value can

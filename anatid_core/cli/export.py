@@ -1,7 +1,7 @@
 """Writing a graph out as JSON Lines or GraphML, for ``anatid export``.
 
 Records are read in pages, so a large file is streamed rather than held in memory twice. Values
-are made JSON-ready by :func:`anatid_core.terminal.plain` (datetimes as ISO strings): an export is
+are made JSON-ready by :func:`anatid_core.cli.terminal.plain` (datetimes as ISO strings): an export is
 for reading in other tools; the store file itself is the exact backup.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
 
-from .model import Edge, Item, Kind, Node
-from .reads import Reader
+from anatid_core import Edge, Item, Kind, Node, Store, View
+
 from .terminal import plain
 
 #: Records fetched per query while exporting.
@@ -48,7 +48,7 @@ def record(item: Item, embedding: list[float] | None = None) -> dict[str, object
     return out
 
 
-def current(reader: Reader, kind: Kind, groups: list[str] | None) -> Iterator[Item]:
+def current(reader: Store | View, kind: Kind, groups: list[str] | None) -> Iterator[Item]:
     """The visible records of ``kind`` in id order, page by page."""
     offset = 0
     while True:
@@ -62,7 +62,7 @@ def current(reader: Reader, kind: Kind, groups: list[str] | None) -> Iterator[It
         offset += PAGE
 
 
-def timeline(reader: Reader, kind: Kind, groups: list[str] | None) -> Iterator[Item]:
+def timeline(reader: Store | View, kind: Kind, groups: list[str] | None) -> Iterator[Item]:
     """Every version of ``kind`` ever written, in transaction order, page by page."""
     offset = 0
     while True:
@@ -74,7 +74,7 @@ def timeline(reader: Reader, kind: Kind, groups: list[str] | None) -> Iterator[I
 
 
 def with_endpoints(
-    reader: Reader, nodes: list[Node], edges: list[Edge]
+    reader: Store | View, nodes: list[Node], edges: list[Edge]
 ) -> tuple[list[Node], list[Edge]]:
     """Add the endpoint nodes an edge list needs but the node list lacks (a group filter can
     split an edge from its ends; GraphML readers reject edges to undeclared nodes)."""

@@ -1,21 +1,18 @@
-"""The ``anatid`` command line: look inside an anatid store file as you would with ``sqlite3``.
-
-Parsing and error reporting live here; each subcommand's work is in :mod:`anatid_core.commands`.
-Every failure ends in one line on stderr and a non-zero exit status, never a traceback (pass
-``--traceback`` to see one when reporting a bug).
+"""``anatid``'s parser: the subcommands, their options and help texts (docs/cli.md is generated
+from them). What each subcommand does is in :mod:`.commands`, :mod:`.search` and :mod:`.records`;
+running one and reporting its failure is :func:`anatid_core.cli.main`.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
-from collections.abc import Callable, Sequence
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, Protocol
 
-from . import __version__, cli_records, commands
-from .errors import AnatidError, StoreLocked
-from .terminal import one_line
+from anatid_core import __version__
+
+from . import commands, records, search
 
 PROG = "anatid"
 
@@ -39,8 +36,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see: {self.prog} --help)\n")
 
 
+class Subcommands(Protocol):
+    """What ``add_subparsers()`` returns, as far as we use it (argparse's class is private)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
 def _subcommand(
-    subs: argparse._SubParsersAction,  # type: ignore[type-arg]
+    subs: Subcommands,
     name: str,
     summary: str,
     description: str,
@@ -76,6 +79,12 @@ def _json_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def _group_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
+    )
+
+
 def build_parser() -> Parser:
     parser = Parser(
         prog=PROG,
@@ -92,7 +101,20 @@ def build_parser() -> Parser:
         help="on an unexpected error, show the Python traceback (for bug reports)",
     )
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for add in (
+        _add_stats,
+        _add_search,
+        _add_show,
+        _add_history,
+        _add_export,
+        _add_check,
+        _add_view,
+    ):
+        add(subs)
+    return parser
 
+
+def _add_stats(subs: Subcommands) -> None:
     p = _subcommand(
         subs,
         "stats",
@@ -109,6 +131,8 @@ def build_parser() -> Parser:
     )
     _json_option(p)
 
+
+def _add_search(subs: Subcommands) -> None:
     p = _subcommand(
         subs,
         "search",
@@ -123,12 +147,10 @@ def build_parser() -> Parser:
         anatid search memory.duckdb "where does Alice work" --k 5
         anatid search memory.duckdb "Acme" --kind edge --as-of 2024-05-01T12:00:00Z
         anatid search memory.duckdb "Acme" --embedding query.json --space default""",
-        commands.cmd_search,
+        search.cmd_search,
     )
     p.add_argument("query", metavar="TEXT", help="words to search for")
-    p.add_argument(
-        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
-    )
+    _group_option(p)
     p.add_argument(
         "--label", action="append", metavar="L", help="only nodes with this label (repeatable)"
     )
@@ -142,6 +164,13 @@ def build_parser() -> Parser:
         default="node",
         help="search nodes or edges (default node)",
     )
+    _search_arm_options(p)
+    _time_options(p)
+    _json_option(p)
+
+
+def _search_arm_options(p: argparse.ArgumentParser) -> None:
+    """The options of the vector and graph arms."""
     p.add_argument(
         "--embedding",
         metavar="JSON_OR_FILE",
@@ -163,9 +192,9 @@ def build_parser() -> Parser:
     p.add_argument(
         "--depth", type=int, default=1, metavar="N", help="hops the graph arm walks (default 1)"
     )
-    _time_options(p)
-    _json_option(p)
 
+
+def _add_show(subs: Subcommands) -> None:
     p = _subcommand(
         subs,
         "show",
@@ -176,7 +205,7 @@ def build_parser() -> Parser:
         """
         anatid show memory.duckdb alice
         anatid show memory.duckdb alice --as-of 2024-05-01""",
-        cli_records.cmd_show,
+        records.cmd_show,
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
@@ -186,6 +215,8 @@ def build_parser() -> Parser:
     _time_options(p)
     _json_option(p)
 
+
+def _add_history(subs: Subcommands) -> None:
     p = _subcommand(
         subs,
         "history",
@@ -194,12 +225,14 @@ def build_parser() -> Parser:
         Every version ever written of the node or edge with this id, oldest first: when the
         store knew it (transaction time), when it was true (valid time), and what changed.""",
         "anatid history memory.duckdb alice",
-        cli_records.cmd_history,
+        records.cmd_history,
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
     _json_option(p)
 
+
+def _add_export(subs: Subcommands) -> None:
     p = _subcommand(
         subs,
         "export",
@@ -216,13 +249,13 @@ def build_parser() -> Parser:
     )
     p.add_argument("--format", choices=("jsonl", "graphml"), required=True)
     p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
-    p.add_argument(
-        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
-    )
+    _group_option(p)
     p.add_argument("--history", action="store_true", help="jsonl: every version, in tx order")
     p.add_argument("--embeddings", action="store_true", help="jsonl: include the vectors")
     _time_options(p)
 
+
+def _add_check(subs: Subcommands) -> None:
     _subcommand(
         subs,
         "check",
@@ -235,6 +268,8 @@ def build_parser() -> Parser:
         commands.cmd_check,
     )
 
+
+def _add_view(subs: Subcommands) -> None:
     p = _subcommand(
         subs,
         "view",
@@ -253,58 +288,4 @@ def build_parser() -> Parser:
         metavar="PATH",
         help="where to write the page (default: FILE's name with .html, here)",
     )
-    p.add_argument(
-        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
-    )
-    return parser
-
-
-def _fail(message: str, status: int) -> int:
-    print(f"{PROG}: {one_line(message, 0)}", file=sys.stderr)
-    return status
-
-
-def _locked(exc: StoreLocked, path: str) -> str:
-    import re
-
-    pid = re.search(r"PID (\d+)", str(exc))
-    who = f"process {pid.group(1)}" if pid else "another process"
-    return (
-        f"{path} is open for writing by {who}; DuckDB lets no other process read it "
-        "meanwhile: run this again when that process has closed the file"
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
-    try:
-        return int(args.func(args))
-    except commands.CommandError as exc:
-        return _fail(str(exc), exc.status)
-    except StoreLocked as exc:
-        return _fail(_locked(exc, args.file), commands.EXIT_ERROR)
-    except AnatidError as exc:
-        return _fail(str(exc), commands.EXIT_ERROR)
-    except BrokenPipeError:
-        # `anatid export ... | head`: the reader left; that is not an error.
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        return 130
-    except OSError as exc:
-        return _fail(f"{exc.filename or args.file}: {exc.strerror or exc}", commands.EXIT_ERROR)
-    except Exception as exc:  # a bug: still one line, unless asked for the traceback
-        if args.traceback:
-            raise
-        return _fail(
-            f"unexpected {type(exc).__name__}: {exc} (run with --traceback and report it)",
-            commands.EXIT_ERROR,
-        )
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    _group_option(p)

@@ -1,0 +1,175 @@
+"""What ``anatid stats``, ``export``, ``check`` and ``view`` do, given their parsed arguments
+(``search`` is in :mod:`.search`, ``show`` and ``history`` in :mod:`.records`; the parser is in
+:mod:`.parser`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
+
+from anatid_core import Edge, Item, Kind, Node, Store, View
+
+from .export import current, timeline, with_endpoints, write_graphml, write_jsonl
+from .files import open_store, output, reader_for
+from .status import EXIT_PROBLEMS, CommandError
+from .terminal import human_bytes, pairs, table, to_json
+from .viewer import payload, render
+
+#: Above this many nodes the HTML page still works but lays out slowly (seconds) and is crowded.
+VIEW_COMFORTABLE_NODES = 5000
+
+#: Records per embeddings query in a JSON Lines export with --embeddings.
+EXPORT_CHUNK = 5000
+
+
+# -------------------------------------------------------------------------------------- stats
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_store(args.file) as store:
+        s = store.stats()
+        # Index health is the integrity check's verdict (postings against documents, embeddings
+        # against versions, ...); --no-check skips it on files too large to scan now.
+        problems = None if args.no_check else store.check()
+    if args.json:
+        print(to_json(s if problems is None else {**s, "problems": problems}, indent=2))
+        return 0
+    if problems is None:
+        health = "not checked (--no-check)"
+    elif problems:
+        health = f"{len(problems)} problem(s): run anatid check {args.file}"
+    else:
+        health = "ok (text index, vectors and versions agree)"
+    _print_stats(s, health)
+    return 0
+
+
+def _print_stats(s: dict[str, Any], health: str) -> None:
+    head = [
+        ("file", f"{s['path']} ({human_bytes(s['file_bytes'])})"),
+        ("schema version", s["schema_version"]),
+        ("nodes", f"{s['nodes']} current, {s['node_versions']} versions"),
+        ("edges", f"{s['edges']} current, {s['edge_versions']} versions"),
+        ("text index", f"{s['postings']} postings"),
+        ("health", health),
+    ]
+    print(pairs(head))
+    spaces = s["vector_spaces"]
+    if spaces:
+        print("\nvector spaces")
+        rows = [[v["kind"], v["space"], v["dim"], v["vectors"]] for v in spaces]
+        print(table(["kind", "space", "dim", "vectors"], rows, indent="  "))
+    for key, title, column in (
+        ("nodes_by_group", "nodes by group", "group"),
+        ("nodes_by_label", "nodes by label", "label"),
+        ("edges_by_group", "edges by group", "group"),
+        ("edges_by_rel", "edges by relationship", "rel"),
+    ):
+        counts: dict[str, int] = s[key]
+        if counts:
+            print(f"\n{title}")
+            rows = [[k if k != "" else '""', n] for k, n in counts.items()]
+            print(table([column, "count"], rows, indent="  "))
+
+
+# ------------------------------------------------------------------------------------- export
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.history and (args.as_of or args.valid_at):
+        raise CommandError(
+            "--history exports every version; it cannot be combined with --as-of/--valid-at"
+        )
+    if args.format == "graphml" and (args.history or args.embeddings):
+        raise CommandError(
+            "--history and --embeddings need --format jsonl (GraphML holds one version per id and no vectors)"
+        )
+    if args.history and args.embeddings:
+        raise CommandError("--embeddings exports the vectors of visible versions; drop --history")
+    with open_store(args.file) as store, output(args.out) as out:
+        reader = reader_for(store, args)
+        if args.format == "graphml":
+            nodes, edges = with_endpoints(
+                reader,
+                [n for n in current(reader, "node", args.group) if isinstance(n, Node)],
+                [e for e in current(reader, "edge", args.group) if isinstance(e, Edge)],
+            )
+            n, e = write_graphml(out, nodes, edges)
+        else:
+            n = _export_jsonl(out, reader, "node", args)
+            e = _export_jsonl(out, reader, "edge", args)
+    if args.out not in (None, "-"):
+        print(f"wrote {n} nodes and {e} edges to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _export_jsonl(out: TextIO, reader: Store | View, kind: Kind, args: argparse.Namespace) -> int:
+    """Write the records of ``kind`` (every version with --history), with their vectors when
+    --embeddings asks; the count written."""
+    source = (timeline if args.history else current)(reader, kind, args.group)
+    count = 0
+    for chunk in _chunks(source, EXPORT_CHUNK):
+        vectors = (
+            reader.get_embeddings([i.id for i in chunk], kind=kind) if args.embeddings else None
+        )
+        count += write_jsonl(out, chunk, vectors)
+    return count
+
+
+def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    chunk: list[Item] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+# -------------------------------------------------------------------------------------- check
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    with open_store(args.file) as store:
+        problems = store.check()
+        s = store.stats()
+    summary = (
+        f"{s['nodes']} nodes, {s['edges']} edges, "
+        f"{s['node_versions'] + s['edge_versions']} versions, schema {s['schema_version']}"
+    )
+    if not problems:
+        print(f"{args.file}: ok ({summary})")
+        return 0
+    for p in problems:
+        print(f"problem: {p}")
+    print(f"{args.file}: {len(problems)} problem(s) ({summary})")
+    return EXIT_PROBLEMS
+
+
+# --------------------------------------------------------------------------------------- view
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    target = args.out or os.path.splitext(os.path.basename(args.file))[0] + ".html"
+    with open_store(args.file) as store:
+        data = payload(store, title=os.path.basename(args.file), groups=args.group)
+    page = render(data)
+    with output(target) as out:
+        out.write(page)
+    ids = len({v["id"] for v in data["nodes"]})
+    if target != "-":
+        print(
+            f"wrote {target}: {ids} nodes, {len(data['nodes'])} node versions, "
+            f"{len(data['edges'])} edge versions; open it in a browser",
+            file=sys.stderr,
+        )
+    if ids > VIEW_COMFORTABLE_NODES:
+        print(
+            f"note: {ids} nodes make a slow, crowded page; --group draws one group at a time",
+            file=sys.stderr,
+        )
+    return 0

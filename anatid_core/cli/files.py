@@ -1,0 +1,65 @@
+"""The files a command touches: the store, opened read-only (or a view of one instant of it), and
+the output file, written completely before it replaces an old one.
+
+Every command opens the store read-only: it never writes, never migrates, and fails with a clear
+message (not a wait) when another process holds the file for writing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TextIO
+
+from anatid_core import Store, View
+
+from .status import CommandError
+from .terminal import parse_time
+
+
+def open_store(path: str) -> Store:
+    if not os.path.exists(path):
+        raise CommandError(f"{path}: no such file")
+    return Store.open(path, read_only=True)
+
+
+def reader_for(store: Store, args: argparse.Namespace) -> Store | View:
+    """The store, or an ``as_of`` view when --as-of / --valid-at were given."""
+    tx = _time(args, "as_of", "--as-of")
+    valid = _time(args, "valid_at", "--valid-at")
+    if tx is None and valid is None:
+        return store
+    return store.as_of(tx_time=tx, valid_time=valid)
+
+
+def _time(args: argparse.Namespace, attr: str, option: str) -> datetime | None:
+    raw = getattr(args, attr, None)
+    if raw is None:
+        return None
+    try:
+        return parse_time(raw, option=option)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@contextmanager
+def output(path: str | None) -> Iterator[TextIO]:
+    """stdout, or a file written completely before it replaces any old one."""
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CommandError(f"{path}: the folder {folder} does not exist")
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as out:
+            yield out
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
