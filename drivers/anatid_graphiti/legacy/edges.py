@@ -23,6 +23,13 @@ def _rels_of(cls: Any) -> list[str] | None:
     return [m.EDGE_KINDS[cls]] if cls in m.EDGE_KINDS else None
 
 
+def _found(edges: list[Any], missing: Exception) -> list[Any]:
+    """The edges, or ``missing`` raised when there are none (as Graphiti's Neo4j fallback does)."""
+    if not edges:
+        raise missing
+    return edges
+
+
 def edge_kind_hooks(field: str, model: Any = None) -> HookTable:
     """``save``, ``delete``, ``save_bulk`` (if ``model``: saved as such models),
     ``delete_by_uuids`` and the getters of the edge kind ``ops.<field>``."""
@@ -115,9 +122,7 @@ class EdgeHooks(GraphHooks):
         uuid_cursor: str | None = None,
     ) -> list[Any]:
         edges = await self.ops.entity_edge.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
-        if not edges:
-            raise GroupsEdgesNotFoundError(group_ids)
-        return edges
+        return _found(edges, GroupsEdgesNotFoundError(group_ids))
 
     async def edge_load_embeddings(self, edge: Any, driver: QueryExecutor) -> None:
         await self.ops.entity_edge.load_embeddings(driver, edge)
@@ -157,9 +162,7 @@ class EdgeHooks(GraphHooks):
         self, _cls: Any, driver: QueryExecutor, uuids: list[str]
     ) -> list[Any]:
         edges = await self.ops.episodic_edge.get_by_uuids(driver, uuids)
-        if not edges:
-            raise EdgeNotFoundError(uuids[0] if uuids else "")
-        return edges
+        return _found(edges, EdgeNotFoundError(uuids[0] if uuids else ""))
 
     async def episodic_edge_get_by_group_ids(
         self,
@@ -170,9 +173,7 @@ class EdgeHooks(GraphHooks):
         uuid_cursor: str | None = None,
     ) -> list[Any]:
         edges = await self.ops.episodic_edge.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
-        if not edges:
-            raise GroupsEdgesNotFoundError(group_ids)
-        return edges
+        return _found(edges, GroupsEdgesNotFoundError(group_ids))
 
 
 __all__ = ["EdgeHooks", "edge_kind_hooks"]
