@@ -237,6 +237,17 @@ def test_every_legacy_hook_takes_graphitis_parameters(driver):
         assert differ == []
 
 
+def test_a_hook_table_under_a_name_graphiti_does_not_have_is_refused():
+    from anatid_graphiti.legacy.hooks import GraphHooks, getter_hooks, with_hooks
+
+    # Graphiti's prefix is "episodic_node"; a hook named "episode_node_..." would never be called.
+    with pytest.raises(TypeError, match="episode_node_get_by_uuid"):
+
+        @with_hooks(episode_node=getter_hooks("episode_node"))
+        class Misnamed(GraphHooks):
+            pass
+
+
 async def test_kind_hooks_act_on_their_own_kind_only(driver):
     # One hook family serves every kind: a saga's hooks must not see or delete an episode.
     ops = driver.graph_operations_interface

@@ -71,12 +71,15 @@ def getter_hooks(field: str) -> HookTable:
 
 def with_hooks(**tables: HookTable) -> Callable[[C], C]:
     """A class decorator: each ``prefix=table`` adds the table's hooks as ``<prefix>_<name>``,
-    except those the class body writes out itself."""
+    except those the class body writes out itself. Each must be a hook the class inherits from
+    Graphiti's interface: a misspelt prefix fails at import, not silently."""
 
     def install(cls: C) -> C:
         for prefix, hooks in tables.items():
             for name, hook in hooks.items():
                 full = f"{prefix}_{name}"
+                if not hasattr(cls, full):
+                    raise TypeError(f"{cls.__name__} has no Graphiti hook {full!r} to implement")
                 if full in vars(cls):
                     continue
                 hook.__name__ = full
