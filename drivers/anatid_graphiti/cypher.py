@@ -17,7 +17,7 @@ from typing import Any
 from anatid_core import UnsupportedOperation
 
 from . import mapping as m
-from .runner import Reader, StoreRunner
+from .runner import ReadTarget, StoreRunner
 
 Records = list[dict[str, Any]]
 
@@ -56,7 +56,7 @@ EDGE_COUNT = normalise(
 )
 
 
-def _saga_by_name(r: Reader, params: dict[str, Any]) -> Records:
+def _saga_by_name(r: ReadTarget, params: dict[str, Any]) -> Records:
     sagas = r.find_nodes(names=[params["name"]], groups=[params["group_id"]], labels=[m.SAGA])
     out = []
     for node in sagas:
@@ -74,7 +74,7 @@ def _saga_by_name(r: Reader, params: dict[str, Any]) -> Records:
     return out
 
 
-def _mention_count(r: Reader, params: dict[str, Any]) -> Records:
+def _mention_count(r: ReadTarget, params: dict[str, Any]) -> Records:
     uuid = params["uuid"]
     node = r.get_node(uuid)
     if node is None or m.ENTITY not in node.labels:
@@ -83,17 +83,17 @@ def _mention_count(r: Reader, params: dict[str, Any]) -> Records:
     return [{"episode_count": count}]
 
 
-def _node_count(r: Reader, params: dict[str, Any]) -> Records:
+def _node_count(r: ReadTarget, params: dict[str, Any]) -> Records:
     uuids = list(params["uuids"])
     return [{"count": r.count_nodes(ids=uuids) if uuids else 0}]
 
 
-def _edge_count(r: Reader, params: dict[str, Any]) -> Records:
+def _edge_count(r: ReadTarget, params: dict[str, Any]) -> Records:
     uuids = list(params["uuids"])
     return [{"count": r.count_edges(ids=uuids) if uuids else 0}, {"count": 0}]
 
 
-ANSWERS: dict[str, Callable[[Reader, dict[str, Any]], Records]] = {
+ANSWERS: dict[str, Callable[[ReadTarget, dict[str, Any]], Records]] = {
     SAGA_BY_NAME: _saga_by_name,
     MENTION_COUNT: _mention_count,
     NODE_COUNT: _node_count,

@@ -41,15 +41,15 @@ from .edge_ops import (
 )
 from .filters import aware
 from .graph_ops import AnatidGraphMaintenanceOperations
-from .legacy import AnatidGraphOperations
-from .legacy_search import AnatidSearchInterface
+from .legacy import AnatidGraphOperations, AnatidSearchInterface
 from .node_ops import (
     AnatidCommunityNodeOperations,
     AnatidEntityNodeOperations,
     AnatidEpisodeNodeOperations,
     AnatidSagaNodeOperations,
 )
-from .runner import Reader, StoreRunner
+from .operations import Operations
+from .runner import ReadTarget, StoreRunner
 from .search_ops import AnatidSearchOperations
 
 #: Worker threads for store calls (DuckDB releases the GIL while it works).
@@ -131,19 +131,9 @@ class GraphitiDriver(GraphDriver):
         self._owns_threads = False  # as_of views share their driver's threads
         self._database = database
         self._closed = False
-        self._entity_node_ops = AnatidEntityNodeOperations(runner)
-        self._episode_node_ops = AnatidEpisodeNodeOperations(runner)
-        self._community_node_ops = AnatidCommunityNodeOperations(runner)
-        self._saga_node_ops = AnatidSagaNodeOperations(runner)
-        self._entity_edge_ops = AnatidEntityEdgeOperations(runner)
-        self._episodic_edge_ops = AnatidEpisodicEdgeOperations(runner)
-        self._community_edge_ops = AnatidCommunityEdgeOperations(runner)
-        self._has_episode_edge_ops = AnatidHasEpisodeEdgeOperations(runner)
-        self._next_episode_edge_ops = AnatidNextEpisodeEdgeOperations(runner)
-        self._search_ops = AnatidSearchOperations(runner)
-        self._graph_ops = AnatidGraphMaintenanceOperations(runner)
-        self.graph_operations_interface = AnatidGraphOperations()
-        self.search_interface = AnatidSearchInterface()
+        self.operations = Operations.over(runner)
+        self.graph_operations_interface = AnatidGraphOperations(self.operations)
+        self.search_interface = AnatidSearchInterface(self.operations)
 
     # ------------------------------------------------------------------------ the store
 
@@ -153,7 +143,7 @@ class GraphitiDriver(GraphDriver):
         return self.runner.store
 
     @property
-    def reader(self) -> Reader:
+    def reader(self) -> ReadTarget:
         """What this driver reads: the store, or a view of its past for ``as_of`` drivers."""
         return self.runner.reader
 
@@ -190,10 +180,10 @@ class GraphitiDriver(GraphDriver):
             await asyncio.to_thread(self.runner.store.close)  # a checkpoint can take a while
 
     def delete_all_indexes(self) -> Coroutine[Any, Any, None]:
-        return self._graph_ops.delete_all_indexes(self)
+        return self.operations.graph.delete_all_indexes(self)
 
     async def build_indices_and_constraints(self, delete_existing: bool = False) -> None:
-        await self._graph_ops.build_indices_and_constraints(self, delete_existing)
+        await self.operations.graph.build_indices_and_constraints(self, delete_existing)
 
     def clone(self, database: str) -> GraphDriver:
         """The same driver: one file holds every group, partitioned by group_id."""
@@ -221,7 +211,7 @@ class GraphitiDriver(GraphDriver):
     async def history(self, uuid: str) -> list[Version]:
         """Every version of a node or edge ever saved (oldest first), as Graphiti objects."""
 
-        def run(r: Reader) -> list[Version]:
+        def run(r: ReadTarget) -> list[Version]:
             out = []
             for item in r.history(uuid):
                 kind = "edge" if isinstance(item, Edge) else "node"
@@ -248,50 +238,52 @@ class GraphitiDriver(GraphDriver):
             await self.runner.write(lambda s: s.purge_where("node", groups=group_ids))
 
     # ------------------------------------------------------------------ operations (new API)
+    # Graphiti's ``*_ops`` properties: the objects of ``self.operations``, which the legacy
+    # hooks delegate to as well.
 
     @property
     def entity_node_ops(self) -> AnatidEntityNodeOperations:
-        return self._entity_node_ops
+        return self.operations.entity_node
 
     @property
     def episode_node_ops(self) -> AnatidEpisodeNodeOperations:
-        return self._episode_node_ops
+        return self.operations.episode_node
 
     @property
     def community_node_ops(self) -> AnatidCommunityNodeOperations:
-        return self._community_node_ops
+        return self.operations.community_node
 
     @property
     def saga_node_ops(self) -> AnatidSagaNodeOperations:
-        return self._saga_node_ops
+        return self.operations.saga_node
 
     @property
     def entity_edge_ops(self) -> AnatidEntityEdgeOperations:
-        return self._entity_edge_ops
+        return self.operations.entity_edge
 
     @property
     def episodic_edge_ops(self) -> AnatidEpisodicEdgeOperations:
-        return self._episodic_edge_ops
+        return self.operations.episodic_edge
 
     @property
     def community_edge_ops(self) -> AnatidCommunityEdgeOperations:
-        return self._community_edge_ops
+        return self.operations.community_edge
 
     @property
     def has_episode_edge_ops(self) -> AnatidHasEpisodeEdgeOperations:
-        return self._has_episode_edge_ops
+        return self.operations.has_episode_edge
 
     @property
     def next_episode_edge_ops(self) -> AnatidNextEpisodeEdgeOperations:
-        return self._next_episode_edge_ops
+        return self.operations.next_episode_edge
 
     @property
     def search_ops(self) -> AnatidSearchOperations:
-        return self._search_ops
+        return self.operations.search
 
     @property
     def graph_ops(self) -> AnatidGraphMaintenanceOperations:
-        return self._graph_ops
+        return self.operations.graph
 
 
 __all__ = ["AnatidSession", "GraphitiDriver", "Version"]

@@ -28,7 +28,7 @@ from anatid_core import Cond, Edge, Store
 
 from . import mapping as m
 from .errors import edge_not_found
-from .runner import Reader, StoreRunner
+from .runner import ReadTarget, StoreRunner
 
 M = TypeVar("M", bound=GraphitiEdge)
 
@@ -141,7 +141,7 @@ class AnatidEntityEdgeOperations(EdgeCrud[EntityEdge], EntityEdgeOperations):
     ) -> dict[str, list[float]]:
         """Fact embeddings by uuid; with ``must_exist`` a missing edge raises EdgeNotFoundError."""
 
-        def run(r: Reader) -> dict[str, list[float]]:
+        def run(r: ReadTarget) -> dict[str, list[float]]:
             vectors = r.get_embeddings(list(uuids), kind="edge")
             if must_exist:
                 for uuid in uuids:

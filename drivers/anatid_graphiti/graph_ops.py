@@ -18,7 +18,7 @@ from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode
 from anatid_core import Node
 
 from . import mapping as m
-from .runner import Reader, StoreRunner
+from .runner import ReadTarget, StoreRunner
 
 MAX_PROPAGATION_ROUNDS = 64
 
@@ -48,7 +48,7 @@ def label_propagation(projection: dict[str, dict[str, int]]) -> list[list[str]]:
     return list(clusters.values())
 
 
-def _projection(r: Reader, entities: list[Node]) -> dict[str, dict[str, int]]:
+def _projection(r: ReadTarget, entities: list[Node]) -> dict[str, dict[str, int]]:
     """Entities of one group and the RELATES_TO edge counts between them (either direction)."""
     ids = {n.id for n in entities}
     projection: dict[str, dict[str, int]] = {i: defaultdict(int) for i in ids}
@@ -78,7 +78,7 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
     async def get_community_clusters(
         self, executor: QueryExecutor, group_ids: list[str] | None = None
     ) -> list[Any]:
-        def run(r: Reader) -> list[list[EntityNode]]:
+        def run(r: ReadTarget) -> list[list[EntityNode]]:
             entities = r.find_nodes(groups=group_ids, labels=[m.ENTITY])
             by_group: dict[str, list[Node]] = defaultdict(list)
             for n in entities:
@@ -146,7 +146,7 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
     ) -> tuple[CommunityNode | None, bool]:
         """(community, is_new): the entity's community, else its neighbours' most common one."""
 
-        def run(r: Reader) -> tuple[CommunityNode | None, bool]:
+        def run(r: ReadTarget) -> tuple[CommunityNode | None, bool]:
             member_of = r.edges_of([entity.uuid], direction="in", rels=[m.HAS_MEMBER])
             if member_of:
                 return self._community(r, member_of[0].src), False
@@ -163,7 +163,7 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
         return await self._db.read(run)
 
     @staticmethod
-    def _community(r: Reader, uuid: str) -> CommunityNode | None:
+    def _community(r: ReadTarget, uuid: str) -> CommunityNode | None:
         node = r.get_node(uuid)
         if node is None or m.COMMUNITY not in node.labels:
             return None
@@ -172,7 +172,7 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
     async def get_mentioned_nodes(
         self, executor: QueryExecutor, episodes: list[EpisodicNode]
     ) -> list[EntityNode]:
-        def run(r: Reader) -> list[EntityNode]:
+        def run(r: ReadTarget) -> list[EntityNode]:
             mentions = r.edges_of([e.uuid for e in episodes], direction="out", rels=[m.MENTIONS])
             nodes = r.get_nodes(list(dict.fromkeys(e.dst for e in mentions)))
             return [m.to_entity(n) for n in nodes if m.ENTITY in n.labels]
@@ -184,7 +184,7 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
     async def get_communities_by_nodes(
         self, executor: QueryExecutor, nodes: list[EntityNode]
     ) -> list[CommunityNode]:
-        def run(r: Reader) -> list[CommunityNode]:
+        def run(r: ReadTarget) -> list[CommunityNode]:
             members = r.edges_of([n.uuid for n in nodes], direction="in", rels=[m.HAS_MEMBER])
             found = r.get_nodes(list(dict.fromkeys(e.src for e in members)))
             communities = [c for c in found if m.COMMUNITY in c.labels]

@@ -26,7 +26,7 @@ from anatid_core import Cond, Node, Store
 from . import mapping as m
 from .errors import node_not_found
 from .filters import aware
-from .runner import Reader, StoreRunner
+from .runner import ReadTarget, StoreRunner
 
 M = TypeVar("M", bound=GraphitiNode)
 
@@ -55,7 +55,7 @@ class NodeCrud(Generic[M]):
     def from_core(self, node: Node, embedding: list[float] | None) -> M:  # pragma: no cover
         raise TypeError(f"{type(self).__name__} does not convert nodes")
 
-    def _models(self, reader: Reader, nodes: list[Node]) -> list[M]:
+    def _models(self, reader: ReadTarget, nodes: list[Node]) -> list[M]:
         nodes = [n for n in nodes if self.kind in n.labels]
         vectors = reader.get_embeddings([n.id for n in nodes]) if self.with_embedding else {}
         return [self.from_core(n, vectors.get(n.id)) for n in nodes]
@@ -120,7 +120,7 @@ class NodeCrud(Generic[M]):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[M]:
-        def run(r: Reader) -> list[M]:
+        def run(r: ReadTarget) -> list[M]:
             nodes = r.find_nodes(
                 groups=list(group_ids),
                 labels=[self.kind],
@@ -163,7 +163,7 @@ class AnatidEntityNodeOperations(NodeCrud[EntityNode], EntityNodeOperations):
     ) -> dict[str, list[float]]:
         """Name embeddings by uuid; with ``must_exist`` a missing node raises NodeNotFoundError."""
 
-        def run(r: Reader) -> dict[str, list[float]]:
+        def run(r: ReadTarget) -> dict[str, list[float]]:
             vectors = r.get_embeddings(list(uuids))
             if must_exist:
                 for uuid in uuids:
@@ -201,7 +201,7 @@ class AnatidEntityNodeOperations(NodeCrud[EntityNode], EntityNodeOperations):
             Cond(f"props.attributes.{k}", "is null") for k, v in attributes.items() if v is None
         ]
 
-        def run(r: Reader) -> list[EntityNode]:
+        def run(r: ReadTarget) -> list[EntityNode]:
             found = r.find_nodes(groups=[group_id], labels=node_labels or [m.ENTITY], where=[conds])
             models = self._models(r, found)
             # Equality in SQL compares JSON text; confirm on the decoded values.
@@ -231,7 +231,7 @@ class AnatidEpisodeNodeOperations(NodeCrud[EpisodicNode], EpisodeNodeOperations)
     async def get_by_entity_node_uuid(
         self, executor: QueryExecutor, entity_node_uuid: str
     ) -> list[EpisodicNode]:
-        def run(r: Reader) -> list[EpisodicNode]:
+        def run(r: ReadTarget) -> list[EpisodicNode]:
             mentions = r.edges_of([entity_node_uuid], direction="in", rels=[m.MENTIONS])
             return self._models(r, r.get_nodes(list(dict.fromkeys(e.src for e in mentions))))
 
@@ -252,7 +252,7 @@ class AnatidEpisodeNodeOperations(NodeCrud[EpisodicNode], EpisodeNodeOperations)
             value = source.value if isinstance(source, EpisodeType) else str(source)
             conds.append(Cond("props.source", "=", value))
 
-        def run(r: Reader) -> list[EpisodicNode]:
+        def run(r: ReadTarget) -> list[EpisodicNode]:
             ids = None
             if saga is not None:
                 sagas = r.find_nodes(
@@ -284,7 +284,10 @@ def _newest(find: Any, conds: list[Cond], last_n: int) -> list[Node]:
     if last_n <= 0:
         return []
     fetched = find(where=[conds], order_by="-valid_from", limit=last_n + TIE_SLACK)
-    if len(fetched) == last_n + TIE_SLACK and fetched[-1].valid_from == fetched[last_n - 1].valid_from:
+    if (
+        len(fetched) == last_n + TIE_SLACK
+        and fetched[-1].valid_from == fetched[last_n - 1].valid_from
+    ):
         boundary = fetched[last_n - 1].valid_from
         above = [n for n in fetched if n.valid_from != boundary]
         fetched = above + find(where=[[*conds, Cond("valid_from", "=", boundary)]])
@@ -303,7 +306,7 @@ class AnatidCommunityNodeOperations(NodeCrud[CommunityNode], CommunityNodeOperat
         return m.to_community(node, embedding)
 
     async def load_name_embedding(self, executor: QueryExecutor, node: CommunityNode) -> None:
-        def run(r: Reader) -> list[float] | None:
+        def run(r: ReadTarget) -> list[float] | None:
             vectors = r.get_embeddings([node.uuid])
             if node.uuid not in vectors and r.get_node(node.uuid) is None:
                 raise node_not_found(node.uuid)
@@ -333,7 +336,7 @@ class AnatidSagaNodeOperations(NodeCrud[SagaNode], SagaNodeOperations):
 
     def _episodes(
         self,
-        r: Reader,
+        r: ReadTarget,
         saga_uuid: str,
         where: list[list[Cond]] | None,
         order: list[str],

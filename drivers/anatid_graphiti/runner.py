@@ -8,6 +8,10 @@ A store transaction belongs to one thread (DuckDB transactions belong to a curso
 ``session.execute_write(...)`` atomic while the function it runs awaits many driver calls, the
 transaction is pinned to a dedicated single-thread executor, and a context variable routes every
 store call made inside it (in that task and the tasks it spawns) to that thread.
+
+A retryable ``WriteConflict`` (another writer held the store past the core's lock timeout) is
+retried under the core's one policy (``anatid_core.RETRY``, ``anatid_core.retry_delay``), with the
+waits on the event loop (``asyncio.sleep``) rather than on a worker thread.
 """
 
 from __future__ import annotations
@@ -21,26 +25,14 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
-from anatid_core import AnatidError, Store, View, WriteConflict
+from anatid_core import AnatidError, Store, View, retry_delay
 
 from .errors import ReadOnlyDriverError, translate
 
 T = TypeVar("T")
 
-#: Retries of a retryable ``WriteConflict`` (another writer held the store past the core's
-#: write-lock timeout): attempts in all, and the first delay in seconds, doubling each time.
-RETRY: dict[str, float] = {"attempts": 4, "first_delay": 0.05}
-
-
-def retry_delay(exc: BaseException, attempt: int) -> float | None:
-    """Seconds to wait before retrying after ``exc`` on try ``attempt`` (0-based), or None."""
-    if isinstance(exc, WriteConflict) and exc.retryable and attempt + 1 < RETRY["attempts"]:
-        return RETRY["first_delay"] * 2**attempt
-    return None
-
-
 #: What reads go through: the live store, or a read-only view of its past.
-Reader = Store | View
+ReadTarget = Store | View
 
 
 class TransactionThreads:
@@ -124,17 +116,17 @@ class StoreRunner:
         store: Store,
         pool: ThreadPoolExecutor,
         *,
-        reader: Reader | None = None,
+        reader: ReadTarget | None = None,
         read_only_reason: str | None = None,
         threads: TransactionThreads | None = None,
     ) -> None:
         self.store = store
         self.threads = threads if threads is not None else TransactionThreads()
-        self.reader: Reader = reader if reader is not None else store
+        self.reader: ReadTarget = reader if reader is not None else store
         self.pool = pool
         self.read_only_reason = read_only_reason
 
-    def view(self, reader: Reader, reason: str) -> StoreRunner:
+    def view(self, reader: ReadTarget, reason: str) -> StoreRunner:
         """A runner over a read-only view of the same store, sharing the thread pool."""
         return StoreRunner(
             self.store, self.pool, reader=reader, read_only_reason=reason, threads=self.threads
@@ -165,7 +157,7 @@ class StoreRunner:
                     raise
                 raise mapped from exc
 
-    async def read(self, fn: Callable[[Reader], T]) -> T:
+    async def read(self, fn: Callable[[ReadTarget], T]) -> T:
         """Run ``fn(reader)`` on a worker thread (inside the open transaction, if any)."""
         if self.reader is not self.store:
             return await self._call(fn, self.reader)  # a view never sees uncommitted writes
@@ -221,4 +213,4 @@ class StoreRunner:
         self.threads.shutdown()
 
 
-__all__ = ["Reader", "StoreRunner", "TransactionThreads"]
+__all__ = ["ReadTarget", "StoreRunner", "TransactionThreads"]

@@ -26,7 +26,7 @@ from anatid_core import Edge, Hit, Node
 
 from . import mapping as m
 from .filters import edge_where, labels_exclude_entities
-from .runner import Reader, StoreRunner
+from .runner import ReadTarget, StoreRunner
 
 #: Extra candidates fetched when a label filter is applied after the store's own label filter.
 OVERFETCH = 4
@@ -72,7 +72,7 @@ class AnatidSearchOperations(SearchOperations):
     ) -> list[EntityNode]:
         labels, factor = _entity_labels(search_filter)
 
-        def run(r: Reader) -> list[EntityNode]:
+        def run(r: ReadTarget) -> list[EntityNode]:
             hits = r.search_text(
                 query, kind="node", k=limit * factor, groups=group_ids, labels=labels
             )
@@ -91,7 +91,7 @@ class AnatidSearchOperations(SearchOperations):
     ) -> list[EntityNode]:
         labels = search_filter.node_labels
 
-        def search(r: Reader, k: int, with_labels: list[str] | None) -> list[Hit]:
+        def search(r: ReadTarget, k: int, with_labels: list[str] | None) -> list[Hit]:
             return _above(
                 r.search_vector(
                     search_vector,
@@ -105,7 +105,7 @@ class AnatidSearchOperations(SearchOperations):
                 min_score,
             )
 
-        def run(r: Reader) -> list[EntityNode]:
+        def run(r: ReadTarget) -> list[EntityNode]:
             if labels is not None:
                 hits = search(r, limit * OVERFETCH, list(labels))
             else:
@@ -133,7 +133,7 @@ class AnatidSearchOperations(SearchOperations):
             return []
         labels = search_filter.node_labels
 
-        def run(r: Reader) -> list[EntityNode]:
+        def run(r: ReadTarget) -> list[EntityNode]:
             origins: dict[str, list[str]] = {}
             for o in r.get_nodes(list(origin_uuids)):
                 if group_ids is None or o.group in group_ids:
@@ -159,7 +159,7 @@ class AnatidSearchOperations(SearchOperations):
 
     def _edge_where(
         self,
-        r: Reader,
+        r: ReadTarget,
         search_filter: SearchFilters,
         source: str | None = None,
         target: str | None = None,
@@ -179,7 +179,7 @@ class AnatidSearchOperations(SearchOperations):
         group_ids: list[str] | None = None,
         limit: int = 10,
     ) -> list[EntityEdge]:
-        def run(r: Reader) -> list[EntityEdge]:
+        def run(r: ReadTarget) -> list[EntityEdge]:
             # Only RELATES_TO edges carry text, so no relationship filter is needed (and the
             # store answers unfiltered searches faster).
             hits = r.search_text(
@@ -204,7 +204,7 @@ class AnatidSearchOperations(SearchOperations):
         limit: int = 10,
         min_score: float = 0.6,
     ) -> list[EntityEdge]:
-        def run(r: Reader) -> list[EntityEdge]:
+        def run(r: ReadTarget) -> list[EntityEdge]:
             hits = r.search_vector(
                 search_vector,
                 kind="edge",
@@ -230,7 +230,7 @@ class AnatidSearchOperations(SearchOperations):
         if not origin_uuids or max_depth < 1:
             return []
 
-        def run(r: Reader) -> list[EntityEdge]:
+        def run(r: ReadTarget) -> list[EntityEdge]:
             sub = r.expand(
                 list(origin_uuids),
                 depth=max_depth,
@@ -264,13 +264,13 @@ class AnatidSearchOperations(SearchOperations):
         group_ids: list[str] | None = None,
         limit: int = 10,
     ) -> list[EpisodicNode]:
-        def run(r: Reader) -> list[EpisodicNode]:
+        def run(r: ReadTarget) -> list[EpisodicNode]:
             hits = r.search_text(query, kind="node", k=limit, groups=group_ids, labels=[m.EPISODIC])
             return [m.to_episode(h.item) for h in hits]  # type: ignore[arg-type]
 
         return await self._db.read(run)
 
-    def _communities(self, r: Reader, hits: list[Hit]) -> list[CommunityNode]:
+    def _communities(self, r: ReadTarget, hits: list[Hit]) -> list[CommunityNode]:
         vectors = r.get_embeddings([h.id for h in hits])
         return [m.to_community(h.item, vectors.get(h.id)) for h in hits]  # type: ignore[arg-type]
 
@@ -296,7 +296,7 @@ class AnatidSearchOperations(SearchOperations):
         limit: int = 10,
         min_score: float = 0.6,
     ) -> list[CommunityNode]:
-        def run(r: Reader) -> list[CommunityNode]:
+        def run(r: ReadTarget) -> list[CommunityNode]:
             hits = r.search_vector(
                 search_vector,
                 kind="node",
@@ -318,7 +318,7 @@ class AnatidSearchOperations(SearchOperations):
         """Graphiti's node-distance reranker: ``(uuids, 1/distance)``, neighbours first."""
         others = [u for u in node_uuids if u != center_node_uuid]
 
-        def neighbours(r: Reader) -> set[str]:
+        def neighbours(r: ReadTarget) -> set[str]:
             edges = r.edges_between([center_node_uuid], others, rels=[m.RELATES_TO], directed=False)
             return {e.dst if e.src == center_node_uuid else e.src for e in edges}
 

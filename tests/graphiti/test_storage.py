@@ -12,7 +12,7 @@ from graphiti_core.driver.graph_operations.graph_operations import GraphOperatio
 from graphiti_core.driver.search_interface.search_interface import SearchInterface
 from graphiti_core.edges import EntityEdge
 from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
-from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
+from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode, SagaNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
 from anatid_core import UnsupportedOperation
@@ -207,11 +207,70 @@ def test_every_legacy_hook_is_implemented(driver):
         (GraphOperationsInterface, driver.graph_operations_interface),
         (SearchInterface, driver.search_interface),
     ):
-        hooks = [
-            n for n, f in vars(interface).items() if inspect.isfunction(f) and not n.startswith("_")
-        ]
+        hooks = _hooks(interface)
         missing = [n for n in hooks if getattr(type(impl), n) is getattr(interface, n)]
         assert hooks and missing == []
+
+
+def _hooks(interface):
+    return [
+        n for n, f in vars(interface).items() if inspect.isfunction(f) and not n.startswith("_")
+    ]
+
+
+def test_every_legacy_hook_takes_graphitis_parameters(driver):
+    # Graphiti calls some hooks with keywords and relies on their defaults; the hooks that are
+    # written once per kind (legacy/hooks.py) must still carry each kind's own parameter names.
+    def shape(fn):
+        params = inspect.signature(fn).parameters.values()
+        return [(p.name, p.kind, p.default) for p in params], inspect.iscoroutinefunction(fn)
+
+    for interface, impl in (
+        (GraphOperationsInterface, driver.graph_operations_interface),
+        (SearchInterface, driver.search_interface),
+    ):
+        differ = [
+            n
+            for n in _hooks(interface)
+            if shape(getattr(type(impl), n)) != shape(getattr(interface, n))
+        ]
+        assert differ == []
+
+
+def test_a_hook_table_under_a_name_graphiti_does_not_have_is_refused():
+    from anatid_graphiti.legacy.hooks import GraphHooks, getter_hooks, with_hooks
+
+    # Graphiti's prefix is "episodic_node"; a hook named "episode_node_..." would never be called.
+    with pytest.raises(TypeError, match="episode_node_get_by_uuid"):
+
+        @with_hooks(episode_node=getter_hooks("episode_node"))
+        class Misnamed(GraphHooks):
+            pass
+
+
+async def test_kind_hooks_act_on_their_own_kind_only(driver):
+    # One hook family serves every kind: a saga's hooks must not see or delete an episode.
+    ops = driver.graph_operations_interface
+    saga = SagaNode(name="s", group_id="g")
+    episode = EpisodicNode(
+        name="e",
+        group_id="g",
+        source=EpisodeType.text,
+        source_description="",
+        content="c",
+        valid_at=datetime(2024, 1, 1, tzinfo=timezone.utc),
+    )
+    await ops.saga_node_save(saga, driver)
+    await ops.episodic_node_save(episode, driver)
+    assert [s.uuid for s in await ops.saga_node_get_by_group_ids(SagaNode, driver, ["g"])] == [
+        saga.uuid
+    ]
+    assert await ops.saga_node_get_by_uuids(SagaNode, driver, [episode.uuid]) == []
+    await ops.saga_node_delete_by_uuids(SagaNode, driver, [saga.uuid, episode.uuid])
+    assert await ops.saga_node_get_by_uuids(SagaNode, driver, [saga.uuid]) == []
+    assert [
+        e.uuid for e in await ops.episodic_node_get_by_uuids(EpisodicNode, driver, [episode.uuid])
+    ] == [episode.uuid]
 
 
 def test_driver_identity_for_graphiti():

@@ -15,10 +15,12 @@ from . import upstream
 
 @pytest.fixture(scope="module")
 def suite_result(request, tmp_path_factory):
+    # Without pytest's cache plugin (``-p no:cacheprovider``) the sdist goes to a temporary folder.
+    cache_plugin = getattr(request.config, "cache", None)
     cache = (
-        Path(request.config.cache.mkdir("graphiti-core-sdist"))
-        if request.config.cache
-        else (tmp_path_factory.mktemp("sdist"))
+        Path(cache_plugin.mkdir("graphiti-core-sdist"))
+        if cache_plugin is not None
+        else tmp_path_factory.mktemp("sdist")
     )
     try:
         sdist = upstream.sdist_path(cache)

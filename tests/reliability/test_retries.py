@@ -94,9 +94,11 @@ async def test_graphiti_writes_get_through_a_writer_that_outlasts_the_lock_timeo
 async def test_graphiti_retries_are_bounded_and_only_for_retryable_conflicts(
     failures, retryable, succeeds, calls, tmp_path, monkeypatch
 ):
-    from anatid_graphiti import GraphitiDriver, runner
+    from anatid_graphiti import GraphitiDriver
 
-    monkeypatch.setitem(runner.RETRY, "first_delay", 0.001)
+    import anatid_core
+
+    monkeypatch.setitem(anatid_core.RETRY, "first_delay", 0.001)
     driver = GraphitiDriver(tmp_path / "g.duckdb")
     seen: list[int] = []
     monkeypatch.setattr(
