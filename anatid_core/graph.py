@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Direction, Edge, Node, Subgraph
-from .rows import EDGE_COLS, _id_list, edge_from_row
+from .rows import EDGE_COLS, edge_from_row, id_list
 
 #: Deepest expansion answered by one SQL statement (see ``GraphReads.expand``).
 ONE_QUERY_MAX_DEPTH = 8
 
 
-class GraphReads:
+class RecordReads(Protocol):
+    """What the graph verbs need from the reader they are mixed into."""
+
+    def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
+    def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
+    def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+
+
+class GraphReads(RecordReads):
     """The graph verbs of :class:`anatid_core.reads.Reader`."""
-
-    if TYPE_CHECKING:  # provided by Reader; declared for the type checker only
-
-        def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
-        def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
-        def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
 
     def edges_of(
         self,
@@ -30,7 +32,7 @@ class GraphReads:
         direction: Direction = "both",
         rels: Iterable[str] | None = None,
     ) -> list[Edge]:
-        ids = _id_list(node_ids, "node_ids")
+        ids = id_list(node_ids, "node_ids")
         if not ids:
             return []
         f = self._edge_filter(rels)
@@ -58,7 +60,7 @@ class GraphReads:
         rels: Iterable[str] | None = None,
         directed: bool = True,
     ) -> list[Edge]:
-        a, b = _id_list(a_ids, "a_ids"), _id_list(b_ids, "b_ids")
+        a, b = id_list(a_ids, "a_ids"), id_list(b_ids, "b_ids")
         if not a or not b:
             return []
         f = self._edge_filter(rels)
@@ -86,7 +88,7 @@ class GraphReads:
         rels: Iterable[str] | None = None,
         labels: Iterable[str] | None = None,
     ) -> list[Node]:
-        ids = _id_list(node_ids, "node_ids")
+        ids = id_list(node_ids, "node_ids")
         edges = self.edges_of(ids, direction=direction, rels=rels)
         seeds = set(ids)
         others: dict[str, None] = {}
@@ -120,7 +122,7 @@ class GraphReads:
         """
         if depth < 0:
             raise InvalidInput(f"depth must be >= 0, got {depth}")
-        seed_ids = list(dict.fromkeys(_id_list(seeds, "seeds")))
+        seed_ids = list(dict.fromkeys(id_list(seeds, "seeds")))
         label_set = None if labels is None else set(labels)
         group_set = None if groups is None else set(groups)
         filtered = label_set is not None or group_set is not None
@@ -228,7 +230,7 @@ class GraphReads:
         direction: Direction = "in",
         rels: Iterable[str] | None = None,
     ) -> dict[str, int]:
-        ids = _id_list(node_ids, "node_ids")
+        ids = id_list(node_ids, "node_ids")
         counts = dict.fromkeys(ids, 0)
         if not ids:
             return counts

@@ -7,13 +7,46 @@ RRF score of an item = sum over the arms that found it of ``1 / (rrf_k + rank)``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .errors import InvalidInput
-from .model import Edge, Hit, Item, Kind, RecallHit, Where
+from .model import Direction, Edge, Hit, Item, Kind, RecallHit, Subgraph, Where
 
-if TYPE_CHECKING:
-    from .reads import Reader
+
+class Arms(Protocol):
+    """The read verbs recall fuses (a :class:`~anatid_core.reads.Reader` has them)."""
+
+    def search_text(
+        self,
+        query: str,
+        *,
+        kind: Kind = "node",
+        k: int = 10,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> list[Hit]: ...
+    def search_vector(
+        self,
+        vector: Sequence[float],
+        *,
+        kind: Kind = "node",
+        space: str = "default",
+        k: int = 10,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> list[Hit]: ...
+    def expand(
+        self,
+        seeds: Iterable[str],
+        *,
+        depth: int = 1,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+    ) -> Subgraph: ...
 
 
 def rrf(
@@ -39,7 +72,7 @@ def rrf(
 
 
 def graph_arm(
-    reader: Reader,
+    reader: Arms,
     kind: Kind,
     seeds: Iterable[str],
     depth: int,
@@ -82,7 +115,7 @@ def graph_arm(
 
 
 def recall(
-    reader: Reader,
+    reader: Arms,
     *,
     text: str | None,
     vector: Sequence[float] | None,
