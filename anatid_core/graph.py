@@ -138,21 +138,10 @@ class GraphReads(RecordReads):
         for hop in range(1, depth + 1):
             if not frontier:
                 break
-            front = set(frontier)
-            reach: dict[str, list[Edge]] = {}
-            for e in self.edges_of(frontier, direction=direction, rels=rels):
-                if direction in ("out", "both") and e.src in front:
-                    reach.setdefault(e.dst, []).append(e)
-                if direction in ("in", "both") and e.dst in front:
-                    reach.setdefault(e.src, []).append(e)
+            reach = self._reach(frontier, direction, rels)
             if filtered:
                 fresh = self.get_nodes([i for i in reach if i not in distance])
-                nodes.update(
-                    (n.id, n)
-                    for n in fresh
-                    if (label_set is None or label_set.intersection(n.labels))
-                    and (group_set is None or n.group in group_set)
-                )
+                nodes.update((n.id, n) for n in fresh if _enterable(n, label_set, group_set))
             frontier = []
             for end, edges in reach.items():
                 if filtered and end not in nodes and end not in distance:
@@ -164,10 +153,20 @@ class GraphReads(RecordReads):
                     frontier.append(end)
         found = {n.id: n for n in self.get_nodes([i for i in distance if i not in nodes])}
         found.update(nodes)
-        # Seeds that are not visible nodes reach nothing and are dropped.
-        distance = {i: d for i, d in distance.items() if i in found}
-        edges = [e for e in via.values() if e.src in distance and e.dst in distance]
-        return Subgraph(nodes=[found[i] for i in distance], edges=edges, distance=distance)
+        return _subgraph(found, distance, via.values())
+
+    def _reach(
+        self, frontier: list[str], direction: Direction, rels: Iterable[str] | None
+    ) -> dict[str, list[Edge]]:
+        """The nodes one hop from the frontier, each with the edges that reach it."""
+        front = set(frontier)
+        reach: dict[str, list[Edge]] = {}
+        for e in self.edges_of(frontier, direction=direction, rels=rels):
+            if direction in ("out", "both") and e.src in front:
+                reach.setdefault(e.dst, []).append(e)
+            if direction in ("in", "both") and e.dst in front:
+                reach.setdefault(e.src, []).append(e)
+        return reach
 
     def _expand_in_one_query(
         self, seed_ids: list[str], depth: int, direction: Direction, rels: Iterable[str] | None
@@ -218,10 +217,7 @@ class GraphReads(RecordReads):
             for end in (e.src, e.dst):
                 if end not in distance:
                     distance[end] = hop
-        found = {n.id: n for n in self.get_nodes(list(distance))}
-        distance = {i: d for i, d in distance.items() if i in found}
-        edges = [e for e in edges if e.src in distance and e.dst in distance]
-        return Subgraph(nodes=[found[i] for i in distance], edges=edges, distance=distance)
+        return _subgraph({n.id: n for n in self.get_nodes(list(distance))}, distance, edges)
 
     def degrees(
         self,
@@ -241,3 +237,17 @@ class GraphReads(RecordReads):
             if direction in ("in", "both") and e.dst in wanted:
                 counts[e.dst] += 1
         return counts
+
+
+def _subgraph(found: dict[str, Node], distance: dict[str, int], edges: Iterable[Edge]) -> Subgraph:
+    """The reached nodes that are visible (a seed that is not reaches nothing and is dropped),
+    with the edges between them."""
+    distance = {i: d for i, d in distance.items() if i in found}
+    kept = [e for e in edges if e.src in distance and e.dst in distance]
+    return Subgraph(nodes=[found[i] for i in distance], edges=kept, distance=distance)
+
+
+def _enterable(node: Node, labels: set[str] | None, groups: set[str] | None) -> bool:
+    return (labels is None or not labels.isdisjoint(node.labels)) and (
+        groups is None or node.group in groups
+    )

@@ -15,7 +15,7 @@ from .connection import Connection
 from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
 from .model import Edge, Hit, Item, Kind, Node, RecallHit, Where
-from .recall import recall
+from .recall import check_arms, fuse, graph_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
 from .vectors import VectorCache, cosine_search, embedding_arrays_of, embeddings_of
@@ -258,18 +258,31 @@ class Reader(GraphReads):
         rels: Iterable[str] | None = None,
         where: Where | None = None,
     ) -> list[RecallHit]:
-        return recall(
-            self,
-            text=text,
-            vector=vector,
-            seeds=seeds,
-            kind=kind,
-            k=k,
-            rrf_k=rrf_k,
-            depth=depth,
-            space=space,
-            groups=groups,
-            labels=labels,
-            rels=rels,
-            where=where,
-        )
+        """Fuse the text, vector and graph arms asked for (see :mod:`anatid_core.recall`)."""
+        check_arms(text, vector, seeds)
+        if k <= 0:
+            return []
+        pool = pool_size(k)
+        arms: dict[str, list[Hit]] = {}
+        if text is not None:
+            arms["text"] = self.search_text(
+                text, kind=kind, k=pool, groups=groups, labels=labels, rels=rels, where=where
+            )
+        if vector is not None:
+            arms["vector"] = self.search_vector(
+                vector,
+                kind=kind,
+                space=space,
+                k=pool,
+                groups=groups,
+                labels=labels,
+                rels=rels,
+                where=where,
+            )
+        if seeds is not None:
+            seed_ids = list(seeds)
+            sub = self.expand(seed_ids, depth=depth, direction="both", rels=rels)
+            arms["graph"] = graph_arm(
+                sub, kind, seed_ids, depth, pool, groups=groups, labels=labels
+            )
+        return fuse(arms, k, rrf_k)

@@ -254,21 +254,7 @@ def _cached_search(
             mask &= tagged
         in_memory = only_tags and (labels is None or m.tags.can_filter_labels())
     if not in_memory:
-        allowed = (
-            db.cursor()
-            .execute(
-                f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
-                [m.space, *f.params],
-            )
-            .fetchnumpy()["vid"]
-        )
-        pos = np.searchsorted(vids, allowed)
-        inside = pos < n
-        pos = pos[inside]
-        pos = pos[vids[pos] == allowed[inside]]
-        keep = np.zeros(n, dtype=bool)
-        keep[pos] = True
-        mask &= keep
+        mask &= _passing(db, kind, m.space, f, vids)
     if min_score is not None:
         mask &= scores >= min_score
     candidates = np.flatnonzero(mask)
@@ -284,6 +270,25 @@ def _cached_search(
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
         for i, row in enumerate(rows)
     ]
+
+
+def _passing(db: Connection, kind: Kind, space: str, f: SqlFilter, vids: np.ndarray) -> np.ndarray:
+    """Which of the (sorted) ``vids`` pass ``f`` in SQL, as a mask over them."""
+    allowed = (
+        db.cursor()
+        .execute(
+            f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
+            [space, *f.params],
+        )
+        .fetchnumpy()["vid"]
+    )
+    pos = np.searchsorted(vids, allowed)
+    inside = pos < len(vids)
+    pos = pos[inside]
+    pos = pos[vids[pos] == allowed[inside]]
+    keep = np.zeros(len(vids), dtype=bool)
+    keep[pos] = True
+    return keep
 
 
 # ------------------------------------------------------------------------------------- cache
