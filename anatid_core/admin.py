@@ -3,37 +3,34 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
+from .connection import Connection
+from .dberrors import first_line
+from .model import Kind
+from .rows import table_of
 from .schema import SCHEMA_VERSION, read_version
-from .sql import one
 from .vectors import all_spaces
 
-if TYPE_CHECKING:
-    from .store import Store
 
-
-def stats(store: Store) -> dict[str, Any]:
-    cur = store._cursor()
+def stats(db: Connection) -> dict[str, Any]:
+    def count(sql: str) -> int:
+        return int(db.query(sql)[0][0])
 
     def grouped(sql: str) -> dict[str, int]:
-        return {str(k): int(v) for k, v in cur.execute(sql).fetchall()}
+        return {str(k): int(v) for k, v in db.query(sql)}
 
-    size = (
-        os.path.getsize(store.path)
-        if store.path != ":memory:" and os.path.exists(store.path)
-        else 0
-    )
+    size = os.path.getsize(db.path) if db.path != ":memory:" and os.path.exists(db.path) else 0
     return {
-        "path": store.path,
+        "path": db.path,
         "file_bytes": size,
-        "schema_version": read_version(cur),
-        "nodes": int(one(cur, "SELECT count(*) FROM nodes WHERE tx_to IS NULL")[0]),  # type: ignore[index]
-        "edges": int(one(cur, "SELECT count(*) FROM edges WHERE tx_to IS NULL")[0]),  # type: ignore[index]
-        "node_versions": int(one(cur, "SELECT count(*) FROM nodes")[0]),  # type: ignore[index]
-        "edge_versions": int(one(cur, "SELECT count(*) FROM edges")[0]),  # type: ignore[index]
+        "schema_version": read_version(db.cursor()),
+        "nodes": count("SELECT count(*) FROM nodes WHERE tx_to IS NULL"),
+        "edges": count("SELECT count(*) FROM edges WHERE tx_to IS NULL"),
+        "node_versions": count("SELECT count(*) FROM nodes"),
+        "edge_versions": count("SELECT count(*) FROM edges"),
         "nodes_by_group": grouped(
             "SELECT grp, count(*) FROM nodes WHERE tx_to IS NULL GROUP BY grp ORDER BY grp"
         ),
@@ -47,15 +44,10 @@ def stats(store: Store) -> dict[str, Any]:
         "edges_by_rel": grouped(
             "SELECT rel, count(*) FROM edges WHERE tx_to IS NULL GROUP BY rel ORDER BY rel"
         ),
-        "postings": int(one(cur, "SELECT count(*) FROM postings")[0]),  # type: ignore[index]
+        "postings": count("SELECT count(*) FROM postings"),
         "vector_spaces": [
-            {
-                "kind": k,
-                "space": s,
-                "dim": d,
-                "vectors": int(one(cur, f"SELECT count(*) FROM {t}")[0]),
-            }  # type: ignore[index]
-            for k, s, d, t in all_spaces(cur)
+            {"kind": k, "space": s, "dim": d, "vectors": count(f"SELECT count(*) FROM {t}")}
+            for k, s, d, t in all_spaces(db.cursor())
         ],
     }
 
@@ -108,61 +100,65 @@ _CHECKS += [
 ]
 
 
-def _unreadable(cur: Any) -> list[str]:
+def _unreadable(db: Connection) -> list[str]:
     """Read every column of every table once: DuckDB reads blocks lazily, so a truncated or
     damaged file can open and fail only when a query reaches the missing blocks."""
     table = "spaces"
     try:
         tables = ["meta", "spaces", "nodes", "edges", "postings"]
-        tables += [t for *_, t in all_spaces(cur)]
+        tables += [t for *_, t in all_spaces(db.cursor())]
         for table in tables:
-            cur.execute(f"SELECT bit_xor(hash(COLUMNS(*))) FROM {table}").fetchall()
+            db.query(f"SELECT bit_xor(hash(COLUMNS(*))) FROM {table}")
     except duckdb.Error as exc:
-        first = str(exc).splitlines()[0] if str(exc) else repr(exc)
         return [
-            f"table {table} cannot be read ({first}): the file is truncated or damaged; "
-            "restore it from a backup"
+            f"table {table} cannot be read ({first_line(exc)}): the file is truncated or "
+            "damaged; restore it from a backup"
         ]
     return []
 
 
-def check(store: Store) -> list[str]:
+def check(db: Connection) -> list[str]:
     """Return a list of problems found; an empty list means the file is consistent."""
-    cur = store._cursor()
-    problems: list[str] = _unreadable(cur)
+    problems: list[str] = _unreadable(db)
     if problems:
         return problems
-    version = read_version(cur)
+    version = read_version(db.cursor())
     if version != SCHEMA_VERSION:
         problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
     for description, sql in _CHECKS:
-        bad = [str(r[0]) for r in cur.execute(sql).fetchall()]
+        bad = [str(r[0]) for r in db.query(sql)]
         if bad:
             problems.append(f"{description} (e.g. {', '.join(bad)})")
-    for kind, space, _dim, tbl in all_spaces(cur):
-        table = "nodes" if kind == "node" else "edges"
-        orphan = cur.execute(
-            f"SELECT CAST(v.vid AS VARCHAR) FROM {tbl} v LEFT JOIN {table} r ON r.vid = v.vid "
-            "WHERE r.vid IS NULL OR r.space IS DISTINCT FROM ? LIMIT 5",
-            [space],
-        ).fetchall()
-        if orphan:
-            problems.append(
-                f"vector space {kind}/{space}: embeddings for versions that do not carry them "
-                f"(e.g. vid {', '.join(r[0] for r in orphan)})"
-            )
-        missing = cur.execute(
-            f"SELECT r.id FROM {table} r WHERE r.space = ? AND r.vid NOT IN (SELECT vid FROM {tbl}) LIMIT 5",
-            [space],
-        ).fetchall()
-        if missing:
-            problems.append(
-                f"vector space {kind}/{space}: versions missing their embedding "
-                f"(e.g. {', '.join(r[0] for r in missing)})"
-            )
-        dup = cur.execute(
-            f"SELECT CAST(vid AS VARCHAR) FROM {tbl} GROUP BY vid HAVING count(*) > 1 LIMIT 5"
-        ).fetchall()
-        if dup:
-            problems.append(f"vector space {kind}/{space}: a version with two embeddings")
+    for kind, space, _dim, tbl in all_spaces(db.cursor()):
+        problems += _space_problems(db, kind, space, tbl)
+    return problems
+
+
+def _space_problems(db: Connection, kind: Kind, space: str, tbl: str) -> list[str]:
+    problems: list[str] = []
+    table = table_of(kind)
+    orphan = db.query(
+        f"SELECT CAST(v.vid AS VARCHAR) FROM {tbl} v LEFT JOIN {table} r ON r.vid = v.vid "
+        "WHERE r.vid IS NULL OR r.space IS DISTINCT FROM ? LIMIT 5",
+        [space],
+    )
+    if orphan:
+        problems.append(
+            f"vector space {kind}/{space}: embeddings for versions that do not carry them "
+            f"(e.g. vid {', '.join(r[0] for r in orphan)})"
+        )
+    missing = db.query(
+        f"SELECT r.id FROM {table} r WHERE r.space = ? AND r.vid NOT IN (SELECT vid FROM {tbl}) LIMIT 5",
+        [space],
+    )
+    if missing:
+        problems.append(
+            f"vector space {kind}/{space}: versions missing their embedding "
+            f"(e.g. {', '.join(r[0] for r in missing)})"
+        )
+    dup = db.query(
+        f"SELECT CAST(vid AS VARCHAR) FROM {tbl} GROUP BY vid HAVING count(*) > 1 LIMIT 5"
+    )
+    if dup:
+        problems.append(f"vector space {kind}/{space}: a version with two embeddings")
     return problems

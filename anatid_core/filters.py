@@ -163,6 +163,58 @@ class SqlFilter:
         return f"{expr} {'<>' if op == '!=' else op} ?"
 
 
+def record_filter(
+    kind: Kind,
+    *,
+    visible: str | None = None,
+    ids: Iterable[str] | None = None,
+    groups: Iterable[str] | None = None,
+    labels: Iterable[str] | None = None,
+    rels: Iterable[str] | None = None,
+    names: Iterable[str] | None = None,
+    src: Iterable[str] | None = None,
+    dst: Iterable[str] | None = None,
+    where: Where | None = None,
+) -> SqlFilter:
+    """The filter of a read or a bulk write: ``visible`` (a visibility predicate) first, then the
+    list filters. Labels filter nodes; rels, src and dst filter edges: the wrong one is refused."""
+    f = SqlFilter(kind)
+    if visible is not None:
+        f.add(visible)
+    f.any_of("id", ids)
+    f.any_of("grp", groups)
+    f.any_of("name", names)
+    if kind == "node":
+        if rels is not None or src is not None or dst is not None:
+            raise InvalidInput("rels, src and dst filter edges, not nodes")
+        f.labels_any(labels)
+    else:
+        if labels is not None:
+            raise InvalidInput("labels filter nodes; filter edges with rels")
+        f.any_of("rel", rels)
+        f.any_of("src", src)
+        f.any_of("dst", dst)
+    f.where(where)
+    return f
+
+
+def page_sql(limit: int | None, offset: int) -> tuple[str, list[int]]:
+    """`` LIMIT ? OFFSET ?`` (either part only when asked for) and its parameters; a limit or
+    offset that is not an int >= 0 is refused."""
+    sql, params = "", []
+    if limit is not None:
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise InvalidInput(f"limit must be an int >= 0 (or None), got {limit!r:.40}")
+        sql += " LIMIT ?"
+        params.append(int(limit))
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidInput(f"offset must be an int >= 0, got {offset!r:.40}")
+    if offset:
+        sql += " OFFSET ?"
+        params.append(int(offset))
+    return sql, params
+
+
 def json_path(dotted: str, *extra: str) -> str:
     """``a.b`` -> ``$."a"."b"``, each key quoted (so keys may hold dots' neighbours, spaces, quotes)."""
     keys = [k for k in dotted.split(".")] + list(extra)

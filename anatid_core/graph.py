@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Direction, Edge, Node, Subgraph
-from .rows import EDGE_COLS, _id_list, edge_from_row
+from .rows import EDGE_COLS, edge_from_row, id_list
 
 #: Deepest expansion answered by one SQL statement (see ``GraphReads.expand``).
 ONE_QUERY_MAX_DEPTH = 8
 
 
-class GraphReads:
+class RecordReads(Protocol):
+    """What the graph verbs need from the reader they are mixed into."""
+
+    def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
+    def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
+    def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+
+
+class GraphReads(RecordReads):
     """The graph verbs of :class:`anatid_core.reads.Reader`."""
-
-    if TYPE_CHECKING:  # provided by Reader; declared for the type checker only
-
-        def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
-        def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
-        def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
 
     def edges_of(
         self,
@@ -30,7 +32,7 @@ class GraphReads:
         direction: Direction = "both",
         rels: Iterable[str] | None = None,
     ) -> list[Edge]:
-        ids = _id_list(node_ids, "node_ids")
+        ids = id_list(node_ids, "node_ids")
         if not ids:
             return []
         f = self._edge_filter(rels)
@@ -58,7 +60,7 @@ class GraphReads:
         rels: Iterable[str] | None = None,
         directed: bool = True,
     ) -> list[Edge]:
-        a, b = _id_list(a_ids, "a_ids"), _id_list(b_ids, "b_ids")
+        a, b = id_list(a_ids, "a_ids"), id_list(b_ids, "b_ids")
         if not a or not b:
             return []
         f = self._edge_filter(rels)
@@ -86,7 +88,7 @@ class GraphReads:
         rels: Iterable[str] | None = None,
         labels: Iterable[str] | None = None,
     ) -> list[Node]:
-        ids = _id_list(node_ids, "node_ids")
+        ids = id_list(node_ids, "node_ids")
         edges = self.edges_of(ids, direction=direction, rels=rels)
         seeds = set(ids)
         others: dict[str, None] = {}
@@ -120,7 +122,7 @@ class GraphReads:
         """
         if depth < 0:
             raise InvalidInput(f"depth must be >= 0, got {depth}")
-        seed_ids = list(dict.fromkeys(_id_list(seeds, "seeds")))
+        seed_ids = list(dict.fromkeys(id_list(seeds, "seeds")))
         label_set = None if labels is None else set(labels)
         group_set = None if groups is None else set(groups)
         filtered = label_set is not None or group_set is not None
@@ -136,21 +138,10 @@ class GraphReads:
         for hop in range(1, depth + 1):
             if not frontier:
                 break
-            front = set(frontier)
-            reach: dict[str, list[Edge]] = {}
-            for e in self.edges_of(frontier, direction=direction, rels=rels):
-                if direction in ("out", "both") and e.src in front:
-                    reach.setdefault(e.dst, []).append(e)
-                if direction in ("in", "both") and e.dst in front:
-                    reach.setdefault(e.src, []).append(e)
+            reach = self._reach(frontier, direction, rels)
             if filtered:
                 fresh = self.get_nodes([i for i in reach if i not in distance])
-                nodes.update(
-                    (n.id, n)
-                    for n in fresh
-                    if (label_set is None or label_set.intersection(n.labels))
-                    and (group_set is None or n.group in group_set)
-                )
+                nodes.update((n.id, n) for n in fresh if _enterable(n, label_set, group_set))
             frontier = []
             for end, edges in reach.items():
                 if filtered and end not in nodes and end not in distance:
@@ -162,10 +153,20 @@ class GraphReads:
                     frontier.append(end)
         found = {n.id: n for n in self.get_nodes([i for i in distance if i not in nodes])}
         found.update(nodes)
-        # Seeds that are not visible nodes reach nothing and are dropped.
-        distance = {i: d for i, d in distance.items() if i in found}
-        edges = [e for e in via.values() if e.src in distance and e.dst in distance]
-        return Subgraph(nodes=[found[i] for i in distance], edges=edges, distance=distance)
+        return _subgraph(found, distance, via.values())
+
+    def _reach(
+        self, frontier: list[str], direction: Direction, rels: Iterable[str] | None
+    ) -> dict[str, list[Edge]]:
+        """The nodes one hop from the frontier, each with the edges that reach it."""
+        front = set(frontier)
+        reach: dict[str, list[Edge]] = {}
+        for e in self.edges_of(frontier, direction=direction, rels=rels):
+            if direction in ("out", "both") and e.src in front:
+                reach.setdefault(e.dst, []).append(e)
+            if direction in ("in", "both") and e.dst in front:
+                reach.setdefault(e.src, []).append(e)
+        return reach
 
     def _expand_in_one_query(
         self, seed_ids: list[str], depth: int, direction: Direction, rels: Iterable[str] | None
@@ -216,10 +217,7 @@ class GraphReads:
             for end in (e.src, e.dst):
                 if end not in distance:
                     distance[end] = hop
-        found = {n.id: n for n in self.get_nodes(list(distance))}
-        distance = {i: d for i, d in distance.items() if i in found}
-        edges = [e for e in edges if e.src in distance and e.dst in distance]
-        return Subgraph(nodes=[found[i] for i in distance], edges=edges, distance=distance)
+        return _subgraph({n.id: n for n in self.get_nodes(list(distance))}, distance, edges)
 
     def degrees(
         self,
@@ -228,7 +226,7 @@ class GraphReads:
         direction: Direction = "in",
         rels: Iterable[str] | None = None,
     ) -> dict[str, int]:
-        ids = _id_list(node_ids, "node_ids")
+        ids = id_list(node_ids, "node_ids")
         counts = dict.fromkeys(ids, 0)
         if not ids:
             return counts
@@ -239,3 +237,17 @@ class GraphReads:
             if direction in ("in", "both") and e.dst in wanted:
                 counts[e.dst] += 1
         return counts
+
+
+def _subgraph(found: dict[str, Node], distance: dict[str, int], edges: Iterable[Edge]) -> Subgraph:
+    """The reached nodes that are visible (a seed that is not reaches nothing and is dropped),
+    with the edges between them."""
+    distance = {i: d for i, d in distance.items() if i in found}
+    kept = [e for e in edges if e.src in distance and e.dst in distance]
+    return Subgraph(nodes=[found[i] for i in distance], edges=kept, distance=distance)
+
+
+def _enterable(node: Node, labels: set[str] | None, groups: set[str] | None) -> bool:
+    return (labels is None or not labels.isdisjoint(node.labels)) and (
+        groups is None or node.group in groups
+    )

@@ -1,82 +1,74 @@
 """Every read verb, written once over a visibility predicate.
 
 The store reads current versions; a view returned by ``as_of`` reads the versions that were
-known at a transaction time and/or valid at a valid time. Both are :class:`Reader` subclasses.
+known at a transaction time and/or valid at a valid time. Both are :class:`Reader` subclasses,
+built over a :class:`~anatid_core.connection.Connection` and the in-memory indexes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-import duckdb
+from typing import Any
 
 from .codec import check_id
-from .errors import InvalidInput
-from .filters import SqlFilter, order_sql
+from .connection import Connection
+from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
 from .model import Edge, Hit, Item, Kind, Node, RecallHit, Where
-from .rows import (  # re-exported: other modules read rows through reads
-    EDGE_COLS,
-    NODE_COLS,
-    Visibility,
-    _id_list,
-    cols_of,
-    edge_from_row,
-    item_from_row,
-    node_from_row,
-    table_of,
-)
-
-if TYPE_CHECKING:
-    from .textindex import TextCache
-    from .vectors import VectorCache
+from .recall import check_arms, fuse, graph_arm, pool_size
+from .rows import Visibility, cols_of, id_list, item_from_row, table_of
+from .textindex import TextCache, bm25_search
+from .vectors import VectorCache, cosine_search, embedding_arrays_of, embeddings_of
 
 
 class Reader(GraphReads):
-    """The read verbs. Subclasses provide a cursor and a visibility."""
+    """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
-    vectors: VectorCache
-    text_cache: TextCache
-
-    def _cursor(self) -> duckdb.DuckDBPyConnection:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _visibility(self) -> Visibility:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def __init__(
+        self,
+        connection: Connection,
+        text_cache: TextCache,
+        vectors: VectorCache,
+        visibility: Visibility,
+    ) -> None:
+        self.connection = connection
+        self.text_cache = text_cache
+        self.vectors = vectors
+        self.visibility = visibility
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self._cursor().execute(sql, list(params)).fetchall()
+        return self.connection.query(sql, params)
 
     # ---------------------------------------------------------------------------- by id
 
     def get_node(self, id: str) -> Node | None:
-        check_id(id)
-        rows = self._query(
-            f"SELECT {NODE_COLS} FROM nodes r WHERE r.id = ? AND {self._visibility().sql()}", [id]
-        )
-        return node_from_row(rows[0]) if rows else None
+        return self._get_one("node", id)  # type: ignore[return-value]
 
     def get_nodes(self, ids: Iterable[str]) -> list[Node]:
         return self._get_many("node", ids)  # type: ignore[return-value]
 
     def get_edge(self, id: str) -> Edge | None:
-        check_id(id)
-        rows = self._query(
-            f"SELECT {EDGE_COLS} FROM edges r WHERE r.id = ? AND {self._visibility().sql()}", [id]
-        )
-        return edge_from_row(rows[0]) if rows else None
+        return self._get_one("edge", id)  # type: ignore[return-value]
 
     def get_edges(self, ids: Iterable[str]) -> list[Edge]:
         return self._get_many("edge", ids)  # type: ignore[return-value]
 
+    def _get_one(self, kind: Kind, id: str) -> Item | None:
+        check_id(id)
+        rows = self._query(
+            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
+            f"WHERE r.id = ? AND {self.visibility.sql()}",
+            [id],
+        )
+        return item_from_row(kind, rows[0]) if rows else None
+
     def _get_many(self, kind: Kind, ids: Iterable[str]) -> list[Item]:
-        wanted = _id_list(ids)
+        wanted = id_list(ids)
         if not wanted:
             return []
         rows = self._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self._visibility().sql()}",
+            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self.visibility.sql()}",
             [wanted],
         )
         by_id = {row[1]: item_from_row(kind, row) for row in rows}
@@ -84,36 +76,8 @@ class Reader(GraphReads):
 
     # ----------------------------------------------------------------------------- lists
 
-    def _filter(
-        self,
-        kind: Kind,
-        *,
-        ids: Iterable[str] | None = None,
-        groups: Iterable[str] | None = None,
-        labels: Iterable[str] | None = None,
-        rels: Iterable[str] | None = None,
-        names: Iterable[str] | None = None,
-        src: Iterable[str] | None = None,
-        dst: Iterable[str] | None = None,
-        where: Where | None = None,
-    ) -> SqlFilter:
-        f = SqlFilter(kind)
-        f.add(self._visibility().sql())
-        f.any_of("id", ids)
-        f.any_of("grp", groups)
-        f.any_of("name", names)
-        if kind == "node":
-            if rels is not None or src is not None or dst is not None:
-                raise InvalidInput("rels, src and dst filter edges, not nodes")
-            f.labels_any(labels)
-        else:
-            if labels is not None:
-                raise InvalidInput("labels filter nodes; filter edges with rels")
-            f.any_of("rel", rels)
-            f.any_of("src", src)
-            f.any_of("dst", dst)
-        f.where(where)
-        return f
+    def _filter(self, kind: Kind, **filters: Any) -> SqlFilter:
+        return record_filter(kind, visible=self.visibility.sql(), **filters)
 
     def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter:
         return self._filter("edge", rels=rels)
@@ -160,27 +124,26 @@ class Reader(GraphReads):
         limit: int | None,
         offset: int,
     ) -> list[Item]:
-        sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY {order_sql(order_by, kind)}"
-        params = list(f.params)
-        if limit is not None:
-            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-                raise InvalidInput(f"limit must be an int >= 0 (or None), got {limit!r:.40}")
-            sql += " LIMIT ?"
-            params.append(int(limit))
-        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-            raise InvalidInput(f"offset must be an int >= 0, got {offset!r:.40}")
-        if offset:
-            sql += " OFFSET ?"
-            params.append(int(offset))
-        return [item_from_row(kind, row) for row in self._query(sql, params)]
+        return self._page(kind, f, order_sql(order_by, kind), limit, offset)
+
+    def _page(
+        self, kind: Kind, f: SqlFilter, order: str, limit: int | None, offset: int
+    ) -> list[Item]:
+        page, page_params = page_sql(limit, offset)
+        sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY {order}"
+        rows = self._query(sql + page, [*f.params, *page_params])
+        return [item_from_row(kind, row) for row in rows]
 
     def count_nodes(self, **filters: Any) -> int:
-        f = self._filter("node", **filters)
-        return int(self._query(f"SELECT count(*) FROM nodes r WHERE {f.sql()}", f.params)[0][0])
+        return self._count("node", filters)
 
     def count_edges(self, **filters: Any) -> int:
-        f = self._filter("edge", **filters)
-        return int(self._query(f"SELECT count(*) FROM edges r WHERE {f.sql()}", f.params)[0][0])
+        return self._count("edge", filters)
+
+    def _count(self, kind: Kind, filters: dict[str, Any]) -> int:
+        f = self._filter(kind, **filters)
+        sql = f"SELECT count(*) FROM {table_of(kind)} r WHERE {f.sql()}"
+        return int(self._query(sql, f.params)[0][0])
 
     # ---------------------------------------------------------------------------- history
 
@@ -209,33 +172,17 @@ class Reader(GraphReads):
         viewers that replay it. ``groups`` keeps only versions in those groups."""
         f = SqlFilter(kind)
         f.any_of("grp", groups)
-        sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY r.tx_from, r.vid"
-        params = list(f.params)
-        if limit is not None:
-            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-                raise InvalidInput(f"limit must be an int >= 0 (or None), got {limit!r:.40}")
-            sql += " LIMIT ?"
-            params.append(int(limit))
-        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-            raise InvalidInput(f"offset must be an int >= 0, got {offset!r:.40}")
-        if offset:
-            sql += " OFFSET ?"
-            params.append(int(offset))
-        return [item_from_row(kind, row) for row in self._query(sql, params)]
+        return self._page(kind, f, "r.tx_from, r.vid", limit, offset)
 
     # ------------------------------------------------------------------------- embeddings
 
     def get_embeddings(self, ids: Iterable[str], *, kind: Kind = "node") -> dict[str, list[float]]:
-        from .vectors import embeddings_of
-
-        return embeddings_of(self, kind, _id_list(ids))
+        return embeddings_of(self.connection, self.visibility, kind, id_list(ids))
 
     def get_embedding_arrays(self, ids: Iterable[str], *, kind: Kind = "node") -> dict[str, Any]:
         """Like :meth:`get_embeddings`, as float32 numpy rows: no Python float per component,
         for bulk readers (verifying a migration of 100k x 1024 vectors)."""
-        from .vectors import embedding_arrays_of
-
-        return embedding_arrays_of(self, kind, _id_list(ids))
+        return embedding_arrays_of(self.connection, self.visibility, kind, id_list(ids))
 
     # ---------------------------------------------------------------------------- search
 
@@ -251,12 +198,19 @@ class Reader(GraphReads):
         ids: Iterable[str] | None = None,
         where: Where | None = None,
     ) -> list[Hit]:
-        from .textindex import bm25_search
-
         f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
-        only_tags = ids is None and where is None
-        tags = labels if kind == "node" else rels
-        return bm25_search(self, kind, query, k, f, groups=groups, labels=tags, only_tags=only_tags)
+        return bm25_search(
+            self.connection,
+            self.text_cache,
+            self.visibility,
+            kind,
+            query,
+            k,
+            f,
+            groups=groups,
+            labels=labels if kind == "node" else rels,
+            only_tags=ids is None and where is None,
+        )
 
     def search_vector(
         self,
@@ -272,11 +226,11 @@ class Reader(GraphReads):
         where: Where | None = None,
         min_score: float | None = None,
     ) -> list[Hit]:
-        from .vectors import cosine_search
-
         f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
         return cosine_search(
-            self,
+            self.connection,
+            self.vectors,
+            self.visibility,
             kind,
             space,
             vector,
@@ -304,20 +258,31 @@ class Reader(GraphReads):
         rels: Iterable[str] | None = None,
         where: Where | None = None,
     ) -> list[RecallHit]:
-        from .recall import recall
-
-        return recall(
-            self,
-            text=text,
-            vector=vector,
-            seeds=seeds,
-            kind=kind,
-            k=k,
-            rrf_k=rrf_k,
-            depth=depth,
-            space=space,
-            groups=groups,
-            labels=labels,
-            rels=rels,
-            where=where,
-        )
+        """Fuse the text, vector and graph arms asked for (see :mod:`anatid_core.recall`)."""
+        check_arms(text, vector, seeds)
+        if k <= 0:
+            return []
+        pool = pool_size(k)
+        arms: dict[str, list[Hit]] = {}
+        if text is not None:
+            arms["text"] = self.search_text(
+                text, kind=kind, k=pool, groups=groups, labels=labels, rels=rels, where=where
+            )
+        if vector is not None:
+            arms["vector"] = self.search_vector(
+                vector,
+                kind=kind,
+                space=space,
+                k=pool,
+                groups=groups,
+                labels=labels,
+                rels=rels,
+                where=where,
+            )
+        if seeds is not None:
+            seed_ids = list(seeds)
+            sub = self.expand(seed_ids, depth=depth, direction="both", rels=rels)
+            arms["graph"] = graph_arm(
+                sub, kind, seed_ids, depth, pool, groups=groups, labels=labels
+            )
+        return fuse(arms, k, rrf_k)

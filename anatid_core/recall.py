@@ -7,13 +7,9 @@ RRF score of an item = sum over the arms that found it of ``1 / (rrf_k + rank)``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from .errors import InvalidInput
-from .model import Edge, Hit, Item, Kind, RecallHit, Where
-
-if TYPE_CHECKING:
-    from .reads import Reader
+from .model import Edge, Hit, Item, Kind, RecallHit, Subgraph
 
 
 def rrf(
@@ -38,8 +34,18 @@ def rrf(
     return [(i, scores[i], arms[i]) for i in ordered]
 
 
+def check_arms(text: object, vector: object, seeds: object) -> None:
+    if text is None and vector is None and seeds is None:
+        raise InvalidInput("recall needs at least one of text, vector or seeds")
+
+
+def pool_size(k: int) -> int:
+    """How many hits each arm contributes to the fusion of a top-``k``."""
+    return max(2 * k, 20)
+
+
 def graph_arm(
-    reader: Reader,
+    sub: Subgraph,
     kind: Kind,
     seeds: Iterable[str],
     depth: int,
@@ -47,10 +53,9 @@ def graph_arm(
     *,
     groups: Iterable[str] | None,
     labels: Iterable[str] | None,
-    rels: Iterable[str] | None,
 ) -> list[Hit]:
-    """Nodes near the seeds (by hop count), or edges on paths from them (by the nearer end)."""
-    sub = reader.expand(seeds, depth=depth, direction="both", rels=rels)
+    """Nodes of ``sub`` (expanded ``depth`` hops from the seeds) by hop count, or its edges by
+    the distance of their nearer end."""
     seed_set = set(seeds)
     if kind == "node":
         label_set = None if labels is None else set(labels)
@@ -81,47 +86,8 @@ def graph_arm(
     ]
 
 
-def recall(
-    reader: Reader,
-    *,
-    text: str | None,
-    vector: Sequence[float] | None,
-    seeds: Iterable[str] | None,
-    kind: Kind,
-    k: int,
-    rrf_k: int,
-    depth: int,
-    space: str,
-    groups: Iterable[str] | None,
-    labels: Iterable[str] | None,
-    rels: Iterable[str] | None,
-    where: Where | None,
-) -> list[RecallHit]:
-    if text is None and vector is None and seeds is None:
-        raise InvalidInput("recall needs at least one of text, vector or seeds")
-    if k <= 0:
-        return []
-    pool = max(2 * k, 20)
-    arms: dict[str, list[Hit]] = {}
-    if text is not None:
-        arms["text"] = reader.search_text(
-            text, kind=kind, k=pool, groups=groups, labels=labels, rels=rels, where=where
-        )
-    if vector is not None:
-        arms["vector"] = reader.search_vector(
-            vector,
-            kind=kind,
-            space=space,
-            k=pool,
-            groups=groups,
-            labels=labels,
-            rels=rels,
-            where=where,
-        )
-    if seeds is not None:
-        arms["graph"] = graph_arm(
-            reader, kind, list(seeds), depth, pool, groups=groups, labels=labels, rels=rels
-        )
+def fuse(arms: dict[str, list[Hit]], k: int, rrf_k: int) -> list[RecallHit]:
+    """The top ``k`` of the arms' hits by reciprocal-rank fusion."""
     items: dict[str, Item] = {}
     for hits in arms.values():
         for h in hits:
@@ -130,4 +96,4 @@ def recall(
     return [RecallHit(id=i, score=s, item=items[i], arms=a) for i, s, a in fused[:k]]
 
 
-__all__ = ["recall", "rrf"]
+__all__ = ["check_arms", "fuse", "graph_arm", "pool_size", "rrf"]

@@ -90,7 +90,7 @@ def item_from_row(kind: Kind, row: Sequence[Any]) -> Item:
     return node_from_row(row) if kind == "node" else edge_from_row(row)
 
 
-def _id_list(ids: Iterable[str], what: str = "ids") -> list[str]:
+def id_list(ids: Iterable[str], what: str = "ids") -> list[str]:
     if isinstance(ids, str):
         raise InvalidInput(f"{what} must be a list of ids, not a single string {ids!r:.80}")
     return [check_id(i, what=what[:-1] if what.endswith("s") else what) for i in ids]

@@ -11,23 +11,20 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from collections import Counter
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from .connection import Connection
+from .derived import Derived
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
-from .rows import cols_of, item_from_row, table_of
+from .rows import Visibility, cols_of, item_from_row, table_of
 from .tags import Tags
-
-if TYPE_CHECKING:
-    from .reads import Reader
-    from .store import Store
 
 #: BM25 parameters and tokenizer limits, readable at a glance.
 BM25: dict[str, float] = {"k1": 1.2, "b": 0.75}
@@ -48,7 +45,9 @@ def document_terms(name: str, text: str) -> tuple[int, Counter[str]]:
 
 
 def bm25_search(
-    reader: Reader,
+    db: Connection,
+    cache: TextCache,
+    vis: Visibility,
     kind: Kind,
     query: str,
     k: int,
@@ -67,23 +66,21 @@ def bm25_search(
     terms = list(dict.fromkeys(tokenize(query)))
     if not terms or k == 0:
         return []
-    cache = reader.text_cache if reader._visibility().is_current else None
-    if cache is not None and cache.usable():
+    if vis.is_current and cache.usable():
         while True:
             cache.load(kind)  # outside the publish lock: loading waits for writers
             with cache.consistent():
                 scored = cache.search_loaded(kind, terms, groups, labels)
                 if scored is not None:  # else forgotten (purge_all) since: load it again
-                    return _materialise(
-                        reader, kind, scored, k, f, final=only_tags and scored.complete
-                    )
-    return _sql_search(reader, kind, terms, k, f)
+                    return _materialise(db, kind, scored, k, f, final=only_tags and scored.complete)
+    return _sql_search(db, vis, kind, terms, k, f)
 
 
-def _sql_search(reader: Reader, kind: Kind, terms: list[str], k: int, f: SqlFilter) -> list[Hit]:
-
+def _sql_search(
+    db: Connection, visibility: Visibility, kind: Kind, terms: list[str], k: int, f: SqlFilter
+) -> list[Hit]:
     table = table_of(kind)
-    vis = reader._visibility().sql("d")
+    vis = visibility.sql("d")
     k1, b = BM25["k1"], BM25["b"]
     sql = f"""
         WITH vis AS (SELECT d.vid, d.doc_len FROM {table} d WHERE {vis}),
@@ -108,7 +105,7 @@ def _sql_search(reader: Reader, kind: Kind, terms: list[str], k: int, f: SqlFilt
         ORDER BY s.score DESC, r.id
         LIMIT ?
     """
-    rows = reader._query(sql, [terms, *f.params, k])
+    rows = db.query(sql, [terms, *f.params, k])
     return [
         Hit(id=row[2], score=float(row[0]), item=item_from_row(kind, row[1:]), rank=i + 1)
         for i, row in enumerate(rows)
@@ -116,7 +113,7 @@ def _sql_search(reader: Reader, kind: Kind, terms: list[str], k: int, f: SqlFilt
 
 
 def _materialise(
-    reader: Reader,
+    db: Connection,
     kind: Kind,
     scored: Scored,
     k: int,
@@ -129,7 +126,6 @@ def _materialise(
     When the index applied every filter (``final``) its k best are the answer: fetch just those,
     since each fetched row costs an index probe; otherwise fetch more per round.
     """
-
     vids, scores, ids = scored.vids, scored.scores, scored.ids
     if len(vids) == 0:
         return []
@@ -143,7 +139,7 @@ def _materialise(
         mask[top] = False
         remaining = remaining[mask]
         score_of = {int(v): float(sc) for v, sc in zip(vids[chunk], scores[chunk], strict=True)}
-        for row in fetch_versions(reader, kind, [str(i) for i in ids[chunk]], score_of, f):
+        for row in fetch_versions(db, kind, [str(i) for i in ids[chunk]], score_of, f):
             if len(hits) == k:
                 break
             hits.append(
@@ -168,14 +164,13 @@ def top_with_ties(scores: np.ndarray, take: int) -> np.ndarray:
 
 
 def fetch_versions(
-    reader: Reader, kind: Kind, ids: list[str], score_of: dict[int, float], f: SqlFilter
+    db: Connection, kind: Kind, ids: list[str], score_of: dict[int, float], f: SqlFilter
 ) -> list[tuple[Any, ...]]:
     """Rows of the scored versions that pass ``f``, best first, fetched through the id index.
 
     A row whose version is no longer the one scored (a commit landed meanwhile) is dropped.
     """
-
-    rows = reader._query(
+    rows = db.query(
         f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
         f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {f.sql()}",
         [ids, *f.params],
@@ -358,38 +353,21 @@ class TextCache:
     and reads inside the writer's own transaction use SQL instead.
     """
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._lock = threading.Lock()
-        self._kinds: dict[str, _KindIndex] = {}
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._kinds: Derived[Kind, _KindIndex] = Derived(connection)
 
     def usable(self) -> bool:
-        return not self._store._in_own_transaction()
-
-    def _index(self, kind: Kind) -> _KindIndex:
-        with self._lock:
-            idx = self._kinds.get(kind)
-        if idx is not None:
-            return idx
-        with self._store._write_lock:
-            with self._lock:
-                idx = self._kinds.get(kind)
-                if idx is not None:
-                    return idx
-            idx = self._load(kind)
-            with self._lock:
-                self._kinds[kind] = idx
-            return idx
+        # Inside this thread's own transaction the index lacks its uncommitted rows: use SQL.
+        return not self._connection.in_own_transaction()
 
     def _load(self, kind: Kind) -> _KindIndex:
-
-        cur = self._store._cursor()
         table = table_of(kind)
         idx = _KindIndex()
         tags = "labels" if kind == "node" else "[rel]"
-        docs = cur.execute(
+        docs = self._connection.query(
             f"SELECT vid, doc_len, id, grp, {tags} AS tags FROM {table} WHERE tx_to IS NULL"
-        ).fetchall()
+        )
         idx.add_docs(
             np.asarray([d[0] for d in docs], dtype=np.int64),
             np.asarray([d[1] for d in docs], dtype=np.float64),
@@ -397,10 +375,14 @@ class TextCache:
             [d[3] for d in docs],
             [tuple(d[4]) for d in docs],
         )
-        rows = cur.execute(
-            f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
-            "WHERE r.tx_to IS NULL ORDER BY p.term, p.vid"
-        ).fetchnumpy()
+        rows = (
+            self._connection.cursor()
+            .execute(
+                f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
+                "WHERE r.tx_to IS NULL ORDER BY p.term, p.vid"
+            )
+            .fetchnumpy()
+        )
         idx.add_postings(
             [str(t) for t in rows["term"]],
             np.asarray(rows["vid"], dtype=np.int64),
@@ -410,11 +392,11 @@ class TextCache:
 
     def load(self, kind: Kind) -> None:
         """Build the index of ``kind`` now if it is not built yet."""
-        self._index(kind)
+        self._kinds.get_or_build(kind, lambda: self._load(kind))
 
     def consistent(self) -> AbstractContextManager[None]:
         """Hold while scoring and fetching: no commit is published in between."""
-        return self._store.published.reading()
+        return self._connection.published.reading()
 
     def search_loaded(
         self,
@@ -425,7 +407,7 @@ class TextCache:
     ) -> Scored | None:
         """Every current match, restricted to ``groups``/``labels``; None if the index is not
         built (this never loads it)."""
-        with self._lock:
+        with self._kinds.lock:
             idx = self._kinds.get(kind)
             if idx is None:
                 return None
@@ -447,7 +429,10 @@ class TextCache:
         labels: list[tuple[str, ...]],
         postings: tuple[list[str], np.ndarray, np.ndarray],
     ) -> None:
-        with self._lock:
+        """Apply one commit's changes to the index of ``kind``: drop the ``removed`` versions,
+        add the ``added`` ones with their postings (sorted by term). An index not built yet is
+        left alone: it is read from the tables, commit included, when first used."""
+        with self._kinds.lock:
             idx = self._kinds.get(kind)
             if idx is None:
                 return
@@ -457,5 +442,4 @@ class TextCache:
 
     def forget(self) -> None:
         """Drop every cached structure (it is rebuilt on next use)."""
-        with self._lock:
-            self._kinds.clear()
+        self._kinds.clear()

@@ -15,23 +15,21 @@ import warnings
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
+from .connection import Connection
+from .derived import Derived
 from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
-from .rows import cols_of, item_from_row, table_of
+from .rows import Visibility, cols_of, item_from_row, table_of
 from .sql import one, run
 from .tags import Tags
 from .textindex import fetch_versions, top_with_ties
-
-if TYPE_CHECKING:
-    from .reads import Reader
-    from .store import Store
 
 
 def as_vector(values: Sequence[float], *, what: str) -> np.ndarray:
@@ -83,7 +81,7 @@ def ensure_space(cur: duckdb.DuckDBPyConnection, kind: Kind, space: str, dim: in
     return tbl
 
 
-def all_spaces(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int, str]]:
+def all_spaces(cur: duckdb.DuckDBPyConnection) -> list[tuple[Kind, str, int, str]]:
     return [
         (r[0], r[1], int(r[2]), r[3])
         for r in cur.execute("SELECT kind, name, dim, tbl FROM spaces ORDER BY tbl").fetchall()
@@ -123,41 +121,27 @@ def fetch_matrix(
     return vids, mat, extras
 
 
-def embeddings_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, list[float]]:
+def embeddings_of(
+    db: Connection, vis: Visibility, kind: Kind, ids: list[str]
+) -> dict[str, list[float]]:
+    return {i: row.tolist() for i, row in embedding_arrays_of(db, vis, kind, ids).items()}
 
+
+def embedding_arrays_of(
+    db: Connection, vis: Visibility, kind: Kind, ids: list[str]
+) -> dict[str, np.ndarray]:
+    """The visible embeddings of ``ids``, whatever their space, as float32 rows."""
     if not ids:
         return {}
-    cur = reader._cursor()
-    vis = reader._visibility().sql("r")
-    out: dict[str, list[float]] = {}
-    for k, space, _dim, tbl in all_spaces(cur):
-        if k != kind:
-            continue
-        rows = cur.execute(
-            f"SELECT r.id, v.embedding FROM {table_of(kind)} r JOIN {tbl} v ON v.vid = r.vid "
-            f"WHERE r.space = ? AND r.id IN (SELECT unnest(?::VARCHAR[])) AND {vis}",
-            [space, ids],
-        ).fetchall()
-        for rid, emb in rows:
-            out[rid] = [float(x) for x in emb]
-    return out
-
-
-def embedding_arrays_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str, np.ndarray]:
-
-    if not ids:
-        return {}
-    cur = reader._cursor()
-    vis = reader._visibility().sql("r")
     out: dict[str, np.ndarray] = {}
-    for k, space, dim, tbl in all_spaces(cur):
+    for k, space, dim, tbl in all_spaces(db.cursor()):
         if k != kind:
             continue
         _vids, mat, (rids,) = fetch_matrix(
-            cur,
+            db.cursor(),
             f"SELECT r.vid, v.embedding, r.id FROM {table_of(kind)} r JOIN {tbl} v "
             f"ON v.vid = r.vid WHERE r.space = ? AND r.id IN (SELECT unnest(?::VARCHAR[])) "
-            f"AND {vis}",
+            f"AND {vis.sql('r')}",
             [space, ids],
             dim,
         )
@@ -169,7 +153,9 @@ def embedding_arrays_of(reader: Reader, kind: Kind, ids: list[str]) -> dict[str,
 
 
 def cosine_search(
-    reader: Reader,
+    db: Connection,
+    cache: VectorCache,
+    vis: Visibility,
     kind: Kind,
     space: str,
     vector: Sequence[float],
@@ -186,7 +172,7 @@ def cosine_search(
     if k < 0:
         raise InvalidInput(f"k must be >= 0, got {k}")
     q = as_vector(vector, what="query vector")
-    found = space_table(reader._cursor(), kind, space)
+    found = space_table(db.cursor(), kind, space)
     if found is None or k == 0:
         return []
     tbl, dim = found
@@ -198,20 +184,19 @@ def cosine_search(
     norm = float(np.linalg.norm(q))
     if norm == 0.0:
         return []  # cosine is undefined for a zero vector: nothing is similar to it
-    cache = reader.vectors
-    if reader._visibility().is_current and cache.usable():
+    if vis.is_current and cache.usable():
         while True:
             matrix = cache.matrix(kind, space, tbl, dim)  # outside the lock: loading waits
             with cache.consistent():
                 if cache.current(kind, space) is matrix:  # else forgotten since: load again
                     return _cached_search(
-                        reader, kind, matrix, q / norm, k, f, min_score, groups, labels, only_tags
+                        db, vis, kind, matrix, q / norm, k, f, min_score, groups, labels, only_tags
                     )
-    return _sql_search(reader, kind, space, tbl, dim, q, k, f, min_score)
+    return _sql_search(db, kind, space, tbl, dim, q, k, f, min_score)
 
 
 def _sql_search(
-    reader: Reader,
+    db: Connection,
     kind: Kind,
     space: str,
     tbl: str,
@@ -221,7 +206,6 @@ def _sql_search(
     f: SqlFilter,
     min_score: float | None,
 ) -> list[Hit]:
-
     score_floor = "" if min_score is None else "WHERE s.score >= ?"
     sql = f"""
         SELECT s.score, {cols_of(kind)} FROM (
@@ -236,7 +220,7 @@ def _sql_search(
     if min_score is not None:
         params.append(float(min_score))
     params.append(k)
-    rows = reader._query(sql, params)
+    rows = db.query(sql, params)
     return [
         Hit(id=row[2], score=float(row[0]), item=item_from_row(kind, row[1:]), rank=i + 1)
         for i, row in enumerate(rows)
@@ -245,7 +229,8 @@ def _sql_search(
 
 
 def _cached_search(
-    reader: Reader,
+    db: Connection,
+    vis: Visibility,
     kind: Kind,
     m: _Matrix,
     qn: np.ndarray,
@@ -256,7 +241,6 @@ def _cached_search(
     labels: Iterable[str] | None,
     only_tags: bool,
 ) -> list[Hit]:
-
     with m.lock:
         n = m.n
         if n == 0:
@@ -270,21 +254,7 @@ def _cached_search(
             mask &= tagged
         in_memory = only_tags and (labels is None or m.tags.can_filter_labels())
     if not in_memory:
-        allowed = (
-            reader._cursor()
-            .execute(
-                f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
-                [m.space, *f.params],
-            )
-            .fetchnumpy()["vid"]
-        )
-        pos = np.searchsorted(vids, allowed)
-        inside = pos < n
-        pos = pos[inside]
-        pos = pos[vids[pos] == allowed[inside]]
-        keep = np.zeros(n, dtype=bool)
-        keep[pos] = True
-        mask &= keep
+        mask &= _passing(db, kind, m.space, f, vids)
     if min_score is not None:
         mask &= scores >= min_score
     candidates = np.flatnonzero(mask)
@@ -294,12 +264,31 @@ def _cached_search(
     score_of = {int(vids[i]): float(scores[i]) for i in ordered}
 
     visible = SqlFilter(kind)
-    visible.add(reader._visibility().sql())
-    rows = fetch_versions(reader, kind, [ids[i] for i in ordered], score_of, visible)[:k]
+    visible.add(vis.sql())
+    rows = fetch_versions(db, kind, [ids[i] for i in ordered], score_of, visible)[:k]
     return [
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
         for i, row in enumerate(rows)
     ]
+
+
+def _passing(db: Connection, kind: Kind, space: str, f: SqlFilter, vids: np.ndarray) -> np.ndarray:
+    """Which of the (sorted) ``vids`` pass ``f`` in SQL, as a mask over them."""
+    allowed = (
+        db.cursor()
+        .execute(
+            f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
+            [space, *f.params],
+        )
+        .fetchnumpy()["vid"]
+    )
+    pos = np.searchsorted(vids, allowed)
+    inside = pos < len(vids)
+    pos = pos[inside]
+    pos = pos[vids[pos] == allowed[inside]]
+    keep = np.zeros(len(vids), dtype=bool)
+    keep[pos] = True
+    return keep
 
 
 # ------------------------------------------------------------------------------------- cache
@@ -374,59 +363,46 @@ def _normalise(mat: np.ndarray) -> np.ndarray:
 class VectorCache:
     """Per-space matrices of current versions; derived data, rebuilt on open, never authoritative."""
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._lock = threading.Lock()
-        self._spaces: dict[tuple[str, str], _Matrix] = {}
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._spaces: Derived[tuple[Kind, str], _Matrix] = Derived(connection)
 
     def usable(self) -> bool:
         # Inside this thread's own transaction the cache lacks its uncommitted rows: use SQL.
-        return not self._store._in_own_transaction()
+        return not self._connection.in_own_transaction()
 
     def consistent(self) -> AbstractContextManager[None]:
         """Hold while scoring and fetching: no commit is published in between."""
-        return self._store.published.reading()
+        return self._connection.published.reading()
 
     def current(self, kind: Kind, space: str) -> _Matrix | None:
         """The matrix of a space if it is built (never loads it)."""
-        with self._lock:
-            return self._spaces.get((kind, space))
+        return self._spaces.get((kind, space))
 
     def matrix(self, kind: Kind, space: str, tbl: str, dim: int) -> _Matrix:
-        key = (kind, space)
-        with self._lock:
-            m = self._spaces.get(key)
-            if m is not None:
-                return m
-        # Load under the write lock so no commit lands between the load and its registration.
-        with self._store._write_lock:
-            with self._lock:
-                m = self._spaces.get(key)
-                if m is not None:
-                    return m
+        return self._spaces.get_or_build((kind, space), lambda: self._load(kind, space, tbl, dim))
 
-            tags = "r.labels" if kind == "node" else "[r.rel]"
-            vids, mat, (groups, ids, labels) = fetch_matrix(
-                self._store._cursor(),
-                f"SELECT r.vid, v.embedding, r.grp, r.id, {tags} FROM {table_of(kind)} r JOIN {tbl} v ON v.vid = r.vid "
-                "WHERE r.tx_to IS NULL AND r.space = ? ORDER BY r.vid",
-                [space],
-                dim,
-            )
-            m = _Matrix(
-                kind=kind,
-                space=space,
-                dim=dim,
-                vids=np.zeros(0, dtype=np.int64),
-                mat=np.zeros((0, dim), dtype=np.float32),
-                alive=np.zeros(0, dtype=bool),
-                groups=np.zeros(0, dtype=np.int32),
-                n=0,
-            )
-            m.append(vids, mat, groups, ids, [tuple(ls) for ls in labels])
-            with self._lock:
-                self._spaces[key] = m
-            return m
+    def _load(self, kind: Kind, space: str, tbl: str, dim: int) -> _Matrix:
+        tags = "r.labels" if kind == "node" else "[r.rel]"
+        vids, mat, (groups, ids, labels) = fetch_matrix(
+            self._connection.cursor(),
+            f"SELECT r.vid, v.embedding, r.grp, r.id, {tags} FROM {table_of(kind)} r "
+            f"JOIN {tbl} v ON v.vid = r.vid WHERE r.tx_to IS NULL AND r.space = ? ORDER BY r.vid",
+            [space],
+            dim,
+        )
+        m = _Matrix(
+            kind=kind,
+            space=space,
+            dim=dim,
+            vids=np.zeros(0, dtype=np.int64),
+            mat=np.zeros((0, dim), dtype=np.float32),
+            alive=np.zeros(0, dtype=bool),
+            groups=np.zeros(0, dtype=np.int32),
+            n=0,
+        )
+        m.append(vids, mat, groups, ids, [tuple(ls) for ls in labels])
+        return m
 
     def after_commit(
         self,
@@ -439,8 +415,9 @@ class VectorCache:
         added_ids: list[str],
         added_labels: list[tuple[str, ...]],
     ) -> None:
-        with self._lock:
-            m = self._spaces.get((kind, space))
+        """Apply one commit's changes to a space's matrix (one not built yet is left alone: it
+        is read from the tables, commit included, when first used)."""
+        m = self._spaces.get((kind, space))
         if m is None:
             return
         m.remove(removed)
@@ -448,11 +425,10 @@ class VectorCache:
             m.append(added_vids, added_mat, added_groups, added_ids, added_labels)
 
     def remove_everywhere(self, kind: Kind, removed: np.ndarray) -> None:
-        with self._lock:
-            matrices = [m for (k, _), m in self._spaces.items() if k == kind]
-        for m in matrices:
-            m.remove(removed)
+        """Apply one commit's removals of ``kind`` versions to every space."""
+        for (k, _), m in self._spaces.items():
+            if k == kind:
+                m.remove(removed)
 
     def forget(self) -> None:
-        with self._lock:
-            self._spaces.clear()
+        self._spaces.clear()

@@ -7,107 +7,35 @@ new version, its postings and its embedding, all through Arrow in bulk.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from .codec import check_id, check_text, encode_props, opt_micros, to_micros
+from .codec import check_id, to_micros
+from .connection import Connection, Tx
 from .errors import InvalidInput, NotFound
-from .filters import SqlFilter
+from .filters import record_filter
 from .model import Edge, Item, Kind, Node, Where, WriteResult
+from .prepare import Prepared, dedupe, listed, prepare, tags_of
+from .reads import Reader
+from .rows import Visibility, table_of
 from .sql import run
-from .textindex import document_terms
-from .vectors import all_spaces, as_vector, ensure_space, insert_vectors
-
-if TYPE_CHECKING:
-    from .store import _Tx
+from .textindex import TextCache
+from .vectors import VectorCache, all_spaces, ensure_space, insert_vectors
 
 
-@dataclass
-class _Prepared:
-    """A validated record, flattened to column values."""
+class Writer:
+    """The write verbs, mixed into :class:`~anatid_core.store.Store`, which sets the connection
+    and the indexes that each commit updates."""
 
-    item: Item
-    props: str
-    valid_from: int | None
-    valid_to: int | None
-    doc_len: int
-    terms: dict[str, int]
-    vector: np.ndarray | None
-    chash: int
-
-
-def _hash(parts: Sequence[Any], vector: np.ndarray | None) -> int:
-    """A 64-bit digest of a record's content: equal digests mean an unchanged re-save."""
-    h = hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=8)
-    if vector is not None:
-        h.update(vector.tobytes())
-    return int.from_bytes(h.digest(), "little", signed=True)
-
-
-def _prepare(item: Item, kind: Kind, index: int) -> _Prepared:
-    expected = Node if kind == "node" else Edge
-    if not isinstance(item, expected):
-        raise InvalidInput(
-            f"{kind} #{index} is a {type(item).__name__}, expected {expected.__name__}"
-        )
-    what = f"{kind} {item.id!r:.60}" if isinstance(item.id, str) else f"{kind} #{index}"
-    check_id(item.id, what=f"{kind} #{index} id")
-    check_text(item.group, what=f"{what} group")
-    check_text(item.name, what=f"{what} name")
-    check_text(item.text, what=f"{what} text")
-    check_text(item.space, what=f"{what} space")
-    if not item.space:
-        raise InvalidInput(f"{what} has an empty vector space name")
-    if isinstance(item, Edge):
-        check_id(item.src, what=f"{what} src")
-        check_id(item.dst, what=f"{what} dst")
-        check_id(item.rel, what=f"{what} rel")
-        key: tuple[Any, ...] = (item.src, item.dst, item.rel)
-    else:
-        if isinstance(item.labels, str):
-            raise InvalidInput(f"{what} labels must be a list of strings, not one string")
-        for label in item.labels:
-            check_id(label, what=f"{what} label")
-        key = tuple(item.labels)
-    props = encode_props(item.props)
-    vf = opt_micros(item.valid_from, what=f"{what} valid_from")
-    vt = opt_micros(item.valid_to, what=f"{what} valid_to")
-    if vf is not None and vt is not None and vt < vf:
-        raise InvalidInput(
-            f"{what} has valid_to ({item.valid_to}) before valid_from ({item.valid_from}); "
-            "a validity interval must not end before it starts"
-        )
-    vector = None if item.embedding is None else as_vector(item.embedding, what=f"{what} embedding")
-    doc_len, terms = document_terms(item.name, item.text)
-    chash = _hash(
-        (item.id, item.group, key, item.name, item.text, props, item.space, vf, vt), vector
-    )
-    return _Prepared(item, props, vf, vt, doc_len, dict(terms), vector, chash)
-
-
-def _arrow(columns: dict[str, Any]) -> pa.Table:
-    return pa.table(columns)
-
-
-class WriterMixin:
-    """Write verbs, mixed into :class:`Store`."""
-
-    if TYPE_CHECKING:  # provided by Store; declared for the type checker only
-
-        def transaction(self) -> Any: ...
-        def allocate_vids(self, count: int) -> int: ...
-        def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
-        def get_edges(self, ids: Iterable[str]) -> list[Edge]: ...
-        def get_embeddings(
-            self, ids: Iterable[str], *, kind: Kind = "node"
-        ) -> dict[str, list[float]]: ...
+    connection: Connection
+    text_cache: TextCache
+    vectors: VectorCache
 
     # ------------------------------------------------------------------------------ upsert
 
@@ -121,10 +49,10 @@ class WriterMixin:
 
     def upsert_nodes(self, nodes: Iterable[Node]) -> WriteResult:
         """Insert or update nodes in bulk; an unchanged node writes no new version."""
-        prepared = _dedupe([_prepare(n, "node", i) for i, n in enumerate(_listed(nodes, "nodes"))])
+        prepared = dedupe([prepare(n, "node", i) for i, n in enumerate(listed(nodes, "nodes"))])
         if not prepared:
             return WriteResult()
-        with self.transaction() as tx:
+        with self.connection.transaction() as tx:
             return self._write_versions(tx, "node", prepared, skipped=0)
 
     def upsert_edges(
@@ -133,10 +61,10 @@ class WriterMixin:
         """Insert or update edges in bulk. Endpoints must be current nodes (or are skipped)."""
         if missing_endpoints not in ("error", "skip"):
             raise InvalidInput("missing_endpoints must be 'error' or 'skip'")
-        prepared = _dedupe([_prepare(e, "edge", i) for i, e in enumerate(_listed(edges, "edges"))])
+        prepared = dedupe([prepare(e, "edge", i) for i, e in enumerate(listed(edges, "edges"))])
         if not prepared:
             return WriteResult()
-        with self.transaction() as tx:
+        with self.connection.transaction() as tx:
             ends = {p.item.src for p in prepared} | {p.item.dst for p in prepared}  # type: ignore[union-attr]
             present = {
                 r[0]
@@ -156,10 +84,10 @@ class WriterMixin:
             return self._write_versions(tx, "edge", kept, skipped=len(prepared) - len(kept))
 
     def _write_versions(
-        self, tx: _Tx, kind: Kind, prepared: list[_Prepared], *, skipped: int
+        self, tx: Tx, kind: Kind, prepared: list[Prepared], *, skipped: int
     ) -> WriteResult:
         cur = tx.cursor
-        table = "nodes" if kind == "node" else "edges"
+        table = table_of(kind)
         ids = [p.item.id for p in prepared]
         current = {
             r[0]: (int(r[1]), int(r[2]), r[3], r[4])
@@ -177,16 +105,16 @@ class WriterMixin:
         closed = [current[p.item.id] for p in changed if p.item.id in current]
         if closed:
             self._close_versions(tx, kind, [c[0] for c in closed])
-        first = self.allocate_vids(len(changed))
+        first = self.connection.allocate_vids(len(changed))
         vids = np.arange(first, first + len(changed), dtype=np.int64)
         self._insert_rows(cur, kind, changed, vids, tx.time_us)
         postings = self._insert_postings(cur, changed, vids)
         lens = np.asarray([p.doc_len for p in changed], dtype=np.float64)
-        text = self.text_cache  # type: ignore[attr-defined]
+        text = self.text_cache
         empty = np.zeros(0, dtype=np.int64)
         ids = [p.item.id for p in changed]
         groups = [p.item.group for p in changed]
-        tags = [_tags(p.item) for p in changed]
+        tags = [tags_of(p.item) for p in changed]
         tx.after_commit.append(
             lambda: text.after_commit(kind, empty, vids, lens, ids, groups, tags, postings)
         )
@@ -199,7 +127,7 @@ class WriterMixin:
         self,
         cur: duckdb.DuckDBPyConnection,
         kind: Kind,
-        rows: list[_Prepared],
+        rows: list[Prepared],
         vids: np.ndarray,
         tx_us: int,
     ) -> None:
@@ -224,15 +152,15 @@ class WriterMixin:
         cols["tx_to"] = pa.array([None] * len(rows), type=pa.int64())
         cols["doc_len"] = pa.array([p.doc_len for p in rows], type=pa.int32())
         cols["chash"] = pa.array([p.chash for p in rows], type=pa.int64())
-        table = "nodes" if kind == "node" else "edges"
-        cur.register("_anatid_rows", _arrow(cols))
+        table = table_of(kind)
+        cur.register("_anatid_rows", pa.table(cols))
         try:
             run(cur, f"INSERT INTO {table} BY NAME SELECT * FROM _anatid_rows")
         finally:
             cur.unregister("_anatid_rows")
 
     def _insert_postings(
-        self, cur: duckdb.DuckDBPyConnection, rows: list[_Prepared], vids: np.ndarray
+        self, cur: duckdb.DuckDBPyConnection, rows: list[Prepared], vids: np.ndarray
     ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Write the postings; returns them sorted by term, for the in-memory text index."""
         terms: list[str] = []
@@ -264,9 +192,9 @@ class WriterMixin:
         )
 
     def _insert_embeddings(
-        self, tx: _Tx, kind: Kind, rows: list[_Prepared], vids: np.ndarray
+        self, tx: Tx, kind: Kind, rows: list[Prepared], vids: np.ndarray
     ) -> None:
-        cache = self.vectors  # type: ignore[attr-defined]
+        cache = self.vectors
         by_space: dict[str, list[int]] = {}
         for i, p in enumerate(rows):
             if p.vector is not None:
@@ -285,28 +213,27 @@ class WriterMixin:
             insert_vectors(tx.cursor, tbl, space_vids, mat)
             groups = [rows[i].item.group for i in idx]
             ids = [rows[i].item.id for i in idx]
-            tags = [_tags(rows[i].item) for i in idx]
+            tags = [tags_of(rows[i].item) for i in idx]
             tx.after_commit.append(
                 lambda s=space, v=space_vids, m=mat, g=groups, i=ids, t=tags: cache.after_commit(
                     kind, s, np.zeros(0, dtype=np.int64), v, m, g, i, t
                 )
             )
 
-    def _close_versions(self, tx: _Tx, kind: Kind, vids: list[int]) -> None:
+    def _close_versions(self, tx: Tx, kind: Kind, vids: list[int]) -> None:
         """End these versions in transaction time at the transaction's instant."""
-        table = "nodes" if kind == "node" else "edges"
         run(
             tx.cursor,
-            f"UPDATE {table} SET tx_to = ? WHERE vid IN (SELECT unnest(?::BIGINT[]))",
+            f"UPDATE {table_of(kind)} SET tx_to = ? WHERE vid IN (SELECT unnest(?::BIGINT[]))",
             [tx.time_us, vids],
         )
         self._forget_versions(tx, kind, vids)
 
-    def _forget_versions(self, tx: _Tx, kind: Kind, vids: list[int]) -> None:
+    def _forget_versions(self, tx: Tx, kind: Kind, vids: list[int]) -> None:
         """After commit, drop these versions from the in-memory vector and text indexes."""
         gone = np.asarray(sorted(vids), dtype=np.int64)
-        vectors = self.vectors  # type: ignore[attr-defined]
-        text = self.text_cache  # type: ignore[attr-defined]
+        vectors = self.vectors
+        text = self.text_cache
         empty = np.zeros(0, dtype=np.int64)
         no_postings: tuple[list[str], np.ndarray, np.ndarray] = ([], empty, np.zeros(0))
         tx.after_commit.append(lambda: vectors.remove_everywhere(kind, gone))
@@ -325,16 +252,18 @@ class WriterMixin:
 
     def _close_validity(self, kind: Kind, ids: Iterable[str], valid_to: datetime) -> int:
         to_micros(valid_to, what="valid_to")
-        wanted = [check_id(i) for i in _listed(ids, "ids")]
-        with self.transaction():
+        wanted = [check_id(i) for i in listed(ids, "ids")]
+        with self.connection.transaction():
+            # Inside the transaction the current reads see its own writes.
+            reads = Reader(self.connection, self.text_cache, self.vectors, Visibility())
             items: list[Item] = list(
-                self.get_nodes(wanted) if kind == "node" else self.get_edges(wanted)
+                reads.get_nodes(wanted) if kind == "node" else reads.get_edges(wanted)
             )
             missing = set(wanted) - {i.id for i in items}
             if missing:
                 first = sorted(missing)[0]
                 raise NotFound(f"no current {kind} with id {first!r} to close", id=first)
-            vectors = self.get_embeddings(wanted, kind=kind)
+            vectors = reads.get_embeddings(wanted, kind=kind)
             updated = [replace(i, valid_to=valid_to, embedding=vectors.get(i.id)) for i in items]
             if kind == "node":
                 result = self.upsert_nodes(updated)  # type: ignore[arg-type]
@@ -350,10 +279,10 @@ class WriterMixin:
         With ``detach`` (the default) their current edges are deleted too; without it, a node that
         still has edges is refused. Missing ids are ignored. Returns the number of nodes deleted.
         """
-        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        wanted = [check_id(i) for i in listed(ids, "ids")]
         if not wanted:
             return 0
-        with self.transaction() as tx:
+        with self.connection.transaction() as tx:
             cur = tx.cursor
             edge_rows = cur.execute(
                 "SELECT vid, id FROM edges WHERE tx_to IS NULL AND (src IN (SELECT unnest(?::VARCHAR[])) "
@@ -379,10 +308,10 @@ class WriterMixin:
             return len(node_vids)
 
     def delete_edges(self, ids: Iterable[str]) -> int:
-        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        wanted = [check_id(i) for i in listed(ids, "ids")]
         if not wanted:
             return 0
-        with self.transaction() as tx:
+        with self.connection.transaction() as tx:
             vids = [
                 int(r[0])
                 for r in tx.cursor.execute(
@@ -404,18 +333,19 @@ class WriterMixin:
         where: Where | None = None,
     ) -> int:
         """Delete every current record matching the filters (node deletes detach)."""
-        with self.transaction():
-            ids = self._ids_matching(kind, groups, labels, rels, where, current_only=True)
+        filters = {"groups": groups, "labels": labels, "rels": rels, "where": where}
+        with self.connection.transaction():
+            ids = self._ids_matching(kind, filters, current_only=True)
             return self.delete_nodes(ids) if kind == "node" else self.delete_edges(ids)
 
     # -------------------------------------------------------------------------------- purge
 
     def purge_nodes(self, ids: Iterable[str]) -> int:
         """Erase every version of these nodes and of their edges, with postings and embeddings."""
-        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        wanted = [check_id(i) for i in listed(ids, "ids")]
         if not wanted:
             return 0
-        with self.transaction() as tx:
+        with self.connection.transaction() as tx:
             edge_ids = [
                 r[0]
                 for r in tx.cursor.execute(
@@ -428,10 +358,10 @@ class WriterMixin:
             return self._purge(tx, "node", wanted)
 
     def purge_edges(self, ids: Iterable[str]) -> int:
-        wanted = [check_id(i) for i in _listed(ids, "ids")]
+        wanted = [check_id(i) for i in listed(ids, "ids")]
         if not wanted:
             return 0
-        with self.transaction() as tx:
+        with self.connection.transaction() as tx:
             return self._purge(tx, "edge", wanted)
 
     def purge_where(
@@ -444,24 +374,25 @@ class WriterMixin:
         where: Where | None = None,
     ) -> int:
         """Erase every record (all versions) that has any version matching the filters."""
-        with self.transaction():
-            ids = self._ids_matching(kind, groups, labels, rels, where, current_only=False)
+        filters = {"groups": groups, "labels": labels, "rels": rels, "where": where}
+        with self.connection.transaction():
+            ids = self._ids_matching(kind, filters, current_only=False)
             return self.purge_nodes(ids) if kind == "node" else self.purge_edges(ids)
 
     def purge_all(self) -> None:
         """Erase everything: every node, edge, posting, embedding and vector space."""
-        with self.transaction() as tx:
+        with self.connection.transaction() as tx:
             cur = tx.cursor
             for _, _, _, tbl in all_spaces(cur):
                 run(cur, f"DROP TABLE {tbl}")
             for table in ("spaces", "postings", "edges", "nodes"):
                 run(cur, f"DELETE FROM {table}")
-            tx.after_commit.append(self.vectors.forget)  # type: ignore[attr-defined]
-            tx.after_commit.append(self.text_cache.forget)  # type: ignore[attr-defined]
+            tx.after_commit.append(self.vectors.forget)
+            tx.after_commit.append(self.text_cache.forget)
 
-    def _purge(self, tx: _Tx, kind: Kind, ids: list[str]) -> int:
+    def _purge(self, tx: Tx, kind: Kind, ids: list[str]) -> int:
         cur = tx.cursor
-        table = "nodes" if kind == "node" else "edges"
+        table = table_of(kind)
         rows = cur.execute(
             f"SELECT vid, tx_to IS NULL FROM {table} WHERE id IN (SELECT unnest(?::VARCHAR[]))",
             [ids],
@@ -478,53 +409,12 @@ class WriterMixin:
         return sum(1 for r in rows if r[1])
 
     def _ids_matching(
-        self,
-        kind: Kind,
-        groups: Iterable[str] | None,
-        labels: Iterable[str] | None,
-        rels: Iterable[str] | None,
-        where: Where | None,
-        *,
-        current_only: bool,
+        self, kind: Kind, filters: dict[str, Any], *, current_only: bool
     ) -> list[str]:
-        f = SqlFilter(kind)
-        if current_only:
-            f.add("r.tx_to IS NULL")
-        f.any_of("grp", groups)
-        if kind == "node":
-            if rels is not None:
-                raise InvalidInput("rels filter edges, not nodes")
-            f.labels_any(labels)
-        else:
-            if labels is not None:
-                raise InvalidInput("labels filter nodes; filter edges with rels")
-            f.any_of("rel", rels)
-        f.where(where)
-        table = "nodes" if kind == "node" else "edges"
-        tx = self._tx  # type: ignore[attr-defined]
-        return [
-            r[0]
-            for r in tx.cursor.execute(
-                f"SELECT DISTINCT r.id FROM {table} r WHERE {f.sql()} ORDER BY r.id", f.params
-            ).fetchall()
-        ]
-
-
-def _tags(item: Item) -> tuple[str, ...]:
-    """What the in-memory indexes filter by as labels: a node's labels, an edge's rel."""
-    return (item.rel,) if isinstance(item, Edge) else tuple(item.labels)
-
-
-def _listed(values: Iterable[Any], what: str) -> list[Any]:
-    if isinstance(values, (str, bytes, Node, Edge)):
-        raise InvalidInput(f"{what} must be a list, not a single {type(values).__name__}")
-    return list(values)
-
-
-def _dedupe(prepared: list[_Prepared]) -> list[_Prepared]:
-    """Several writes of one id in one call: the last wins (as if written in order)."""
-    last: dict[str, _Prepared] = {}
-    for p in prepared:
-        last.pop(p.item.id, None)
-        last[p.item.id] = p
-    return list(last.values())
+        visible = Visibility().sql() if current_only else None
+        f = record_filter(kind, visible=visible, **filters)
+        rows = self.connection.query(
+            f"SELECT DISTINCT r.id FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY r.id",
+            f.params,
+        )
+        return [r[0] for r in rows]

@@ -101,7 +101,7 @@ def test_memory_limit_is_applied_and_checked(tmp_path) -> None:
     from anatid_core import InvalidInput
 
     with Store.open(tmp_path / "m.duckdb", memory_limit="256MB") as s:
-        limit = s._cursor().execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        limit = s.connection.query("SELECT current_setting('memory_limit')")[0][0]
         assert limit.replace(" ", "").upper().startswith("256") or "MiB" in limit
         s.upsert_nodes([Node("a")])
     with pytest.raises(InvalidInput, match="memory_limit"):

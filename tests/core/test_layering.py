@@ -1,15 +1,26 @@
-"""anatid_core imports only the standard library, duckdb, numpy and pyarrow."""
+"""The house's structure: what the core imports, and how the packages import each other.
+
+The import graph is read from the source with ``ast``: every import statement counts, those under
+``if TYPE_CHECKING:`` and inside functions included, since a cycle there is still a cycle for a
+reader (and for the type checker). Importing ``a.b.c`` also imports the packages ``a`` and ``a.b``
+(their ``__init__``) unless the importing module lives inside them already.
+"""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anatid_core
 
 #: ``anatid_core`` itself: its cli/ package imports the core by its public name.
 ALLOWED = {"anatid_core", "duckdb", "numpy", "pyarrow"}
+PACKAGES = ("anatid_core", "anatid_graphiti", "anatid_cognee", "anatid_migrate")
+CLI = "anatid_core.cli"
 
 
 def test_core_imports_only_stdlib_duckdb_numpy_pyarrow() -> None:
@@ -28,4 +39,212 @@ def test_core_imports_only_stdlib_duckdb_numpy_pyarrow() -> None:
                 top = name.split(".")[0]
                 if top not in ALLOWED and top not in sys.stdlib_module_names:
                     offenders.append(f"{path.name}: {name}")
+    assert offenders == []
+
+
+# ---------------------------------------------------------------------------- the import graph
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    is_package: bool
+    tree: ast.Module = field(repr=False)
+
+
+def _modules() -> dict[str, Module]:
+    found: dict[str, Module] = {}
+    for package in PACKAGES:
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.submodule_search_locations, f"{package} is not installed"
+        root = Path(next(iter(spec.submodule_search_locations)))
+        for path in sorted(root.rglob("*.py")):
+            parts = [package, *path.relative_to(root).with_suffix("").parts]
+            is_package = parts[-1] == "__init__"
+            if is_package:
+                parts.pop()
+            name = ".".join(parts)
+            found[name] = Module(name, path, is_package, ast.parse(path.read_text(), str(path)))
+    return found
+
+
+MODULES = _modules()
+
+
+def _ancestors(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _absolute(module: Module, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    package = module.name if module.is_package else module.name.rpartition(".")[0]
+    base = package.split(".")
+    if node.level > 1:
+        base = base[: -(node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One name a module imports from one of our modules (``name`` None: the module itself)."""
+
+    target: str
+    name: str | None
+    line: int
+
+
+def _imports(module: Module) -> Iterator[Imported]:
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES:
+                    yield Imported(alias.name, None, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(module, node)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                if sub in MODULES:
+                    yield Imported(sub, None, node.lineno)
+                elif base in MODULES:
+                    yield Imported(base, alias.name, node.lineno)
+
+
+def _edges(module: Module) -> set[str]:
+    own = {module.name, *_ancestors(module.name)}
+    out: set[str] = set()
+    for imp in _imports(module):
+        out |= {t for t in (imp.target, *_ancestors(imp.target)) if t in MODULES} - own
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(graph)))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def test_the_graph_walk_resolves_relative_imports_and_packages() -> None:
+    # The walk itself must see real edges, or the tests below could not fail.
+    assert "anatid_core.connection" in _edges(MODULES["anatid_core.store"])
+    assert "anatid_core" in _edges(MODULES["anatid_graphiti.driver"])
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycle_among_the_packages() -> None:
+    graph = {name: _edges(module) for name, module in MODULES.items()}
+    assert _cycles(graph) == []
+
+
+# ---------------------------------------------------------------------------- private names
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _module_aliases(module: Module) -> dict[str, str]:
+    """Local names bound to one of the core's modules (``import x.y as z``, ``from . import y``)."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in MODULES:
+                    bound[alias.asname] = alias.name
+                elif alias.name.split(".")[0] in MODULES:
+                    bound[alias.name.split(".")[0]] = alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(module, node)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return {k: v for k, v in bound.items() if v.split(".")[0] == "anatid_core"}
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else f"{head}.{node.attr}"
+    return None
+
+
+def _private_uses(module: Module) -> Iterator[str]:
+    for imp in _imports(module):
+        core = imp.target.split(".")[0] == "anatid_core"
+        if core and imp.name is not None and _private(imp.name) and imp.target != module.name:
+            yield f"{module.name}:{imp.line} imports {imp.name} from {imp.target}"
+    aliases = _module_aliases(module)
+    for node in ast.walk(module.tree):
+        if not (isinstance(node, ast.Attribute) and _private(node.attr)):
+            continue
+        owner = _dotted(node.value)
+        if owner is None:
+            continue
+        head, _, rest = owner.partition(".")
+        target = ".".join(filter(None, [aliases.get(head), rest])) if head in aliases else None
+        if target in MODULES and target != module.name:
+            yield f"{module.name}:{node.lineno} uses {target}.{node.attr}"
+
+
+def test_the_private_name_walk_sees_imports_and_attribute_access() -> None:
+    source = (
+        "from anatid_core.rows import _x\n"
+        "import anatid_core.codec as c\nc._y\n"
+        "from anatid_core import rows\nrows._z\nrows.table_of\n"
+    )
+    probe = Module("anatid_graphiti.probe", Path("probe.py"), False, ast.parse(source))
+    assert [use.split(" ", 1)[1] for use in _private_uses(probe)] == [
+        "imports _x from anatid_core.rows",
+        "uses anatid_core.codec._y",
+        "uses anatid_core.rows._z",
+    ]
+
+
+def test_no_module_uses_a_private_name_of_another_core_module() -> None:
+    uses = [use for module in MODULES.values() for use in _private_uses(module)]
+    assert uses == []
+
+
+def test_only_the_cli_imports_the_cli() -> None:
+    offenders = [
+        f"{module.name}:{imp.line} imports {imp.target}"
+        for module in MODULES.values()
+        if not (module.name == CLI or module.name.startswith(CLI + "."))
+        for imp in _imports(module)
+        if imp.target == CLI or imp.target.startswith(CLI + ".")
+    ]
     assert offenders == []

@@ -52,7 +52,7 @@ def _append(fd: int, j: int) -> None:
 
 def _stress_checkpoints(store: Any) -> None:
     """Make DuckDB checkpoint every few transactions, so kills also land inside checkpoints."""
-    store._con.execute("SET checkpoint_threshold = '64KB'").fetchall()
+    store.connection.query("SET checkpoint_threshold = '64KB'")
 
 
 def _write_core(workload: Workload, cmd: dict[str, Any], fd: int) -> None:

@@ -1,0 +1,365 @@
+"""The bottom layer: the one DuckDB connection of a store, its cursors and its transactions.
+
+Every access to DuckDB goes through a :class:`Connection`: a cursor for one operation
+(:meth:`Connection.cursor`, :meth:`Connection.query`), or a transaction
+(:meth:`Connection.transaction`). Nothing above this module keeps a DuckDB connection or cursor
+beyond one operation, so the connection can later be closed and reopened (to hand the file to
+another process, issue 11) while the store and its in-memory indexes live on.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from . import schema
+from .dberrors import open_error, write_error
+from .errors import (
+    AnatidError,
+    InvalidInput,
+    ReadOnlyError,
+    StoreCorrupt,
+    StoreLocked,
+    WriteConflict,
+)
+from .publish import PublishLock
+from .sql import one, run
+
+#: Tunables, readable at a glance.
+SETTINGS: dict[str, Any] = {
+    # How long a writer waits for another thread's transaction before giving up (seconds).
+    "write_lock_timeout": 60.0,
+}
+
+#: DuckDB settings for every connection. anatid uses no extension, and DuckDB would otherwise
+#: download one from the network when a path holds another format (a SQLite file pulls in
+#: sqlite_scanner, which then attaches that file read-write).
+CONNECT_CONFIG: dict[str, Any] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+
+# ------------------------------------------------------------------ one writer per process
+
+#: Files open for writing in this process (real path -> the Connection). DuckDB shares one
+#: database per file within a process, so a second store on the same file would write beside the
+#: first with its own write lock, version-id counter and indexes: conflicting transactions,
+#: duplicate version ids and stale searches. So: one writing connection per file per process.
+_WRITERS: dict[str, Callable[[], Any]] = {}
+_WRITERS_LOCK = threading.Lock()
+
+
+class _Opening:
+    """Stands for a connection being opened (alive, not closed)."""
+
+    closed = False
+
+
+_OPENING = _Opening()
+
+
+def _holder_alive(key: str) -> bool:
+    held = _WRITERS.get(key)
+    holder = held() if held is not None else None
+    return holder is not None and not holder.closed
+
+
+def claim(path: str) -> str | None:
+    """Reserve ``path`` for one writing connection in this process; returns the key to release."""
+    if path == ":memory:":
+        return None
+    key = os.path.realpath(path)
+    with _WRITERS_LOCK:
+        if _holder_alive(key):
+            gc.collect()  # a store dropped without close() may only await the cycle collector
+        if _holder_alive(key):
+            raise StoreLocked(
+                f"{path} is already open for writing in this process, by another Store; share "
+                "that Store (e.g. GraphitiDriver(store=...)) or close it before opening the file "
+                "again",
+                path=path,
+            )
+        _WRITERS[key] = lambda: _OPENING  # reserved while this opener connects
+    return key
+
+
+def _register(key: str | None, holder: Connection) -> None:
+    if key is not None:
+        with _WRITERS_LOCK:
+            _WRITERS[key] = weakref.ref(holder)
+
+
+def release(key: str | None) -> None:
+    if key is not None:
+        with _WRITERS_LOCK:
+            _WRITERS.pop(key, None)
+
+
+# ------------------------------------------------------------------------------- opening
+
+
+def _config(memory_limit: str | None) -> dict[str, Any]:
+    config = dict(CONNECT_CONFIG)
+    if memory_limit is not None:
+        if not isinstance(memory_limit, str) or not memory_limit.strip():
+            raise InvalidInput(f"memory_limit must be a size such as '512MB', got {memory_limit!r}")
+        config["memory_limit"] = memory_limit
+    return config
+
+
+def _check_path(path: str, read_only: bool) -> None:
+    if read_only and path == ":memory:":
+        raise ReadOnlyError("an in-memory store cannot be opened read-only: it would be empty")
+    if path != ":memory:" and os.path.isdir(path):
+        raise StoreCorrupt(
+            f"{path} is a directory, not a store file (a kuzu 0.10 database is a directory: "
+            "migrate it with anatid-migrate); pass a file path"
+        )
+    if read_only and path != ":memory:" and not os.path.exists(path):
+        raise StoreCorrupt(f"{path} does not exist; read-only opening needs an existing store")
+
+
+def connect(path: str, *, read_only: bool, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    """Open the DuckDB file and bring its schema up to date; DuckDB's errors are mapped."""
+    try:
+        con = duckdb.connect(path, read_only=read_only, config=config)
+    except duckdb.Error as exc:
+        raise open_error(exc, path, read_only=read_only) from exc
+    try:
+        # Our own tables only: never let a query resolve a Python variable by name.
+        run(con, "SET python_enable_replacements = false")
+        schema.ensure(con, path=path, read_only=read_only)
+        return con
+    except AnatidError:
+        con.close()
+        raise
+    except duckdb.Error as exc:
+        con.close()
+        raise open_error(exc, path, read_only=read_only) from exc
+
+
+# -------------------------------------------------------------------------- transactions
+
+
+@dataclass
+class Tx:
+    """The open transaction: its pinned cursor, its instant and the work to do after COMMIT."""
+
+    cursor: duckdb.DuckDBPyConnection
+    time_us: int
+    owner: int  # the thread that opened it
+    first_vid: int  # the version-id counter at BEGIN, restored on ROLLBACK
+    after_commit: list[Callable[[], None]] = field(default_factory=list)
+    publishing: bool = False  # holds the publish lock for writing
+
+
+class Connection:
+    """One DuckDB connection to a store file: a cursor per thread, one writer at a time.
+
+    Thread-safe. Reads on a thread go through that thread's cursor; the thread that holds the
+    transaction reads and writes through the transaction's cursor.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        #: Held by the writing thread for a whole transaction, and while an index loads.
+        self.write_lock = threading.RLock()
+        #: Held for writing by a commit and its index updates, for reading by index searches.
+        self.published = PublishLock()
+        self._con = con
+        self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._cursors_lock = threading.Lock()
+        self._tx: Tx | None = None
+        self._closed = False
+        self._claim: str | None = None
+        self._last_tx_us = 0
+        self._next_vid = 1
+        self._load_counters()
+
+    @classmethod
+    def open(
+        cls, path: str, *, read_only: bool = False, memory_limit: str | None = None
+    ) -> Connection:
+        """Open (creating if needed) a store file; ``":memory:"`` is a private in-memory one."""
+        config = _config(memory_limit)
+        _check_path(path, read_only)
+        key = None if read_only else claim(path)
+        try:
+            con = connect(path, read_only=read_only, config=config)
+        except BaseException:
+            release(key)
+            raise
+        try:
+            db = cls(con, path=path, read_only=read_only)
+        except BaseException as exc:
+            con.close()
+            release(key)
+            if isinstance(exc, duckdb.Error):
+                raise open_error(exc, path, read_only=read_only) from exc
+            raise
+        db._claim = key
+        _register(key, db)
+        return db
+
+    def _load_counters(self) -> None:
+        row = one(
+            self._con,
+            "SELECT max(v), max(t) FROM ("
+            " SELECT max(vid) AS v, greatest(max(tx_from), coalesce(max(tx_to), 0)) AS t FROM nodes"
+            " UNION ALL"
+            " SELECT max(vid), greatest(max(tx_from), coalesce(max(tx_to), 0)) FROM edges)",
+        )
+        self._next_vid = int(row[0] or 0) + 1 if row else 1
+        self._last_tx_us = int(row[1] or 0) if row else 0
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Close the file. Idempotent; an open transaction is rolled back by DuckDB."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._cursors_lock:
+            for cur in self._cursors:
+                try:
+                    cur.close()
+                except duckdb.Error:
+                    pass
+            self._cursors.clear()
+        self._con.close()
+        release(self._claim)
+
+    # ------------------------------------------------------------------------------ cursors
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """The cursor for one operation of this thread (the transaction's, if this thread holds
+        it). Use it at once and do not keep it: the connection may be reopened in between."""
+        if self._closed:
+            raise AnatidError(f"the store {self.path} is closed; open it again with Store.open")
+        tx = self._tx
+        if tx is not None and tx.owner == threading.get_ident():
+            return tx.cursor
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self._con.cursor()
+            run(cur, "SET python_enable_replacements = false")
+            self._local.cursor = cur
+            with self._cursors_lock:
+                self._cursors.append(cur)
+        return cur
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of one query, through this thread's cursor."""
+        return self.cursor().execute(sql, list(params)).fetchall()
+
+    # ------------------------------------------------------------------------- transactions
+
+    def in_own_transaction(self) -> bool:
+        """Whether this thread holds the open transaction (and sees its uncommitted writes)."""
+        tx = self._tx
+        return tx is not None and tx.owner == threading.get_ident()
+
+    def allocate_vids(self, count: int) -> int:
+        """Reserve ``count`` version ids; returns the first. Call inside a transaction."""
+        first = self._next_vid
+        self._next_vid += count
+        return first
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        """One DuckDB transaction: COMMIT on clean exit, ROLLBACK and re-raise on any exception.
+
+        DuckDB has no savepoints, so a nested ``transaction()`` joins the outer one. The write
+        lock is held throughout: writers from other threads wait (up to
+        ``SETTINGS['write_lock_timeout']`` seconds, then ``WriteConflict``).
+        """
+        self._refuse_if_read_only()
+        self._lock_for_writing()
+        try:
+            if self._tx is not None:  # this thread's (the lock is held): join it
+                yield self._tx
+                return
+            with self._own_transaction() as tx:
+                yield tx
+        finally:
+            self.write_lock.release()
+
+    def _refuse_if_read_only(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(
+                f"the store {self.path} was opened read-only; open it without read_only=True to write"
+            )
+
+    def _lock_for_writing(self) -> None:
+        timeout = SETTINGS["write_lock_timeout"]
+        if not self.write_lock.acquire(timeout=timeout):
+            raise WriteConflict(
+                f"another thread held the write lock of {self.path} for more than "
+                f"{timeout} s; retry later",
+                retryable=True,
+            )
+
+    @contextmanager
+    def _own_transaction(self) -> Iterator[Tx]:
+        tx = self._begin()
+        try:
+            yield tx
+            self._commit(tx)
+        except BaseException as exc:
+            self._roll_back(tx)
+            mapped = write_error(exc, self.path)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        finally:
+            self._tx = None
+        self._publish(tx)
+
+    def _begin(self) -> Tx:
+        cur = self.cursor()
+        run(cur, "BEGIN TRANSACTION")
+        tx = Tx(cur, self._next_tx_time(), threading.get_ident(), self._next_vid)
+        self._tx = tx
+        return tx
+
+    def _next_tx_time(self) -> int:
+        # Strictly increasing, so that every transaction has its own instant for as_of reads.
+        now = time.time_ns() // 1000
+        self._last_tx_us = max(now, self._last_tx_us + 1)
+        return self._last_tx_us
+
+    def _commit(self, tx: Tx) -> None:
+        # Index searches wait from here until the indexes hold the whole commit.
+        self.published.acquire_write()
+        tx.publishing = True
+        run(tx.cursor, "COMMIT")
+
+    def _roll_back(self, tx: Tx) -> None:
+        if tx.publishing:
+            self.published.release_write()
+        self._next_vid = tx.first_vid
+        try:
+            run(tx.cursor, "ROLLBACK")
+        except duckdb.Error:
+            pass  # a failed COMMIT has already rolled back
+
+    def _publish(self, tx: Tx) -> None:
+        """Bring the in-memory indexes up to the commit, then let index searches in again."""
+        try:
+            for action in tx.after_commit:
+                action()
+        finally:
+            self.published.release_write()
