@@ -18,6 +18,7 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
+from .lease import LEASE
 from .model import (
     DEFAULT_SPACE,
     Cond,
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_SPACE",
+    "LEASE",
     "RETRY",
     "SCHEMA_VERSION",
     "SETTINGS",

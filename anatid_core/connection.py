@@ -9,13 +9,14 @@ another process, issue 11) while the store and its in-memory indexes live on.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,12 +28,15 @@ from .errors import (
     AnatidError,
     InvalidInput,
     ReadOnlyError,
+    StorageError,
     StoreCorrupt,
     StoreLocked,
     WriteConflict,
 )
+from .lease import Lease
 from .publish import PublishLock
 from .sql import one, run
+from .turns import FileTurns, first_turn
 
 #: Tunables, readable at a glance.
 SETTINGS: dict[str, Any] = {
@@ -92,6 +96,24 @@ def claim(path: str) -> str | None:
     return key
 
 
+def _refuse_beside_writer(path: str) -> None:
+    """A read-only store beside this process's own writer of the file would take turns with it:
+    read through that store (or its ``as_of`` views) instead."""
+    if path == ":memory:":
+        return None
+    key = os.path.realpath(path)
+    with _WRITERS_LOCK:
+        if _holder_alive(key):
+            gc.collect()
+        if _holder_alive(key):
+            raise StoreLocked(
+                f"{path} is already open for writing in this process, by another Store; read "
+                "through that Store (as_of() gives read-only views) or close it first",
+                path=path,
+            )
+    return None
+
+
 def _register(key: str | None, holder: Connection) -> None:
     if key is not None:
         with _WRITERS_LOCK:
@@ -147,6 +169,50 @@ def connect(path: str, *, read_only: bool, config: dict[str, Any]) -> duckdb.Duc
         raise open_error(exc, path, read_only=read_only) from exc
 
 
+def _lease(path: str, read_only: bool) -> Lease | None:
+    """Take the file's lease (waiting for other processes); None for an in-memory store."""
+    if path == ":memory:":
+        return None
+    try:
+        lease = Lease(path, shared=read_only)
+    except PermissionError as exc:
+        raise ReadOnlyError(
+            f"{path} cannot be opened for writing: its lock file cannot be made beside it "
+            f"({exc.strerror}); fix the permissions or open it with read_only=True"
+        ) from exc
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            raise ReadOnlyError(
+                f"{path} cannot be opened for writing (read-only file system); "
+                "open it with read_only=True"
+            ) from exc
+        if exc.errno == errno.ENOENT:
+            return None  # no such directory: DuckDB's own error says so
+        raise StorageError(
+            f"{path}: its lock file cannot be made ({exc}); fix the storage"
+        ) from exc
+    first_turn(lease, path)
+    return lease
+
+
+def read_purges(cur: duckdb.DuckDBPyConnection) -> int:
+    """How many purge transactions the file has seen (other processes' indexes reload then)."""
+    row = one(cur, "SELECT value FROM meta WHERE key = 'purges'")
+    return int(row[0]) if row else 0
+
+
+def count_purge(cur: duckdb.DuckDBPyConnection) -> None:
+    """Record one more purge, inside the purging transaction."""
+    run(
+        cur,
+        "INSERT OR REPLACE INTO meta VALUES ('purges', CAST(coalesce((SELECT CAST(value AS "
+        "BIGINT) FROM meta WHERE key = 'purges'), 0) + 1 AS VARCHAR))",
+    )
+
+
+_NO_TURN: AbstractContextManager[None] = nullcontext()
+
+
 # -------------------------------------------------------------------------- transactions
 
 
@@ -185,30 +251,54 @@ class Connection:
         self._claim: str | None = None
         self._last_tx_us = 0
         self._next_vid = 1
+        self._purges = 0
+        self._config: dict[str, Any] = {}
+        #: Taking turns on the file with other processes (None for an in-memory store).
+        self._turns: FileTurns | None = None
+        #: Bumped whenever the DuckDB connection is replaced: cursors of older ones are gone.
+        self._generation = 0
+        #: Called with (last known transaction time, whether records were purged meanwhile)
+        #: after the file was taken back from another process (the in-memory indexes catch up).
+        self.on_catch_up: list[Callable[[int, bool], None]] = []
         self._load_counters()
 
     @classmethod
     def open(
         cls, path: str, *, read_only: bool = False, memory_limit: str | None = None
     ) -> Connection:
-        """Open (creating if needed) a store file; ``":memory:"`` is a private in-memory one."""
+        """Open (creating if needed) a store file; ``":memory:"`` is a private in-memory one.
+
+        A file is shared with other processes through a lease (:mod:`anatid_core.lease`): this
+        waits until the file is free for us (``LEASE['timeout']``, then ``StoreLocked``).
+        """
         config = _config(memory_limit)
         _check_path(path, read_only)
-        key = None if read_only else claim(path)
+        key = claim(path) if not read_only else _refuse_beside_writer(path)
+        lease = None
         try:
+            lease = _lease(path, read_only)
             con = connect(path, read_only=read_only, config=config)
         except BaseException:
+            if lease is not None:
+                lease.close()
             release(key)
             raise
         try:
             db = cls(con, path=path, read_only=read_only)
         except BaseException as exc:
             con.close()
+            if lease is not None:
+                lease.close()
             release(key)
             if isinstance(exc, duckdb.Error):
                 raise open_error(exc, path, read_only=read_only) from exc
             raise
         db._claim = key
+        db._config = config
+        if lease is not None:
+            db._turns = FileTurns(
+                lease, open_file=db._reconnect, close_file=db._disconnect, catch_up=db._catch_up
+            )
         _register(key, db)
         return db
 
@@ -222,6 +312,7 @@ class Connection:
         )
         self._next_vid = int(row[0] or 0) + 1 if row else 1
         self._last_tx_us = int(row[1] or 0) if row else 0
+        self._purges = read_purges(self._con)
 
     @property
     def closed(self) -> bool:
@@ -232,6 +323,25 @@ class Connection:
         if self._closed:
             return
         self._closed = True
+        self._disconnect()
+        if self._turns is not None:
+            self._turns.close()
+        release(self._claim)
+
+    # ------------------------------------------------------------------ sharing the file
+
+    def turn(self) -> AbstractContextManager[None]:
+        """Hold the file for one operation: taken back from another process first if it was
+        handed over, handed over after it if another process waits. Nested turns join."""
+        turns = self._turns
+        return _NO_TURN if turns is None else turns.turn()
+
+    @property
+    def handovers(self) -> int:
+        """How often this process gave the file to another (0 for an in-memory store)."""
+        return 0 if self._turns is None else self._turns.handovers
+
+    def _disconnect(self) -> None:
         with self._cursors_lock:
             for cur in self._cursors:
                 try:
@@ -239,8 +349,24 @@ class Connection:
                 except duckdb.Error:
                     pass
             self._cursors.clear()
-        self._con.close()
-        release(self._claim)
+            self._generation += 1
+        try:
+            self._con.close()
+        except duckdb.Error:
+            pass
+
+    def _reconnect(self) -> None:
+        con = connect(self.path, read_only=self.read_only, config=self._config)
+        with self._cursors_lock:
+            self._con = con
+            self._generation += 1
+
+    def _catch_up(self) -> None:
+        since, purges = self._last_tx_us, self._purges
+        self._load_counters()
+        purged = self._purges != purges
+        for catch_up in self.on_catch_up:
+            catch_up(since, purged)
 
     # ------------------------------------------------------------------------------ cursors
 
@@ -253,12 +379,18 @@ class Connection:
         if tx is not None and tx.owner == threading.get_ident():
             return tx.cursor
         cur = getattr(self._local, "cursor", None)
-        if cur is None:
-            cur = self._con.cursor()
+        if cur is None or self._local.generation != self._generation:
+            if self._turns is not None and not self._turns.held:
+                raise AnatidError(
+                    f"internal: {self.path} was read outside an operation while another process "
+                    "had it; wrap the call in connection.turn()"
+                )
+            with self._cursors_lock:
+                cur = self._con.cursor()
+                self._cursors.append(cur)
+                self._local.generation = self._generation
             run(cur, "SET python_enable_replacements = false")
             self._local.cursor = cur
-            with self._cursors_lock:
-                self._cursors.append(cur)
         return cur
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -287,15 +419,16 @@ class Connection:
         ``SETTINGS['write_lock_timeout']`` seconds, then ``WriteConflict``).
         """
         self._refuse_if_read_only()
-        self._lock_for_writing()
-        try:
-            if self._tx is not None:  # this thread's (the lock is held): join it
-                yield self._tx
-                return
-            with self._own_transaction() as tx:
-                yield tx
-        finally:
-            self.write_lock.release()
+        with self.turn():
+            self._lock_for_writing()
+            try:
+                if self._tx is not None:  # this thread's (the lock is held): join it
+                    yield self._tx
+                    return
+                with self._own_transaction() as tx:
+                    yield tx
+            finally:
+                self.write_lock.release()
 
     def _refuse_if_read_only(self) -> None:
         if self.read_only:

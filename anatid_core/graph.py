@@ -9,6 +9,7 @@ from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Direction, Edge, Node, Subgraph
 from .rows import EDGE_COLS, edge_from_row, id_list
+from .turns import verbs_take_turns
 
 #: Deepest expansion answered by one SQL statement (see ``GraphReads.expand``).
 ONE_QUERY_MAX_DEPTH = 8
@@ -22,6 +23,7 @@ class RecordReads(Protocol):
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
 
 
+@verbs_take_turns
 class GraphReads(RecordReads):
     """The graph verbs of :class:`anatid_core.reads.Reader`."""
 

@@ -176,6 +176,10 @@ class Lease:
             else "another process (a reader, or one that just exited)"
         )
 
+    def __del__(self) -> None:
+        # A store dropped without close(): its lock must not outlive it.
+        self.close()
+
     def close(self) -> None:
         self.release()
         for fd in (self._lease_fd, self._wait_fd):

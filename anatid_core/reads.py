@@ -18,9 +18,11 @@ from .model import Edge, Hit, Item, Kind, Node, RecallHit, Where
 from .recall import check_arms, fuse, graph_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
+from .turns import verbs_take_turns
 from .vectors import VectorCache, cosine_search, embedding_arrays_of, embeddings_of
 
 
+@verbs_take_turns
 class Reader(GraphReads):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 

@@ -19,6 +19,7 @@ from .connection import SETTINGS, Connection, Tx
 from .reads import Reader
 from .rows import Visibility
 from .textindex import TextCache
+from .turns import in_turn
 from .vectors import VectorCache
 from .view import View
 from .writes import Writer
@@ -33,6 +34,8 @@ class Store(Writer, Reader):
         self.path = connection.path
         self.read_only = connection.read_only
         super().__init__(connection, TextCache(connection), VectorCache(connection), Visibility())
+        # After another process had the file, the indexes apply what it wrote.
+        connection.on_catch_up += [self.text_cache.catch_up, self.vectors.catch_up]
 
     @classmethod
     def open(
@@ -65,6 +68,11 @@ class Store(Writer, Reader):
         self.close()
 
     @property
+    def handovers(self) -> int:
+        """How often this process handed the file to another process that asked for it."""
+        return self.connection.handovers
+
+    @property
     def closed(self) -> bool:
         return self.connection.closed
 
@@ -84,9 +92,11 @@ class Store(Writer, Reader):
             self.connection, self.text_cache, self.vectors, tx_time=tx_time, valid_time=valid_time
         )
 
+    @in_turn
     def stats(self) -> dict[str, Any]:
         return admin.stats(self.connection)
 
+    @in_turn
     def check(self) -> list[str]:
         """Verify indexes against rows and version intervals; returns problems (empty = healthy)."""
         return admin.check(self.connection)

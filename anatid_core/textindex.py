@@ -362,11 +362,18 @@ class TextCache:
         return not self._connection.in_own_transaction()
 
     def _load(self, kind: Kind) -> _KindIndex:
-        table = table_of(kind)
         idx = _KindIndex()
+        self._read_into(idx, kind, since=None)
+        return idx
+
+    def _read_into(self, idx: _KindIndex, kind: Kind, *, since: int | None) -> None:
+        """Add the current versions of ``kind`` to ``idx``: all of them, or (``since``) those
+        written after that transaction time."""
+        table = table_of(kind)
         tags = "labels" if kind == "node" else "[rel]"
+        newer = "" if since is None else f" AND tx_from > {int(since)}"
         docs = self._connection.query(
-            f"SELECT vid, doc_len, id, grp, {tags} AS tags FROM {table} WHERE tx_to IS NULL"
+            f"SELECT vid, doc_len, id, grp, {tags} AS tags FROM {table} WHERE tx_to IS NULL{newer}"
         )
         idx.add_docs(
             np.asarray([d[0] for d in docs], dtype=np.int64),
@@ -379,7 +386,8 @@ class TextCache:
             self._connection.cursor()
             .execute(
                 f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
-                "WHERE r.tx_to IS NULL ORDER BY p.term, p.vid"
+                f"WHERE r.tx_to IS NULL{newer.replace('tx_from', 'r.tx_from')} "
+                "ORDER BY p.term, p.vid"
             )
             .fetchnumpy()
         )
@@ -388,7 +396,21 @@ class TextCache:
             np.asarray(rows["vid"], dtype=np.int64),
             np.asarray(rows["tf"], dtype=np.float64),
         )
-        return idx
+
+    def catch_up(self, since: int, purged: bool) -> None:
+        """Apply what other processes committed after ``since`` (issue 11): drop the versions
+        they closed, add the ones they wrote. Purged rows leave no trace to apply: after a purge
+        the indexes are built again on next use."""
+        if purged:
+            self.forget()
+            return
+        for kind, idx in self._kinds.items():
+            closed = self._connection.query(
+                f"SELECT vid FROM {table_of(kind)} WHERE tx_to > ?", [since]
+            )
+            with self._kinds.lock:
+                idx.remove(np.asarray([r[0] for r in closed], dtype=np.int64))
+                self._read_into(idx, kind, since=since)
 
     def load(self, kind: Kind) -> None:
         """Build the index of ``kind`` now if it is not built yet."""

@@ -14,14 +14,19 @@ transaction) join the outer one, so a transaction is never split by a handover.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Protocol, TypeVar
 
 from .errors import StoreLocked, WriteConflict
 from .lease import LEASE, Lease
+
+T = TypeVar("T")
 
 #: How often an idle or busy holder looks for waiting processes (seconds).
 WATCH: dict[str, float] = {"interval": 0.005}
@@ -49,10 +54,7 @@ class FileTurns:
         self._wanted = False  # another process waits: drain, then hand over
         self._closed = False
         self.handovers = 0  # times this process gave the file up (for tests and stats)
-        self._watcher = threading.Thread(
-            target=_watch, args=(weakref.ref(self),), name="anatid-turns", daemon=True
-        )
-        self._watcher.start()
+        _WATCHER.add(self)
 
     @property
     def held(self) -> bool:
@@ -168,18 +170,45 @@ class FileTurns:
         self.lease.close()
 
 
-def _watch(ref: weakref.ref[FileTurns]) -> None:
-    # Holds the turns only by weak reference: a Store dropped without close() still goes away.
-    while True:
-        turns = ref()
-        if turns is None or turns._closed:
-            return
-        try:
-            turns._look()
-        except Exception:  # noqa: BLE001 - a failed look is retried at the next one
-            pass
-        del turns
-        time.sleep(WATCH["interval"])
+class _Watcher:
+    """One daemon thread per process looks for waiting processes on behalf of every open file.
+
+    It holds the turns only by weak reference: a Store dropped without close() still goes away.
+    """
+
+    def __init__(self) -> None:
+        self._turns: weakref.WeakSet[FileTurns] = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, turns: FileTurns) -> None:
+        with self._lock:
+            self._turns.add(turns)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="anatid-turns", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while self._look_once():
+            time.sleep(WATCH["interval"])
+
+    def _look_once(self) -> bool:
+        """Look at every open file once; False when none is left (the thread then ends). Holds
+        them only for the look, so that nothing here keeps a dropped store alive."""
+        with self._lock:
+            watched = [t for t in self._turns if not t._closed]
+            if not watched:
+                self._thread = None
+                return False
+        for turns in watched:
+            try:
+                turns._look()
+            except Exception:  # noqa: BLE001 - a failed look is retried at the next one
+                pass
+        return True
+
+
+_WATCHER = _Watcher()
 
 
 def first_turn(lease: Lease, path: str) -> None:
@@ -195,4 +224,37 @@ def first_turn(lease: Lease, path: str) -> None:
         )
 
 
-__all__ = ["WATCH", "FileTurns", "first_turn"]
+class _HasConnection(Protocol):
+    @property
+    def connection(self) -> _Turned: ...
+
+
+class _Turned(Protocol):
+    def turn(self) -> AbstractContextManager[None]: ...
+
+
+def verbs_take_turns(cls: type[T]) -> type[T]:
+    """Run every public method that ``cls`` defines inside ``self.connection.turn()``.
+
+    A read verb is one operation (it may run several queries and consult the in-memory indexes),
+    so it must not be split by a handover; nested verbs join the outer turn.
+    """
+    for name, fn in list(vars(cls).items()):
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        setattr(cls, name, in_turn(fn))
+    return cls
+
+
+def in_turn(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run the method ``fn`` inside ``self.connection.turn()``."""
+
+    @functools.wraps(fn)
+    def verb(self: _HasConnection, *args: Any, **kwargs: Any) -> Any:
+        with self.connection.turn():
+            return fn(self, *args, **kwargs)
+
+    return verb
+
+
+__all__ = ["WATCH", "FileTurns", "first_turn", "in_turn", "verbs_take_turns"]

@@ -383,14 +383,6 @@ class VectorCache:
         return self._spaces.get_or_build((kind, space), lambda: self._load(kind, space, tbl, dim))
 
     def _load(self, kind: Kind, space: str, tbl: str, dim: int) -> _Matrix:
-        tags = "r.labels" if kind == "node" else "[r.rel]"
-        vids, mat, (groups, ids, labels) = fetch_matrix(
-            self._connection.cursor(),
-            f"SELECT r.vid, v.embedding, r.grp, r.id, {tags} FROM {table_of(kind)} r "
-            f"JOIN {tbl} v ON v.vid = r.vid WHERE r.tx_to IS NULL AND r.space = ? ORDER BY r.vid",
-            [space],
-            dim,
-        )
         m = _Matrix(
             kind=kind,
             space=space,
@@ -401,8 +393,38 @@ class VectorCache:
             groups=np.zeros(0, dtype=np.int32),
             n=0,
         )
-        m.append(vids, mat, groups, ids, [tuple(ls) for ls in labels])
+        self._read_into(m, tbl, since=None)
         return m
+
+    def _read_into(self, m: _Matrix, tbl: str, *, since: int | None) -> None:
+        """Append the current versions of the matrix's space: all, or those after ``since``."""
+        tags = "r.labels" if m.kind == "node" else "[r.rel]"
+        newer = "" if since is None else f" AND r.tx_from > {int(since)}"
+        vids, mat, (groups, ids, labels) = fetch_matrix(
+            self._connection.cursor(),
+            f"SELECT r.vid, v.embedding, r.grp, r.id, {tags} FROM {table_of(m.kind)} r "
+            f"JOIN {tbl} v ON v.vid = r.vid WHERE r.tx_to IS NULL AND r.space = ?{newer} "
+            "ORDER BY r.vid",
+            [m.space],
+            m.dim,
+        )
+        if len(vids):
+            m.append(vids, mat, groups, ids, [tuple(ls) for ls in labels])
+
+    def catch_up(self, since: int, purged: bool) -> None:
+        """Apply what other processes committed after ``since`` (see TextCache.catch_up)."""
+        if purged:
+            self.forget()
+            return
+        for (kind, space), m in self._spaces.items():
+            found = space_table(self._connection.cursor(), kind, space)
+            if found is None:
+                continue
+            closed = self._connection.query(
+                f"SELECT vid FROM {table_of(kind)} WHERE tx_to > ?", [since]
+            )
+            m.remove(np.asarray([r[0] for r in closed], dtype=np.int64))
+            self._read_into(m, found[0], since=since)
 
     def after_commit(
         self,

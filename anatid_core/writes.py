@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from .codec import check_id, to_micros
-from .connection import Connection, Tx
+from .connection import Connection, Tx, count_purge
 from .errors import InvalidInput, NotFound
 from .filters import record_filter
 from .model import Edge, Item, Kind, Node, Where, WriteResult
@@ -26,9 +26,11 @@ from .reads import Reader
 from .rows import Visibility, table_of
 from .sql import run
 from .textindex import TextCache
+from .turns import verbs_take_turns
 from .vectors import VectorCache, all_spaces, ensure_space, insert_vectors
 
 
+@verbs_take_turns
 class Writer:
     """The write verbs, mixed into :class:`~anatid_core.store.Store`, which sets the connection
     and the indexes that each commit updates."""
@@ -387,6 +389,7 @@ class Writer:
                 run(cur, f"DROP TABLE {tbl}")
             for table in ("spaces", "postings", "edges", "nodes"):
                 run(cur, f"DELETE FROM {table}")
+            count_purge(cur)
             tx.after_commit.append(self.vectors.forget)
             tx.after_commit.append(self.text_cache.forget)
 
@@ -405,6 +408,7 @@ class Writer:
             if k == kind:
                 run(cur, f"DELETE FROM {tbl} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
         run(cur, f"DELETE FROM {table} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
+        count_purge(cur)
         self._forget_versions(tx, kind, vids)
         return sum(1 for r in rows if r[1])
 

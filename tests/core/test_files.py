@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -24,24 +25,52 @@ def test_data_survives_close_and_reopen(tmp_path) -> None:
         assert s.check() == []
 
 
-def test_second_process_gets_store_locked_naming_the_file(tmp_path) -> None:
+def _run(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_second_process_opens_the_file_writes_and_the_first_sees_it(tmp_path) -> None:
+    path = tmp_path / "shared.duckdb"
+    with Store.open(path) as s:
+        s.upsert_nodes([Node("a", name="Alice", text="alice")])
+        out = _run(
+            f"""
+            from anatid_core import Node, Store
+            with Store.open({str(path)!r}) as other:
+                print(other.get_node("a").name)
+                other.upsert_nodes([Node("b", name="Bob", text="bob")])
+            """
+        )
+        assert out.stdout.strip() == "Alice", out.stderr
+        assert s.handovers >= 1  # the first process gave the file up while the other asked
+        assert s.get_node("b").name == "Bob"  # type: ignore[union-attr]
+        assert [h.id for h in s.search_text("bob")] == ["b"]  # the text index caught up
+        s.upsert_nodes([Node("c")])  # and it writes on, version ids after the other's
+        assert s.check() == []
+
+
+def test_a_process_waiting_past_the_timeout_gets_store_locked_naming_file_and_holder(
+    tmp_path,
+) -> None:
     path = tmp_path / "locked.duckdb"
     with Store.open(path) as s:
-        s.upsert_nodes([Node("a")])
-        code = textwrap.dedent(
-            f"""
+        with s.transaction():  # a transaction holds the file throughout
+            s.upsert_nodes([Node("a")])
+            out = _run(
+                f"""
+            import anatid_core
             from anatid_core import Store, StoreLocked
+            anatid_core.LEASE["timeout"] = 0.3
             try:
                 Store.open({str(path)!r})
             except StoreLocked as e:
                 print("LOCKED", e)
             """
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
-        )
+            )
         assert out.stdout.startswith("LOCKED"), out.stderr
-        assert str(path) in out.stdout
+        assert str(path) in out.stdout and f"process {os.getpid()}" in out.stdout
         assert s.get_node("a") is not None  # the first process is unaffected
 
 

@@ -74,11 +74,17 @@ def test_text_search_inside_a_transaction_sees_its_own_writes(store: Store) -> N
 @settings(max_examples=25, deadline=None)
 @given(
     vectors=st.lists(
-        st.lists(st.floats(-10, 10, allow_nan=False, allow_subnormal=False, width=32), min_size=4, max_size=4),
+        st.lists(
+            st.floats(-10, 10, allow_nan=False, allow_subnormal=False, width=32),
+            min_size=4,
+            max_size=4,
+        ),
         min_size=1,
         max_size=30,
     ),
-    query=st.lists(st.floats(-10, 10, allow_nan=False, allow_subnormal=False, width=32), min_size=4, max_size=4),
+    query=st.lists(
+        st.floats(-10, 10, allow_nan=False, allow_subnormal=False, width=32), min_size=4, max_size=4
+    ),
 )
 def test_cosine_search_matches_numpy_on_the_cache_and_sql_paths(
     vectors: list[list[float]], query: list[float]
