@@ -79,7 +79,11 @@ def _statements(script: str) -> list[str]:
 
 def read_version(cur: duckdb.DuckDBPyConnection) -> int | None:
     """The file's schema version, or None for a file with no anatid tables yet."""
-    exists = one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
+    exists = one(
+        cur,
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta' "
+        "AND table_catalog = current_database()",
+    )
     if not exists or not exists[0]:
         return None
     row = one(cur, "SELECT value FROM meta WHERE key = 'schema_version'")
@@ -87,7 +91,10 @@ def read_version(cur: duckdb.DuckDBPyConnection) -> int | None:
 
 
 def _has_foreign_tables(cur: duckdb.DuckDBPyConnection) -> bool:
-    row = one(cur, "SELECT count(*) FROM information_schema.tables")
+    row = one(
+        cur,
+        "SELECT count(*) FROM information_schema.tables WHERE table_catalog = current_database()",
+    )
     return bool(row and row[0])
 
 

@@ -73,7 +73,12 @@ def ensure_space(cur: duckdb.DuckDBPyConnection, kind: Kind, space: str, dim: in
     row = one(cur, "SELECT count(*) FROM spaces")
     n = int(row[0]) if row else 0
     tbl = f"vec_{n + 1}"
-    while one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [tbl])[0]:  # type: ignore[index]
+    while one(
+        cur,
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+        "AND table_catalog = current_database()",
+        [tbl],
+    )[0]:  # type: ignore[index]
         n += 1
         tbl = f"vec_{n + 1}"
     run(cur, f"CREATE TABLE {tbl} (vid BIGINT NOT NULL, embedding FLOAT[{int(dim)}] NOT NULL)")

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from anatid_core import Store
+
 from .conftest import SIZES
 from .harness import ForkServer, kill, log_length, wait_for_growth
 from .multiprocess import logged, verify_batches
@@ -40,6 +42,7 @@ def _result(server: ForkServer, pid: int, out: Path) -> dict[str, Any]:
 def test_writers_and_readers_in_separate_processes_share_one_file(writers, servers, tmp_path):
     server = servers["core"]
     path = str(tmp_path / "shared.duckdb")
+    Store.open(path).close()  # the read-only reader needs the file to exist
     seconds = SIZES["mp_seconds"]
     logs = [str(tmp_path / f"w{w}.log") for w in range(writers)]
     started = []
