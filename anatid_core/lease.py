@@ -69,10 +69,12 @@ class Lease:
     def __init__(self, store_path: str, *, shared: bool) -> None:
         self.store_path = store_path
         self.shared = shared
-        self._lease_fd = _open_lock_file(store_path + LEASE_SUFFIX, read_only=shared)
-        self._wait_fd = _open_lock_file(store_path + WAIT_SUFFIX, read_only=shared)
         self.held = False
         self._gave_up_at: float | None = None
+        self._lease_fd: int | None = None
+        self._wait_fd: int | None = None
+        self._lease_fd = _open_lock_file(store_path + LEASE_SUFFIX, read_only=shared)
+        self._wait_fd = _open_lock_file(store_path + WAIT_SUFFIX, read_only=shared)
 
     @property
     def enforced(self) -> bool:

@@ -1,8 +1,10 @@
 """The files a command touches: the store, opened read-only (or a view of one instant of it), and
 the output file, written completely before it replaces an old one.
 
-Every command opens the store read-only: it never writes, never migrates, and fails with a clear
-message (not a wait) when another process holds the file for writing.
+Every command opens the store read-only: it never writes and never migrates. While another
+process writes the file, the command takes its turn on it (the writer hands the file over
+between two of its operations, issue 11) and fails with a clear message only when no turn
+came within ``anatid_core.LEASE["timeout"]``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ TIME_HELP = (
 
 EPILOG = """\
 exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history);
-2 bad input, or the file is missing, not an anatid store, or locked by a writing process.
+2 bad input, or the file is missing, not an anatid store, or another process held it past anatid_core.LEASE['timeout'].
 
 Every command opens the file read-only. DuckDB lets no other process open a file while one
 process has it open for writing: then the command says so and exits 2; run it again when the

@@ -171,3 +171,177 @@ def verify_batches(path: str, logs: list[str], size: int = 6) -> dict[str, Any]:
         if versions != total:
             problems.append(f"{versions} node versions for {total} nodes (a batch written twice)")
     return {"problems": problems, "nodes": total}
+
+
+# ------------------------------------------------------------------------------ graphiti
+
+
+def _graphiti(path: str) -> Any:
+    from anatid_graphiti import GraphitiDriver
+    from graphiti_core import Graphiti
+
+    from tests.graphiti.fakes import FakeCrossEncoder, FakeEmbedder, FakeLLMClient
+
+    driver = GraphitiDriver(path)
+    return Graphiti(
+        graph_driver=driver,
+        llm_client=FakeLLMClient(),
+        embedder=FakeEmbedder(),
+        cross_encoder=FakeCrossEncoder(),
+    )
+
+
+def episode_text(w: int, j: int) -> str:
+    return f"Walker{w}x{j} works at Acme{w}x{j}."
+
+
+async def graphiti_writer(path: str, w: int, log: str, seconds: float) -> dict[str, Any]:
+    """Alternate Graphiti's bulk save (the path add_episode takes, prepared records), real
+    ``add_episode`` calls (fake LLM) and searches, logging each write after it returns."""
+    from datetime import datetime, timezone
+
+    from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
+
+    from tests.reliability.workloads import GraphitiWorkload
+
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    graphiti = _graphiti(path)
+    workload = GraphitiWorkload(seed=1000 + w)
+    deadline = time.monotonic() + seconds
+    j, searches = 0, 0
+    try:
+        while time.monotonic() < deadline:
+            if j % 2 == 0:
+                episodes, mentions, entities, facts = workload.models(j)
+                await add_nodes_and_edges_bulk(
+                    graphiti.driver, episodes, mentions, entities, facts, graphiti.embedder
+                )
+            else:
+                await graphiti.add_episode(
+                    name=f"w{w}-ep{j}",
+                    episode_body=episode_text(w, j),
+                    source_description="test",
+                    reference_time=datetime.now(timezone.utc),
+                    group_id=f"w{w}",
+                )
+            _append(fd, j)
+            j += 1
+            if j % 3 == 0:
+                await graphiti.search(f"Where does Walker{w}x{j - 1} work?", group_ids=[f"w{w}"])
+                searches += 1
+    finally:
+        await graphiti.driver.close()
+        os.close(fd)
+    return {"writes": j, "searches": searches}
+
+
+async def graphiti_check(path: str, logs: list[str], seconds: float) -> dict[str, Any]:
+    """Read another process's logged writes through Graphiti while they keep coming (reader
+    process), or once afterwards (``seconds=0``): every logged write is there, whole."""
+    from graphiti_core.nodes import EntityNode, EpisodicNode
+
+    from tests.reliability.workloads import GraphitiWorkload
+
+    graphiti = _graphiti(path)
+    driver = graphiti.driver
+    problems: list[str] = []
+    looks = 0
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            for w, log in enumerate(logs):
+                workload = GraphitiWorkload(seed=1000 + w)
+                for j in logged(log):
+                    if j % 2 == 0:
+                        _, _, entities, _ = workload.models(j)
+                        found = await EntityNode.get_by_uuids(driver, [e.uuid for e in entities])
+                        if len(found) != len(entities):
+                            problems.append(f"w{w} bulk {j}: {len(found)}/{len(entities)}")
+                    looks += 1
+                episodes = await EpisodicNode.get_by_group_ids(driver, [f"w{w}"])
+                names = {e.name for e in episodes}
+                for j in logged(log):
+                    if j % 2 == 1 and f"w{w}-ep{j}" not in names:
+                        problems.append(f"w{w} episode {j} missing")
+            if time.monotonic() >= deadline:
+                break
+        results = await graphiti.search("Where does Walker0x1 work?", group_ids=["w0"])
+        facts = [e.fact for e in results]
+    finally:
+        await driver.close()
+    return {"looks": looks, "problems": sorted(set(problems))[:10], "facts": facts}
+
+
+# -------------------------------------------------------------------------------- cognee
+
+
+def _person(w: int, j: int, i: int) -> Any:
+    import uuid as uuid_module
+
+    from tests.reliability.cognee_points import Person
+
+    pid = uuid_module.uuid5(uuid_module.NAMESPACE_URL, f"anatid-mp/{w}/{j}/{i}")
+    return Person(id=pid, name=f"writer{w} batch{j} person{i}")
+
+
+async def _cognee(path: str) -> tuple[Any, Any]:
+    import anatid_cognee
+    from cognee.infrastructure.databases.graph import get_graph_engine
+    from cognee.infrastructure.databases.vector import get_vector_engine_async
+    from cognee.low_level import setup
+
+    from tests.cognee.cognee_fakes import install_hash_embeddings
+
+    install_hash_embeddings()
+    anatid_cognee.configure(path)
+    await setup()
+    return await get_graph_engine(), await get_vector_engine_async()
+
+
+async def cognee_setup(path: str) -> bool:
+    """Cognee's one-time setup (its relational database), before the writers start: two
+    processes running Cognee's first-time migrations at once race in Cognee's own SQLite setup
+    ("table ... already exists"), whatever the graph backend."""
+    await _cognee(path)
+    return True
+
+
+async def cognee_writer(
+    path: str, w: int, log: str, seconds: float, points: int = 5
+) -> dict[str, Any]:
+    """Cognee's own ``add_data_points`` into one anatid file, then a vector search and a graph
+    read, logging each call after it returns."""
+    from cognee.tasks.storage import add_data_points
+
+    graph, vector = await _cognee(path)
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + seconds
+    j = 0
+    try:
+        while time.monotonic() < deadline:
+            people = [_person(w, j, i) for i in range(points)]
+            await add_data_points(people)
+            _append(fd, j)
+            j += 1
+            await vector.search("Person_name", f"writer{w} batch{j - 1}", limit=3)
+            await graph.get_node(str(people[0].id))
+    finally:
+        os.close(fd)
+    return {"writes": j}
+
+
+async def cognee_check(path: str, logs: list[str], points: int = 5) -> dict[str, Any]:
+    """Afterwards, in a new process: every logged add_data_points call is there in full, in
+    the graph and in the vector collection."""
+    graph, vector = await _cognee(path)
+    problems: list[str] = []
+    for w, log in enumerate(logs):
+        for j in logged(log):
+            ids = [str(_person(w, j, i).id) for i in range(points)]
+            found = await graph.get_nodes(ids)
+            if len(found) != points:
+                problems.append(f"w{w} call {j}: {len(found)}/{points} nodes")
+            rows = await vector.retrieve("Person_name", ids)
+            if len(rows) != points:
+                problems.append(f"w{w} call {j}: {len(rows)}/{points} vectors")
+    return {"problems": problems[:10], "calls": sum(len(logged(log)) for log in logs)}

@@ -47,8 +47,9 @@ async def _open(path: str, how: str) -> dict[str, Any]:
 
         graph = AnatidGraphAdapter(graph_database_url=path)
         try:
-            nodes, _ = await graph.get_graph_data()
-            return {"opened": True, "nodes": len(nodes), "problems": graph._store.check()}
+            await graph.get_graph_data()  # a read through Cognee's own interface
+            store = graph._store
+            return {"opened": True, "nodes": store.count_nodes(), "problems": store.check()}
         finally:
             await graph.close()
     raise ValueError(how)

@@ -1,6 +1,7 @@
-"""One writing process per file: a second opener gets ``StoreLocked`` at once, naming the file,
-and the first process goes on as if nothing happened. Read-only opening while a writer is active
-is refused too (DuckDB's lock is per process, exclusive for a writer)."""
+"""A second process opens a file that a first process has open and writes: it opens it (the
+first hands the file over between its operations, issue 11), reads what the first committed, and
+the first process goes on writing, reading and searching as if nothing happened. Inside one
+process, one writing Store per file; drivers share it."""
 
 from __future__ import annotations
 
@@ -8,26 +9,17 @@ import pytest
 
 from anatid_core import Node, Store
 
-SECONDS: list[float] = []  # how long refusals took, printed for docs/reliability.md
+SECONDS: list[float] = []  # how long the second opener took, printed for docs/reliability.md
 
 
 def _write_batch(store: Store, tag: str, n: int = 20) -> None:
     store.upsert_nodes([Node(f"{tag}-{i}", text=f"{tag} item {i}") for i in range(n)])
 
 
-@pytest.mark.parametrize(
-    ("how", "server", "error", "cause"),
-    [
-        ("core", "core", "StoreLocked", None),
-        ("core_read_only", "core", "StoreLocked", None),
-        ("graphiti", "graphiti", "StoreLocked", None),
-        ("cognee", "cognee", "CogneeTransientError", "StoreLocked"),
-    ],
-)
-def test_a_second_process_is_refused_while_the_first_writes_on(
-    how, server, error, cause, servers, tmp_path
-):
+@pytest.mark.parametrize("how", ["core", "core_read_only", "graphiti", "cognee"])
+def test_a_second_process_opens_the_file_while_the_first_writes_on(how, servers, tmp_path):
     path = tmp_path / "held.duckdb"
+    server = how if how in ("graphiti", "cognee") else "core"
     with Store.open(path) as store:
         _write_batch(store, "before")
         reply = servers[server].send(
@@ -37,24 +29,18 @@ def test_a_second_process_is_refused_while_the_first_writes_on(
         )
         assert reply.get("ok"), reply.get("error")
         seen = reply["result"]
-        # Refused, not blocked: a wait for the lock would have hung this call instead.
-        assert seen["opened"] is False and seen["type"] == error, seen
-        if cause is not None:  # a driver error wrapping the anatid one
-            assert seen["cause"] == cause, seen
-        message = seen["cause_message"] if cause else seen["message"]
-        assert str(path) in message and "another process" in message
-        if how == "core_read_only":
-            assert "not even read-only" in message
+        assert seen["opened"] is True, seen
+        assert seen["nodes"] == 20 and seen["problems"] == [], seen
         SECONDS.append(seen["seconds"])
         # The first process is unaffected: it writes, reads and searches as before.
         _write_batch(store, "after")
         assert store.count_nodes() == 40
         assert [h.id for h in store.search_text("after item 7", k=1)] == ["after-7"]
         assert store.check() == []
-    print(f"\nrefused {how} in {SECONDS[-1] * 1000:.1f} ms")
+    print(f"\nsecond opener ({how}) in {SECONDS[-1] * 1000:.1f} ms")
 
 
-def test_read_only_processes_share_a_file_and_keep_writers_out(servers, tmp_path):
+def test_read_only_processes_share_a_file_and_a_writer_takes_its_turn(servers, tmp_path):
     path = tmp_path / "shared.duckdb"
     with Store.open(path) as store:
         _write_batch(store, "x")
@@ -70,10 +56,8 @@ def test_read_only_processes_share_a_file_and_keep_writers_out(servers, tmp_path
             func="tests.reliability.scenarios:open_store",
             args={"path": str(path), "how": "core"},
         )["result"]
-        assert writer["type"] == "StoreLocked"
-        assert "read-only or for writing" in writer["message"]
-        assert reader.count_nodes() == 20
-    # Once every reader has gone, a writer opens it again.
+        assert writer["opened"], writer  # the reader handed the file over for the writer's turn
+        assert reader.count_nodes() == 20  # and took it back
     with Store.open(path) as store:
         _write_batch(store, "y")
         assert store.count_nodes() == 40

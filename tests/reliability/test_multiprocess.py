@@ -132,3 +132,71 @@ def _verify_with_gaps(path: str, logs: list[str]) -> list[str]:
         if len(store.versions("node")) != store.count_nodes():
             problems.append("a batch was written twice")
     return problems
+
+
+def _run_together(server: ForkServer, tmp_path: Path, jobs: list[tuple[str, dict[str, Any]]]):
+    started = []
+    for i, (func, args) in enumerate(jobs):
+        out = tmp_path / f"job{i}.json"
+        started.append((_start(server, func, out, **args), out))
+    return [_result(server, pid, out) for pid, out in started]
+
+
+def test_two_graphiti_processes_write_and_search_one_file(servers, tmp_path):
+    server = servers["graphiti"]
+    path = str(tmp_path / "graphiti.duckdb")
+    logs = [str(tmp_path / f"g{w}.log") for w in range(2)]
+    seconds = SIZES["mp_seconds"] * 2
+    args = {"path": path, "seconds": seconds}
+    results = _run_together(
+        server,
+        tmp_path,
+        [
+            ("tests.reliability.multiprocess:graphiti_writer", {**args, "w": 0, "log": logs[0]}),
+            ("tests.reliability.multiprocess:graphiti_writer", {**args, "w": 1, "log": logs[1]}),
+            ("tests.reliability.multiprocess:graphiti_check", {**args, "logs": logs}),
+        ],
+    )
+    print(f"\ngraphiti: {results}")
+    assert all(r["writes"] > 1 for r in results[:2]), results
+    assert results[2]["problems"] == [], results[2]  # the reader saw every logged write
+    after = server.send(
+        cmd="call",
+        func="tests.reliability.multiprocess:graphiti_check",
+        args={"path": path, "logs": logs, "seconds": 0},
+    )
+    assert after.get("ok"), after.get("error")
+    assert after["result"]["problems"] == [], after["result"]
+    assert any("Acme0x1" in fact for fact in after["result"]["facts"]), after["result"]
+
+
+def test_two_cognee_processes_add_data_points_to_one_file(servers, tmp_path):
+    server = servers["cognee"]
+    path = str(tmp_path / "cognee.duckdb")
+    logs = [str(tmp_path / f"c{w}.log") for w in range(2)]
+    seconds = SIZES["mp_seconds"] * 2
+    setup = server.send(
+        cmd="call", func="tests.reliability.multiprocess:cognee_setup", args={"path": path}
+    )
+    assert setup.get("ok"), setup.get("error")
+    results = _run_together(
+        server,
+        tmp_path,
+        [
+            (
+                "tests.reliability.multiprocess:cognee_writer",
+                {"path": path, "w": w, "log": logs[w], "seconds": seconds},
+            )
+            for w in range(2)
+        ],
+    )
+    print(f"\ncognee: {results}")
+    assert all(r["writes"] > 0 for r in results), results
+    after = server.send(
+        cmd="call",
+        func="tests.reliability.multiprocess:cognee_check",
+        args={"path": path, "logs": logs},
+    )
+    assert after.get("ok"), after.get("error")
+    assert after["result"]["problems"] == [], after["result"]
+    assert after["result"]["calls"] == sum(r["writes"] for r in results)
