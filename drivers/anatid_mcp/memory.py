@@ -6,6 +6,7 @@ driver through this object, and shape the answer (:mod:`anatid_mcp.results`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from dataclasses import dataclass
@@ -15,7 +16,6 @@ from typing import Any
 
 from anatid_graphiti import GraphitiDriver
 from graphiti_core import Graphiti
-from graphiti_core.nodes import EntityNode, EpisodicNode
 from pydantic import BaseModel, create_model
 
 from .clients import Clients, build_clients, stand_ins
@@ -109,9 +109,10 @@ class Memory:
             )
 
     async def _holds(self, group_id: str) -> bool:
-        if await EpisodicNode.get_by_group_ids(self.driver, [group_id], limit=1):
-            return True
-        return bool(await EntityNode.get_by_group_ids(self.driver, [group_id], limit=1))
+        # Ever stored, history included: a cleared group is still one the client knows.
+        store = self.driver.store
+        found = await asyncio.to_thread(store.versions, "node", groups=[group_id], limit=1)
+        return bool(found)
 
     def at(self, as_of: datetime | None) -> GraphitiDriver:
         """The driver, or a read-only view of what the memory knew at ``as_of``."""
