@@ -20,6 +20,8 @@ import os
 import sys
 from typing import Any
 
+from anatid_core import AnatidError
+
 from . import __version__
 from .config import ConfigError, load
 from .inputs import MAX_BODY_CHARS
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         asyncio.run(run(args))
-    except (ConfigError, FileNotFoundError) as exc:
+    except (ConfigError, FileNotFoundError, AnatidError) as exc:
         print(f"anatid-mcp: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

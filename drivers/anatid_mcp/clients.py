@@ -236,7 +236,7 @@ def build_reranker(config: Config) -> Any:
         except NotConfigured as exc:
             reasons.append(str(exc))
     raise NotConfigured(
-        "; ".join(reasons)
+        "; ".join(dict.fromkeys(reasons))
         or "no provider of a reranker is configured "
         "(openai, azure_openai or gemini as llm or embedder provider)"
     )
