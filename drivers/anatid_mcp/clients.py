@@ -112,11 +112,15 @@ def build_llm(cfg: LLMConfig) -> Any:
 
     name = cfg.provider.lower()
     p = _provider(cfg, name)
-    base = dict(model=cfg.model, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+    base: dict[str, Any] = {
+        "model": cfg.model,
+        "temperature": cfg.temperature,
+        "max_tokens": cfg.max_tokens,
+    }
     if name == "openai":
         core = CoreLLMConfig(
             api_key=_key(name, p), small_model=cfg.model, base_url=p.api_url, **base
-        )  # type: ignore[arg-type]
+        )
         if p.api_url and not any(h in p.api_url for h in _OPENAI_HOSTS):
             from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
 
@@ -139,7 +143,7 @@ def build_llm(cfg: LLMConfig) -> Any:
         effort = _reasoning(cfg.model)
         return AzureOpenAILLMClient(
             azure_client=AsyncOpenAI(base_url=url, api_key=key),
-            config=CoreLLMConfig(api_key=key, base_url=url, **base),  # type: ignore[arg-type]
+            config=CoreLLMConfig(api_key=key, base_url=url, **base),
             max_tokens=cfg.max_tokens,
             reasoning=effort,
             verbosity="low" if effort is not None else None,
@@ -154,8 +158,8 @@ def build_llm(cfg: LLMConfig) -> Any:
             f"unknown LLM provider {cfg.provider!r} (use one of openai, "
             "azure_openai, anthropic, gemini, groq)"
         )
-    extra = {"base_url": p.api_url} if name == "groq" else {}
-    core = CoreLLMConfig(api_key=_key(name, p), **base, **extra)  # type: ignore[arg-type]
+    extra: dict[str, Any] = {"base_url": p.api_url} if name == "groq" else {}
+    core = CoreLLMConfig(api_key=_key(name, p), **base, **extra)
     return _load(*classes[name], extra=name)(config=core)
 
 

@@ -172,8 +172,9 @@ def _expand(value: Any, env: dict[str, str]) -> Any:
     def sub(m: re.Match[str]) -> str:
         return env.get(m.group(1), m.group(3) if m.group(3) is not None else "")
 
-    if _VAR.fullmatch(value):
-        out = sub(_VAR.fullmatch(value))  # type: ignore[arg-type]
+    whole = _VAR.fullmatch(value)
+    if whole:
+        out = sub(whole)
         low = out.strip().lower()
         if low in ("true", "1", "yes", "on"):
             return True

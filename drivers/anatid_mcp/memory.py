@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -63,6 +64,7 @@ class Memory:
         } or None
         journal = Journal(None if options.path == ":memory:" else str(Path(options.path).resolve()))
         self.queue = EpisodeQueue(journal)
+        self._known: set[str] = set()
 
     @classmethod
     async def open(cls, config: Config, options: Options) -> Memory:
@@ -109,10 +111,15 @@ class Memory:
             )
 
     async def _holds(self, group_id: str) -> bool:
-        # Ever stored, history included: a cleared group is still one the client knows.
+        # Ever stored, history included: a cleared group is still one the client knows. Only
+        # a purge forgets history, and this server never purges, so a yes is kept.
+        if group_id in self._known:
+            return True
         store = self.driver.store
-        found = await asyncio.to_thread(store.versions, "node", groups=[group_id], limit=1)
-        return bool(found)
+        if await asyncio.to_thread(store.versions, "node", groups=[group_id], limit=1):
+            self._known.add(group_id)
+            return True
+        return False
 
     def at(self, as_of: datetime | None) -> GraphitiDriver:
         """The driver, or a read-only view of what the memory knew at ``as_of``."""
@@ -132,7 +139,7 @@ def default_path() -> str:
         return os.environ["ANATID_MCP_PATH"]
     if os.name == "nt":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif os.uname().sysname == "Darwin":  # type: ignore[attr-defined]
+    elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Application Support"
     else:
         base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")

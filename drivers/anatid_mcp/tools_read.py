@@ -12,7 +12,7 @@ from graphiti_core.search.search_filters import SearchFilters
 from mcp.server.fastmcp import FastMCP
 
 from . import search
-from .errors import tool_errors
+from .errors import answers
 from .inputs import BadInput, group_list, parse_time, positive, uuid_arg
 from .memory import Memory
 from .responses import (
@@ -40,7 +40,7 @@ async def _groups(memory: Memory, group_ids: str | list[str] | None) -> list[str
 
 def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure per tool
     @mcp.tool(description=search_nodes_doc)
-    @tool_errors("Error searching nodes")
+    @answers("Error searching nodes")
     async def search_nodes(
         query: str,
         group_ids: str | list[str] | None = None,
@@ -62,7 +62,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool(description=search_facts_doc)
-    @tool_errors("Error searching facts")
+    @answers("Error searching facts")
     async def search_memory_facts(
         query: str,
         group_ids: str | list[str] | None = None,
@@ -97,7 +97,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool()
-    @tool_errors("Error getting episodes")
+    @answers("Error getting episodes")
     async def get_episodes(
         group_ids: str | list[str] | None = None, max_episodes: int = 10
     ) -> EpisodeSearchResponse | ErrorResponse:
@@ -122,7 +122,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool()
-    @tool_errors("Error getting entity edge")
+    @answers("Error getting entity edge")
     async def get_entity_edge(uuid: str) -> dict[str, Any] | ErrorResponse:
         """Get one fact (entity edge) by its UUID, with every field it has.
 
@@ -133,7 +133,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         return fact_result(edge)
 
     @mcp.tool()
-    @tool_errors("Error getting episode entities")
+    @answers("Error getting episode entities")
     async def get_episode_entities(
         episode_uuids: list[str],
     ) -> EpisodeEntitiesResponse | ErrorResponse:
@@ -157,6 +157,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool()
+    @answers("Error getting status", wrapped=False)
     async def get_status() -> StatusResponse:
         """Get the status of the server and its memory file, and of the episode queue: episodes
         waiting or being processed, episodes that failed, and episodes acknowledged by an earlier

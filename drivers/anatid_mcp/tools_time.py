@@ -14,7 +14,7 @@ from mcp.server.fastmcp import FastMCP
 
 from anatid_core import Edge, Node
 
-from .errors import tool_errors
+from .errors import answers
 from .inputs import BadInput, group_list, parse_time, positive, uuid_arg
 from .memory import Memory
 from .responses import ChangeResult, ChangesResponse, ErrorResponse, HistoryResponse, VersionResult
@@ -61,16 +61,16 @@ def changes_in(
             if v.tx_from is not None and since <= v.tx_from < until:
                 out.append((_classify(chain[i - 1] if i else None, v), v.tx_from, kind, v))
             nxt = chain[i + 1] if i + 1 < len(chain) else None
-            ended = v.tx_to is not None and since <= v.tx_to < until
-            if ended and (nxt is None or nxt.tx_from != v.tx_to):
-                out.append(("deleted", v.tx_to, kind, v))  # type: ignore[arg-type]
+            end = v.tx_to
+            if end is not None and since <= end < until and (nxt is None or nxt.tx_from != end):
+                out.append(("deleted", end, kind, v))
     out.sort(key=lambda c: c[1])
     return out
 
 
 def register(mcp: FastMCP, memory: Memory) -> None:
     @mcp.tool()
-    @tool_errors("Error getting history")
+    @answers("Error getting history")
     async def get_history(uuid: str) -> HistoryResponse | ErrorResponse:
         """Every saved version of a fact, entity or episode, oldest first: what it said, when
         the memory knew it (known_from / known_until, transaction time) and when it held true
@@ -103,7 +103,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:
         )
 
     @mcp.tool()
-    @tool_errors("Error listing changes")
+    @answers("Error listing changes")
     async def what_changed(
         since: str,
         until: str | None = None,

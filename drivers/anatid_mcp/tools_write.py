@@ -11,7 +11,7 @@ from graphiti_core.nodes import EntityNode, EpisodicNode, SagaNode
 from graphiti_core.utils.maintenance.graph_data_operations import clear_data
 from mcp.server.fastmcp import FastMCP
 
-from .errors import tool_errors
+from .errors import answers
 from .inputs import (
     BadInput,
     episode_body,
@@ -51,7 +51,7 @@ def _check_types(memory: Memory, excluded: list[str] | None) -> None:
 
 def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure per tool
     @mcp.tool(description=add_memory_doc.format(limit=memory.options.max_body))
-    @tool_errors("Error queuing episode")
+    @answers("Error queuing episode")
     async def add_memory(
         name: str,
         episode_body: str,
@@ -112,7 +112,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool()
-    @tool_errors("Error adding triplet")
+    @answers("Error adding triplet")
     async def add_triplet(
         source_node_name: str,
         edge_name: str,
@@ -173,7 +173,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool()
-    @tool_errors("Error deleting episode")
+    @answers("Error deleting episode")
     async def delete_episode(uuid: str) -> SuccessResponse | ErrorResponse:
         """Delete an episode, and the entities and facts that only it produced (those also
         supported by other episodes stay). ``as_of`` and ``get_history`` still see them.
@@ -186,7 +186,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         return SuccessResponse(message=f"Episode with UUID {uuid} deleted successfully")
 
     @mcp.tool()
-    @tool_errors("Error deleting entity edge")
+    @answers("Error deleting entity edge")
     async def delete_entity_edge(uuid: str) -> SuccessResponse | ErrorResponse:
         """Delete one fact (entity edge). ``as_of`` and ``get_history`` still see it.
 
@@ -198,7 +198,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         return SuccessResponse(message=f"Entity edge with UUID {uuid} deleted successfully")
 
     @mcp.tool()
-    @tool_errors("Error clearing graph")
+    @answers("Error clearing graph")
     async def clear_graph(
         group_ids: str | list[str] | None = None,
     ) -> SuccessResponse | ErrorResponse:
@@ -220,7 +220,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool()
-    @tool_errors("Error building communities")
+    @answers("Error building communities")
     async def build_communities(
         group_ids: str | list[str] | None = None,
     ) -> BuildCommunitiesResponse | ErrorResponse:
@@ -247,7 +247,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         )
 
     @mcp.tool()
-    @tool_errors("Error summarizing saga")
+    @answers("Error summarizing saga")
     async def summarize_saga(
         saga_name: str, group_id: str | None = None
     ) -> SagaSummaryResponse | ErrorResponse:
