@@ -167,16 +167,18 @@ class EpisodeQueue:
             ticket, job = queue.get_nowait()
             ticket.state = "processing"
             try:
-                ticket.episode_uuid = await job()
-                ticket.state = "done"
-            except Exception as exc:  # one bad episode must not stop the group's queue
-                ticket.state, ticket.error = "failed", f"{type(exc).__name__}: {exc}"
-                log.error("episode %r of group %r failed: %s", ticket.name, group_id, exc)
-                self.failed = [*self.failed, ticket][-KEEP_FAILED:]
+                try:
+                    ticket.episode_uuid = await job()
+                    ticket.state = "done"
+                except Exception as exc:  # one bad episode must not stop the group's queue
+                    ticket.state, ticket.error = "failed", f"{type(exc).__name__}: {exc}"
+                    log.error("episode %r of group %r failed: %s", ticket.name, group_id, exc)
+                    self.failed = [*self.failed, ticket][-KEEP_FAILED:]
+                # recorded before the episode counts as finished, so that drain() covers it
+                await asyncio.to_thread(self._journal.write, ticket.state, ticket)
             finally:
                 self._open.pop(ticket.id, None)
                 queue.task_done()
-            await asyncio.to_thread(self._journal.write, ticket.state, ticket)
 
     async def drain(self) -> None:
         """Wait until every queued episode has been processed (or has failed)."""

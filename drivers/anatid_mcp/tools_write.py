@@ -14,12 +14,14 @@ from mcp.server.fastmcp import FastMCP
 from .errors import answers
 from .inputs import (
     BadInput,
-    episode_body,
     episode_source,
     group_list,
     group_name,
     parse_time,
     uuid_arg,
+)
+from .inputs import (
+    episode_body as checked_body,
 )
 from .memory import Memory
 from .responses import (
@@ -49,6 +51,17 @@ def _check_types(memory: Memory, excluded: list[str] | None) -> None:
         )
 
 
+async def _check_episode_refs(
+    memory: Memory, uuid: str | None, previous: list[str] | None, saga_previous: str | None
+) -> None:
+    if uuid is not None:  # Graphiti reprocesses an existing episode given its uuid
+        await _episodes_exist(memory, "uuid", [uuid_arg("uuid", uuid)])
+    if previous:
+        await _episodes_exist(memory, "previous_episode_uuids", previous)
+    if saga_previous is not None:
+        await _episodes_exist(memory, "saga_previous_episode_uuid", [saga_previous])
+
+
 def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure per tool
     @mcp.tool(description=add_memory_doc.format(limit=memory.options.max_body))
     @answers("Error queuing episode")
@@ -68,7 +81,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         saga_previous_episode_uuid: str | None = None,
     ) -> SuccessResponse | ErrorResponse:
         memory.clients.require("llm_client", "embedder", tool="add_memory")
-        body = _body(episode_body, memory.options.max_body)
+        body = checked_body(episode_body, limit=memory.options.max_body)
         kind = episode_source(source, body)
         when = parse_time("reference_time", reference_time) or datetime.now(timezone.utc)
         group = group_name(group_id or memory.default_group)
@@ -78,14 +91,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
                 "update_communities=True fails in graphiti-core 0.31 for every database "
                 "(getzep/graphiti#836); add the episode, then call build_communities"
             )
-        if uuid is not None:  # Graphiti reprocesses an existing episode given its uuid
-            await _episodes_exist(memory, "uuid", [uuid_arg("uuid", uuid)])
-        if previous_episode_uuids:
-            await _episodes_exist(memory, "previous_episode_uuids", previous_episode_uuids)
-        if saga_previous_episode_uuid is not None:
-            await _episodes_exist(
-                memory, "saga_previous_episode_uuid", [saga_previous_episode_uuid]
-            )
+        await _check_episode_refs(memory, uuid, previous_episode_uuids, saga_previous_episode_uuid)
 
         async def job() -> str:
             result = await memory.graphiti.add_episode(
@@ -271,10 +277,6 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
             name=node.name,
             summary=node.summary,
         )
-
-
-def _body(body: str, limit: int) -> str:
-    return episode_body(body, limit=limit)
 
 
 add_memory_doc = """Add an episode to memory: the primary way to add information to the graph.

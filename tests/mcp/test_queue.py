@@ -74,3 +74,13 @@ async def test_two_servers_on_one_file_see_each_others_memories(memory_path):
             f["fact"] for f in (await call(b, "search_memory_facts", query="works"))["facts"]
         }
     assert facts_a == facts_b == {"Alice works at Acme", "Bob works at Initech"}
+
+
+async def test_a_clean_exit_processes_the_queue_first(memory_path):
+    async with stdio_session(memory_path) as s:
+        await call(s, "add_memory", name="e1", episode_body="Alice works at Acme.")
+    # the client closed stdin right after the acknowledgement: the server saved it, then exited
+    async with stdio_session(memory_path) as s:
+        queue = (await call(s, "get_status"))["queue"]
+        assert queue["interrupted"] == [] and queue["failed"] == []
+        assert [e["name"] for e in (await call(s, "get_episodes"))["episodes"]] == ["e1"]
