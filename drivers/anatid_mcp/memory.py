@@ -62,7 +62,9 @@ class Memory:
         self.edge_type_map = {
             (e.source, e.target): list(e.edge_types) for e in g.edge_type_map
         } or None
-        journal = Journal(None if options.path == ":memory:" else str(Path(options.path).resolve()))
+        # A read-only server writes nothing, not even beside the file: it keeps no journal.
+        keep = options.path != ":memory:" and not options.read_only
+        journal = Journal(str(Path(options.path).resolve()) if keep else None)
         self.queue = EpisodeQueue(journal)
         self._known: set[str] = set()
 

@@ -224,6 +224,13 @@ async def test_the_other_write_tools(memory_path):
         assert (await call(s, "get_entity_edge", uuid=edge["uuid"]))["fact"] == "Carol manages Dave"
         await call(s, "delete_entity_edge", uuid=edge["uuid"])
         assert "no such uuid" in await refuse(s, "get_entity_edge", uuid=edge["uuid"])
+        changes = (await call(s, "what_changed", since=edge["created_at"], group_ids="g2"))[
+            "changes"
+        ]
+        facts = [(c["change"], c["record"]["fact"]) for c in changes if c["kind"] == "fact"]
+        assert facts == [("added", "Carol manages Dave"), ("deleted", "Carol manages Dave")]
+        versions = (await call(s, "get_history", uuid=edge["uuid"]))["versions"]
+        assert versions[-1]["known_until"] is not None  # deleted, and still in the history
 
         await remember(s, "Alice works at Acme.", 1, group_id="g3", saga="story")
         await remember(s, "Alice knows Bob.", 2, group_id="g3", saga="story")
