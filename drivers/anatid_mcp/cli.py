@@ -125,6 +125,7 @@ async def run(args: argparse.Namespace) -> None:
             host = bind_host(args, config.server.host)
             mcp = build(memory, host=host, port=config.server.port)
             await serve_http(mcp, host=host, port=config.server.port, token=args.token)
+            drain = False  # uvicorn returns on SIGTERM/SIGINT only: stop now, as on stdio
         else:
             await serve_stdio(build(memory))
     except asyncio.CancelledError:
@@ -148,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         asyncio.run(run(args))
-    except (ConfigError, FileNotFoundError, AnatidError) as exc:
+    except (ConfigError, OSError, AnatidError) as exc:
         print(f"anatid-mcp: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

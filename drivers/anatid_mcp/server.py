@@ -118,7 +118,19 @@ async def serve_http(mcp: FastMCP, *, host: str, port: int, token: str | None) -
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     log.warning("anatid-mcp: streamable HTTP on http://%s:%d/mcp", host, port)
-    await server.serve()
+    # uvicorn re-raises the signal that stopped it once it has shut down; with the default
+    # handlers that would kill the process before the memory file is closed. While it serves,
+    # the handlers it restores and re-raises into are no-ops: the caller then closes the file.
+    previous = {sig: signal.signal(sig, _ignore) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        await server.serve()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _ignore(signum: int, frame: Any) -> None:
+    """A stop signal arriving after uvicorn has begun to shut down: already being handled."""
 
 
 async def serve_stdio(mcp: FastMCP) -> None:

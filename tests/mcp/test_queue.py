@@ -22,7 +22,8 @@ async def wait_for(session, predicate, timeout: float = 60):
         await asyncio.sleep(0.1)
 
 
-async def test_a_killed_server_keeps_saved_episodes_and_reports_the_unsaved(memory_path):
+@pytest.mark.parametrize("stop", ["kill", "terminate"])
+async def test_a_stopped_server_keeps_saved_episodes_and_reports_the_unsaved(memory_path, stop):
     with http_server(memory_path, env=server_env(hook=TROUBLED)) as server:
         async with server.session() as s:
             await remember(s, "Alice works at Acme.", 1)
@@ -32,7 +33,11 @@ async def test_a_killed_server_keeps_saved_episodes_and_reports_the_unsaved(memo
             assert [t["name"] for t in queue["processing"]] == ["e2"]
             assert [t["name"] for t in queue["waiting"]] == ["e3"]
             assert queue["queued"] == {"main": 2}
-        server.kill()  # SIGKILL: no chance to clean up
+        if stop == "kill":
+            server.kill()  # SIGKILL: no chance to clean up
+        else:
+            server.proc.terminate()  # SIGTERM: stop now, without waiting for the stalled model
+            assert server.proc.wait(timeout=60) == 0, server.output()
 
     async with stdio_session(memory_path) as s:
         queue = await settle(s)
