@@ -101,7 +101,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
     async def get_episodes(
         group_ids: str | list[str] | None = None, max_episodes: int = 10
     ) -> EpisodeSearchResponse | ErrorResponse:
-        """Get the most recent episodes of the given groups (default: the default group).
+        """Get episodes of the given groups (default: the default group).
 
         Args:
             group_ids: Optional group ID, or list of group IDs (a single string is accepted)
