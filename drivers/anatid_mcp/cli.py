@@ -97,6 +97,13 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def semaphore_limit() -> int:
+    raw = os.environ.get("SEMAPHORE_LIMIT", "10")
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"SEMAPHORE_LIMIT must be a whole number >= 1, got {raw!r}")
+    return int(raw)
+
+
 def bind_host(args: argparse.Namespace, configured: str) -> str:
     """``--host`` if given; a configured host only if it is loopback. Graphiti's own config.yaml
     says 0.0.0.0, and reusing it must not open the memory to the network unasked."""
@@ -116,7 +123,10 @@ def bind_host(args: argparse.Namespace, configured: str) -> str:
 async def run(args: argparse.Namespace) -> None:
     config = load(args.config, overrides=overrides(args))
     options = Options(
-        path=args.path or default_path(), read_only=args.read_only, max_body=args.max_body
+        path=args.path or default_path(),
+        read_only=args.read_only,
+        max_body=args.max_body,
+        concurrency=semaphore_limit(),
     )
     memory = await Memory.open(config, options)
     drain = True

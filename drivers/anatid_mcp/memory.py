@@ -34,6 +34,9 @@ class Options:
     path: str
     read_only: bool = False
     max_body: int = MAX_BODY_CHARS
+    #: Graphiti's ``max_coroutines``: concurrent LLM work per episode (``$SEMAPHORE_LIMIT``, as
+    #: in Graphiti's server; lower it when a provider answers 429).
+    concurrency: int = 10
 
 
 def _doc_model(name: str, description: str) -> type[BaseModel]:
@@ -53,7 +56,9 @@ class Memory:
         self.options = options
         self.driver = driver
         self.clients = clients
-        self.graphiti = Graphiti(graph_driver=driver, **stand_ins(clients))
+        self.graphiti = Graphiti(
+            graph_driver=driver, max_coroutines=options.concurrency, **stand_ins(clients)
+        )
         g = config.graphiti
         self.entity_types = {
             t.name: _doc_model(t.name, t.description) for t in g.entity_types
