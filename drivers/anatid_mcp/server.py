@@ -38,6 +38,7 @@ group); get_status shows what is still queued. Use specific queries, filter by g
 give descriptive names and content when adding information.
 """
 
+HEALTH = "/health"
 Scope = MutableMapping[str, Any]
 ASGI = Callable[
     [Scope, Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]], Awaitable[None]
@@ -55,11 +56,19 @@ def build(memory: Memory, *, host: str = "127.0.0.1", port: int = 8000) -> FastM
         # room for the largest episode body we accept, JSON-escaped
         max_request_body_size=max(4 << 20, 8 * memory.options.max_body),
     )
+    mcp.custom_route(HEALTH, methods=["GET"])(_health)
     tools_read.register(mcp, memory)
     tools_time.register(mcp, memory)
     if not memory.options.read_only:
         tools_write.register(mcp, memory)
     return mcp
+
+
+async def _health(request: Any) -> Any:
+    """``GET /health``, as Graphiti's server has it for Docker and load balancers."""
+    from starlette.responses import JSONResponse
+
+    return JSONResponse({"status": "healthy", "service": "anatid-mcp"})
 
 
 def is_loopback(host: str) -> bool:
@@ -79,7 +88,8 @@ class BearerAuth:
         self._token = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
+        # /health says only that the server is up: a load balancer may ask it without the token
+        if scope["type"] == "http" and scope.get("path") != HEALTH:
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self._token):
                 await _refuse(send)

@@ -66,12 +66,14 @@ def test_http_refuses_requests_without_the_right_token(memory_path):
             right = http.post(
                 server.url, json=INIT, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}"}
             )
-            health = http.get(server.url.rsplit("/", 1)[0] + "/")
+            root = http.get(server.url.rsplit("/", 1)[0] + "/")
+            health = http.get(server.url.rsplit("/", 1)[0] + "/health")
     assert missing.status_code == 401 and wrong.status_code == 401
     assert "bearer token" in missing.json()["error"]
     assert missing.headers["www-authenticate"].startswith("Bearer")
     assert right.status_code == 200
-    assert health.status_code == 401  # every path, not only /mcp
+    assert root.status_code == 401  # every path, not only /mcp
+    assert health.status_code == 200 and health.json()["status"] == "healthy"  # and no more
 
 
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's /proc/net/tcp")
