@@ -7,8 +7,6 @@ import time
 
 import pytest
 
-import anatid_core
-
 from .conftest import call, http_server, remember, server_env, settle, stdio_session
 
 TROUBLED = "tests.mcp.fake_clients:troubled"
@@ -69,11 +67,6 @@ async def test_a_failed_episode_is_reported_and_its_group_goes_on(memory_path):
         assert [t["name"] for t in (await call(s, "get_status"))["queue"]["failed"]] == ["bad"]
 
 
-@pytest.mark.xfail(
-    not hasattr(anatid_core, "LEASE"),  # the store's multi-process turns (issue 11) export it
-    strict=True,
-    reason="needs issue 11: several processes on one file",
-)
 async def test_two_servers_on_one_file_see_each_others_memories(memory_path):
     async with stdio_session(memory_path) as a, stdio_session(memory_path) as b:
         await remember(a, "Alice works at Acme.", 1)
