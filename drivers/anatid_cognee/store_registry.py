@@ -6,10 +6,16 @@ caches). When both point at the same file they must share one DuckDB database: a
 would each keep their own caches and write locks. So adapters ``acquire`` the store for a path
 and ``release`` it when Cognee evicts them; the last release closes the file (the NeuG
 community adapter's connection manager, same idea).
+
+Files still open when the interpreter exits are closed by an ``atexit`` handler
+(:func:`close_all`). Cognee's shutdown (the API server's lifespan, ``cache_clear``) only
+schedules the adapters' async ``close()`` on a loop that is about to stop, so without it the
+file would be left unclosed, its WAL not checkpointed (issue 12).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from dataclasses import dataclass
@@ -29,6 +35,7 @@ class _Entry:
 
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
+_atexit_registered = False
 
 
 def store_key(path: str) -> str:
@@ -42,6 +49,7 @@ def acquire(path: str) -> Store:
     """The shared open Store for ``path``, opening (and creating) the file on first use."""
     key = store_key(path)
     with _lock:
+        _close_at_exit()
         entry = _entries.get(key)
         if entry is None or entry.store.closed:
             if key != MEMORY:
@@ -77,3 +85,20 @@ def borrow(path: str) -> Store | None:
     with _lock:
         entry = _entries.get(store_key(path))
         return entry.store if entry is not None and not entry.store.closed else None
+
+
+def close_all() -> None:
+    """Close every file this process holds, whatever its reference count (at exit)."""
+    with _lock:
+        entries = list(_entries.values())
+        _entries.clear()
+    for entry in entries:
+        entry.store.close()
+
+
+def _close_at_exit() -> None:
+    # Registered on first use, not at import: importing the driver has no side effects.
+    global _atexit_registered
+    if not _atexit_registered:
+        atexit.register(close_all)
+        _atexit_registered = True
