@@ -20,9 +20,11 @@ import os
 import threading
 from dataclasses import dataclass
 
-from anatid_core import Store
+from cognee.exceptions import CogneeSystemError
 
-from .errors import cognee_errors
+from anatid_core import Store, StoreCorrupt
+
+from .errors import cognee_errors, unusable_location
 
 MEMORY = ":memory:"
 
@@ -52,13 +54,28 @@ def acquire(path: str) -> Store:
         _close_at_exit()
         entry = _entries.get(key)
         if entry is None or entry.store.closed:
-            if key != MEMORY:
-                os.makedirs(os.path.dirname(key) or ".", exist_ok=True)
-            with cognee_errors():
-                entry = _Entry(Store.open(key))
+            entry = _Entry(_open(key))
             _entries[key] = entry
         entry.refs += 1
         return entry.store
+
+
+def _open(key: str) -> Store:
+    """Open (creating) the file; a location that cannot hold a file is a configuration error."""
+    is_new = key != MEMORY and not os.path.exists(key)
+    try:
+        if key != MEMORY:
+            os.makedirs(os.path.dirname(key) or ".", exist_ok=True)
+        with cognee_errors():
+            return Store.open(key)
+    except OSError as exc:  # the folder cannot be created: a file is in the way, no permission
+        raise unusable_location(key, exc) from exc
+    except CogneeSystemError as exc:
+        # The core calls a path it cannot open "corrupt"; for a file that does not exist yet
+        # the cause is its location, which the user fixes in the configuration.
+        if is_new and isinstance(exc.__cause__, StoreCorrupt):
+            raise unusable_location(key, exc.__cause__) from exc.__cause__
+        raise
 
 
 def release(store: Store) -> None:

@@ -30,10 +30,11 @@ def _python(code: str, **env: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-_LOADED = (
-    "import json, sys; print(json.dumps(sorted(m for m in sys.modules "
+_STATE = (
+    "import json, sys; print(json.dumps([sorted(m for m in sys.modules "
     "if m.split('.')[0] in ('anatid_cognee_hook', 'anatid_cognee', 'anatid_core', 'cognee', "
-    "'duckdb', 'numpy', 'pyarrow'))))"
+    "'duckdb', 'numpy', 'pyarrow')), "
+    "[type(f).__name__ for f in sys.meta_path if getattr(f, 'anatid_cognee_hook', False)]]))"
 )
 
 
@@ -42,13 +43,15 @@ def test_the_pth_file_is_installed_in_site_packages():
     assert (Path(sysconfig.get_paths()["purelib"]) / PTH).is_file()
 
 
-def test_an_interpreter_that_never_imports_cognee_loads_only_the_hook():
-    assert _python(_LOADED) == ["anatid_cognee_hook"]
+def test_an_interpreter_that_never_imports_cognee_imports_nothing_of_ours():
+    loaded, finders = _python(_STATE)
+    assert loaded == []  # not even the hook module: the .pth line only adds a finder
+    assert finders == ["AnatidCogneeHook"]
 
 
 def test_the_environment_variable_turns_the_hook_off_entirely():
     for value in ("0", "false", "OFF"):
-        assert _python(_LOADED, ANATID_COGNEE_HOOK=value) == []
+        assert _python(_STATE, ANATID_COGNEE_HOOK=value) == [[], []]
 
 
 def test_importing_cognee_registers_anatid_and_removes_the_finder():
@@ -79,6 +82,17 @@ def test_importing_a_cognee_submodule_first_registers_too():
         "print(json.dumps('anatid' in supported_databases))"
     )
     assert _python(code) is True
+
+
+def test_install_from_python_is_idempotent_and_uninstall_removes_any_copy():
+    code = (
+        "import json, sys, anatid_cognee_hook as hook\n"
+        "hook.install(); hook.install()\n"
+        "count = sum(1 for f in sys.meta_path if getattr(f, hook.MARK, False))\n"
+        "hook.uninstall()\n"
+        "print(json.dumps([count, hook.installed()]))"
+    )
+    assert _python(code) == [1, False]
 
 
 def test_importing_anatid_cognee_explicitly_still_works_with_the_hook_on():
@@ -125,5 +139,6 @@ def test_a_built_wheel_carries_the_pth_at_its_root_and_the_hook_package(tmp_path
     names = zipfile.ZipFile(wheel).namelist()
     assert PTH in names
     assert "anatid_cognee_hook/__init__.py" in names
-    line = (root / "drivers" / PTH).read_text().strip()
-    assert line.startswith("import ") and "\n" not in line  # site.py runs one-line imports only
+    # site.py skips comment lines and exec()s lines that start with "import ": exactly one.
+    lines = [x for x in (root / "drivers" / PTH).read_text().splitlines() if x.strip()]
+    assert [x.startswith("import ") for x in lines if not x.startswith("#")] == [True]
