@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import ModuleType
 
+    from _typeshed.importlib import MetaPathFinderProtocol
+
 #: Set to 0 / false / no / off to turn the hook off (the .pth line then installs nothing).
 ENV_VAR = "ANATID_COGNEE_HOOK"
 _OFF = frozenset({"0", "false", "no", "off"})
@@ -59,7 +61,10 @@ class CogneeImportHook:
 
 
 def find_spec(
-    finder: object, fullname: str, path: Sequence[str] | None, target: ModuleType | None
+    finder: MetaPathFinderProtocol,
+    fullname: str,
+    path: Sequence[str] | None,
+    target: ModuleType | None,
 ) -> ModuleSpec | None:
     """Cognee's spec, its loader set to register anatid once Cognee's ``__init__`` ran."""
     uninstall()
@@ -106,7 +111,7 @@ def _real_spec(
     return None
 
 
-def _register_after(loader: object, finder: object) -> None:
+def _register_after(loader: object, finder: MetaPathFinderProtocol) -> None:
     """Make ``loader.exec_module`` run Cognee's ``__init__`` first, then register.
 
     The wrapper is an attribute of this one loader instance (import machinery creates a loader
