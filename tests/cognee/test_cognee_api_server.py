@@ -60,8 +60,8 @@ class Server:
             time.sleep(1)
         raise AssertionError(f"server not healthy in {timeout}s:\n{self.output()[-4000:]}")
 
-    def terminate(self, timeout: float = 120) -> int:
-        self.process.send_signal(signal.SIGTERM)
+    def terminate(self, sig: int = signal.SIGTERM, timeout: float = 120) -> int:
+        self.process.send_signal(sig)
         try:
             return self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -74,6 +74,16 @@ class Server:
 
 
 UVICORN = [str(BIN / "uvicorn"), "cognee.api.client:app", "--host", "127.0.0.1", "--port", "{port}"]
+GUNICORN = [
+    str(BIN / "gunicorn"),
+    "cognee.api.client:app",
+    "--worker-class",
+    "uvicorn.workers.UvicornWorker",
+    "--workers",
+    "1",  # one process per file (several processes on one file: issue 11)
+    "--bind",
+    "127.0.0.1:{port}",
+]
 
 
 @pytest.fixture
@@ -152,9 +162,45 @@ def test_api_server_add_cognify_search_graph_then_sigterm_closes_every_file(
 
     server.terminate()
     assert "Application shutdown complete" in server.output()
-    files = anatid_files(tmp_path)
+    _assert_every_file_closed_and_healthy(tmp_path)
+
+
+def _assert_every_file_closed_and_healthy(project: Path) -> None:
+    files = anatid_files(project)
     assert files
     for path in files:
         checked = check_file(path)
         assert checked.returncode == 0, checked.stdout + checked.stderr
-        assert not Path(f"{path}.wal").exists(), f"{path} left open: WAL present after SIGTERM"
+        assert not Path(f"{path}.wal").exists(), f"{path} left open: WAL present after shutdown"
+
+
+@pytest.mark.parametrize(
+    ("command", "sig"),
+    [(GUNICORN, signal.SIGTERM), (UVICORN, signal.SIGINT)],
+    ids=["gunicorn-sigterm", "uvicorn-ctrl-c"],
+)
+def test_other_launchers_and_ctrl_c_also_close_every_file(
+    tmp_path: Path, fake_llm: FakeOpenAI, command: list[str], sig: int
+):
+    offline_dotenv(tmp_path, fake_llm.url, DEFAULT_USER_PASSWORD=PASSWORD)
+    server = Server(tmp_path, command)
+    try:
+        server.wait_ready()
+        with httpx.Client(base_url=server.url, timeout=600) as client:
+            health = client.get("/health/detailed").json()
+            assert health["components"]["graph_db"]["provider"] == "anatid", health
+            _login(client)
+            added = client.post(
+                "/api/v1/add",
+                files={"data": ("note.txt", NOTE.encode(), "text/plain")},
+                data={"datasetName": "notes"},
+            )
+            assert added.status_code == 200, added.text
+        assert list((tmp_path / "system" / "databases").glob("*/*.anatid.duckdb"))
+        server.terminate(sig)
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
+    assert "Application shutdown complete" in server.output()
+    _assert_every_file_closed_and_healthy(tmp_path)
