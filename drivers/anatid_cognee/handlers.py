@@ -20,7 +20,7 @@ from cognee.infrastructure.databases.dataset_database_handler import (
 )
 
 from . import store_registry
-from .errors import cognee_errors, handler_mismatch
+from .errors import cognee_errors, handler_mismatch, unusable_location
 from .paths import PROVIDER, databases_directory, dataset_filename
 from .records import GRAPH_GROUP, META_GROUP
 
@@ -76,7 +76,10 @@ class AnatidVectorDatasetDatabaseHandler(DatasetDatabaseHandlerInterface):
             raise handler_mismatch(VECTOR_HANDLER, "vector_db_provider", config.vector_db_provider)
         owner_id = user.id if user is not None else "shared"
         path = dataset_file(owner_id, dataset_id)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        except OSError as exc:
+            raise unusable_location(path, exc) from exc
         return {
             "vector_database_provider": PROVIDER,
             "vector_database_url": path,

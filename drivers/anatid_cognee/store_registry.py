@@ -7,10 +7,10 @@ would each keep their own caches and write locks. So adapters ``acquire`` the st
 and ``release`` it when Cognee evicts them; the last release closes the file (the NeuG
 community adapter's connection manager, same idea).
 
-Files still open when the interpreter exits are closed by an ``atexit`` handler
-(:func:`close_all`). Cognee's shutdown (the API server's lifespan, ``cache_clear``) only
-schedules the adapters' async ``close()`` on a loop that is about to stop, so without it the
-file would be left unclosed, its WAL not checkpointed (issue 12).
+Files still open when the interpreter exits normally (a script, ``cognee-cli``) are closed by
+an ``atexit`` handler (:func:`close_all`), so their WAL is checkpointed. The API server's
+shutdown does not reach ``atexit`` (uvicorn re-raises SIGTERM): there the adapters' ``close()``
+releases the file when Cognee evicts them (issue 12).
 """
 
 from __future__ import annotations

@@ -81,3 +81,18 @@ def test_another_vector_provider_beside_the_anatid_graph_keeps_its_own_handler(
     monkeypatch.setattr(context_global_variables, "get_vectordb_config", lambda: vector)
     assert context_global_variables.multi_user_support_possible() is True
     assert vector.vector_dataset_database_handler == "lancedb"
+
+
+async def test_a_dataset_folder_that_cannot_be_created_is_a_configuration_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import cognee.infrastructure.databases.vector as vector_package
+    from anatid_cognee import AnatidVectorDatasetDatabaseHandler, handlers
+
+    blocker = tmp_path / "system-root-is-a-file"
+    blocker.write_text("")
+    anatid_vectors = VectorConfig(vector_db_provider="anatid")
+    monkeypatch.setattr(vector_package, "get_vectordb_config", lambda: anatid_vectors)
+    monkeypatch.setattr(handlers, "databases_directory", lambda: str(blocker / "databases"))
+    with pytest.raises(CogneeConfigurationError, match="SYSTEM_ROOT_DIRECTORY"):
+        await AnatidVectorDatasetDatabaseHandler.create_dataset("d1", None)
