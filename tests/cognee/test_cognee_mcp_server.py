@@ -2,9 +2,8 @@
 
 ``cognee-mcp`` 0.5.7 (PyPI) pulls in torch and extra Cognee extras, gigabytes that CI does not
 install, so this test runs only with ``ANATID_TEST_COGNEE_MCP=1`` and ``cognee-mcp`` installed
-in the test venv (``pip install cognee-mcp==0.5.7``). The server process gets the same
-``.env`` as the CLI tests (two provider keys plus the fake OpenAI server); tool arguments are
-filled from each tool's own input schema, since their names changed across cognee-mcp releases.
+in the test venv (``pip install cognee-mcp==0.5.7``). The server process (direct mode) gets the
+same ``.env`` as the CLI tests: two provider keys plus the fake OpenAI server.
 """
 
 from __future__ import annotations
@@ -31,18 +30,6 @@ pytestmark = [
 ]
 
 
-def _arguments(tool: object, values: dict[str, str]) -> dict[str, object]:
-    """Fill a tool's required string arguments by name: text-like, query-like, type-like."""
-    schema = getattr(tool, "inputSchema", {}) or {}
-    arguments: dict[str, object] = {}
-    for name in schema.get("required", []):
-        for hint, value in values.items():
-            if hint in name:
-                arguments[name] = value
-                break
-    return arguments
-
-
 async def _session_run(project: Path) -> str:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -52,21 +39,18 @@ async def _session_run(project: Path) -> str:
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert {"cognify", "search"} <= set(tools), sorted(tools)
-        await session.call_tool(
-            "cognify", _arguments(tools["cognify"], {"text": NOTE, "data": NOTE})
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        # cognee-mcp 0.5 names its cognify and search tools remember and recall.
+        assert {"remember", "recall"} <= tools, sorted(tools)
+        stored = await session.call_tool(
+            "remember", {"data": NOTE, "dataset_name": "notes", "self_improvement": False}
         )
-        for _ in range(120):  # cognify runs in the background in cognee-mcp
-            found = await session.call_tool(
-                "search",
-                _arguments(tools["search"], {"query": "Where does Alice work?", "type": "CHUNKS"}),
-            )
-            text = " ".join(getattr(c, "text", "") for c in found.content)
-            if NOTE in text:
-                return text
-            await asyncio.sleep(2)
-        raise AssertionError(f"search never found the note; last answer: {text[:2000]}")
+        assert not stored.isError, stored.content
+        found = await session.call_tool(
+            "recall", {"query": "Where does Alice work?", "search_type": "CHUNKS"}
+        )
+        assert not found.isError, found.content
+        return " ".join(getattr(c, "text", "") for c in found.content)
 
 
 def test_cognee_mcp_stdio_cognify_and_search_on_anatid(tmp_path: Path):
