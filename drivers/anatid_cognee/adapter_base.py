@@ -8,7 +8,7 @@ to Cognee's in :mod:`anatid_cognee.errors` on the way out.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -18,6 +18,11 @@ from . import store_registry
 from .errors import cognee_errors, read_only
 
 T = TypeVar("T")
+
+
+async def _closed() -> None:
+    """What ``close()`` hands back to be awaited: the work is already done."""
+
 
 class StoreBacked:
     """Holds one reference to a shared Store; ``as_of`` copies read through a historical view."""
@@ -33,13 +38,20 @@ class StoreBacked:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def close(self) -> None:
-        """Release the store (the last adapter on a file closes it). Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._owns_store:
-            await asyncio.to_thread(store_registry.release, self._store)
+    def close(self) -> Coroutine[Any, Any, None]:
+        """Release the store (the last adapter on a file closes it). Idempotent; await it.
+
+        The release happens in the call itself, not when the result is awaited: Cognee's
+        engine caches call ``close()`` and schedule the coroutine on a loop that may stop
+        before running it (the API server's shutdown, after which uvicorn re-raises SIGTERM
+        and the process dies without ``atexit``), which left the file open with its WAL
+        (issue 12). Closing checkpoints the WAL, a short wait, paid once per file.
+        """
+        if not self._closed:
+            self._closed = True
+            if self._owns_store:
+                store_registry.release(self._store)
+        return _closed()
 
     def _historical_copy(self, tx_time: datetime | None, valid_time: datetime | None) -> Any:
         """A shallow copy of this adapter reading through ``store.as_of``; it owns nothing."""

@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cognee.exceptions import CogneeSystemError, CogneeTransientError, CogneeValidationError
+from cognee.exceptions import (
+    CogneeConfigurationError,
+    CogneeSystemError,
+    CogneeTransientError,
+    CogneeValidationError,
+)
 from cognee.infrastructure.databases.exceptions import (
     EntityNotFoundError,
     UnsupportedGraphOperation,
@@ -63,6 +68,37 @@ def read_only(what: str) -> ReadOnlyAdapter:
     return ReadOnlyAdapter(
         f"{what} is not allowed on an as_of adapter: it shows the graph as it was and is "
         "read-only. Write through the adapter you called as_of on."
+    )
+
+
+#: What to set when the file's location is unusable (names Cognee's own keys).
+WHERE_TO_SET = (
+    "Set GRAPH_DATABASE_URL and VECTOR_DB_URL to a file in a writable folder, or "
+    "SYSTEM_ROOT_DIRECTORY to a writable folder (the default file and the per-dataset files "
+    "live under <system root>/databases)."
+)
+
+
+def unusable_location(path: str, exc: BaseException) -> CogneeConfigurationError:
+    """The anatid file cannot be created where the configuration puts it."""
+    return CogneeConfigurationError(
+        message=f"anatid cannot create its file {path}: {exc}. {WHERE_TO_SET}",
+        name="AnatidUnusableLocation",
+        remediation=WHERE_TO_SET,
+    )
+
+
+def handler_mismatch(handler: str, key: str, configured: object) -> CogneeConfigurationError:
+    """An anatid dataset handler selected for a provider that is not anatid."""
+    upper = key.upper()
+    return CogneeConfigurationError(
+        message=(
+            f"The {handler} dataset handler works only with {key} 'anatid' (configured: "
+            f"{configured!r}). Set {upper}=anatid, or unset the handler key to get the "
+            "configured provider's own handler."
+        ),
+        name="AnatidHandlerMismatch",
+        remediation=f"Set {upper}=anatid, or unset the dataset handler key.",
     )
 
 

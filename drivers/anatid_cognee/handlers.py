@@ -20,7 +20,7 @@ from cognee.infrastructure.databases.dataset_database_handler import (
 )
 
 from . import store_registry
-from .errors import cognee_errors
+from .errors import cognee_errors, handler_mismatch, unusable_location
 from .paths import PROVIDER, databases_directory, dataset_filename
 from .records import GRAPH_GROUP, META_GROUP
 
@@ -41,9 +41,8 @@ class AnatidGraphDatasetDatabaseHandler(DatasetDatabaseHandlerInterface):
 
         config = get_graph_config()
         if config.graph_database_provider != PROVIDER:
-            raise ValueError(
-                f"The {GRAPH_HANDLER} dataset handler works only with graph_database_provider "
-                f"'{PROVIDER}' (configured: {config.graph_database_provider!r})."
+            raise handler_mismatch(
+                GRAPH_HANDLER, "graph_database_provider", config.graph_database_provider
             )
         owner_id = user.id if user is not None else "shared"
         return {
@@ -74,13 +73,13 @@ class AnatidVectorDatasetDatabaseHandler(DatasetDatabaseHandlerInterface):
 
         config = get_vectordb_config()
         if config.vector_db_provider != PROVIDER:
-            raise ValueError(
-                f"The {VECTOR_HANDLER} dataset handler works only with vector_db_provider "
-                f"'{PROVIDER}' (configured: {config.vector_db_provider!r})."
-            )
+            raise handler_mismatch(VECTOR_HANDLER, "vector_db_provider", config.vector_db_provider)
         owner_id = user.id if user is not None else "shared"
         path = dataset_file(owner_id, dataset_id)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        except OSError as exc:
+            raise unusable_location(path, exc) from exc
         return {
             "vector_database_provider": PROVIDER,
             "vector_database_url": path,

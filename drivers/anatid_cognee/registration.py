@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from . import handler_defaults
 from .handlers import (
     GRAPH_HANDLER,
     VECTOR_HANDLER,
@@ -17,7 +18,8 @@ _lock = threading.Lock()
 
 def register() -> None:
     """Register provider ``"anatid"`` with Cognee's graph and vector factories and the two
-    dataset handlers (``anatid_graph``, ``anatid_vector``). Idempotent."""
+    dataset handlers (``anatid_graph``, ``anatid_vector``), and make those handlers Cognee's
+    default for the anatid provider (:mod:`anatid_cognee.handler_defaults`). Idempotent."""
     from cognee.infrastructure.databases.dataset_database_handler import (
         use_dataset_database_handler,
     )
@@ -32,6 +34,7 @@ def register() -> None:
         use_vector_adapter(PROVIDER, AnatidVectorAdapter)
         use_dataset_database_handler(GRAPH_HANDLER, AnatidGraphDatasetDatabaseHandler, PROVIDER)
         use_dataset_database_handler(VECTOR_HANDLER, AnatidVectorDatasetDatabaseHandler, PROVIDER)
+        handler_defaults.install()
 
 
 def configure(path: str | None = None) -> None:

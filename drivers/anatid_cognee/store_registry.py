@@ -6,17 +6,25 @@ caches). When both point at the same file they must share one DuckDB database: a
 would each keep their own caches and write locks. So adapters ``acquire`` the store for a path
 and ``release`` it when Cognee evicts them; the last release closes the file (the NeuG
 community adapter's connection manager, same idea).
+
+Files still open when the interpreter exits normally (a script, ``cognee-cli``) are closed by
+an ``atexit`` handler (:func:`close_all`), so their WAL is checkpointed. The API server's
+shutdown does not reach ``atexit`` (uvicorn re-raises SIGTERM): there the adapters' ``close()``
+releases the file when Cognee evicts them (issue 12).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from dataclasses import dataclass
 
-from anatid_core import Store
+from cognee.exceptions import CogneeSystemError
 
-from .errors import cognee_errors
+from anatid_core import Store, StoreCorrupt
+
+from .errors import cognee_errors, unusable_location
 
 MEMORY = ":memory:"
 
@@ -29,6 +37,7 @@ class _Entry:
 
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
+_atexit_registered = False
 
 
 def store_key(path: str) -> str:
@@ -42,15 +51,31 @@ def acquire(path: str) -> Store:
     """The shared open Store for ``path``, opening (and creating) the file on first use."""
     key = store_key(path)
     with _lock:
+        _close_at_exit()
         entry = _entries.get(key)
         if entry is None or entry.store.closed:
-            if key != MEMORY:
-                os.makedirs(os.path.dirname(key) or ".", exist_ok=True)
-            with cognee_errors():
-                entry = _Entry(Store.open(key))
+            entry = _Entry(_open(key))
             _entries[key] = entry
         entry.refs += 1
         return entry.store
+
+
+def _open(key: str) -> Store:
+    """Open (creating) the file; a location that cannot hold a file is a configuration error."""
+    is_new = key != MEMORY and not os.path.exists(key)
+    try:
+        if key != MEMORY:
+            os.makedirs(os.path.dirname(key) or ".", exist_ok=True)
+        with cognee_errors():
+            return Store.open(key)
+    except OSError as exc:  # the folder cannot be created: a file is in the way, no permission
+        raise unusable_location(key, exc) from exc
+    except CogneeSystemError as exc:
+        # The core calls a path it cannot open "corrupt"; for a file that does not exist yet
+        # the cause is its location, which the user fixes in the configuration.
+        if is_new and isinstance(exc.__cause__, StoreCorrupt):
+            raise unusable_location(key, exc.__cause__) from exc.__cause__
+        raise
 
 
 def release(store: Store) -> None:
@@ -77,3 +102,20 @@ def borrow(path: str) -> Store | None:
     with _lock:
         entry = _entries.get(store_key(path))
         return entry.store if entry is not None and not entry.store.closed else None
+
+
+def close_all() -> None:
+    """Close every file this process holds, whatever its reference count (at exit)."""
+    with _lock:
+        entries = list(_entries.values())
+        _entries.clear()
+    for entry in entries:
+        entry.store.close()
+
+
+def _close_at_exit() -> None:
+    # Registered on first use, not at import: importing the driver has no side effects.
+    global _atexit_registered
+    if not _atexit_registered:
+        atexit.register(close_all)
+        _atexit_registered = True

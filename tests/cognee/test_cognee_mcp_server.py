@@ -1,0 +1,121 @@
+"""``cognee-mcp`` over stdio and HTTP on anatid, driven by the MCP SDK's client (issue 12). Opt-in.
+
+``cognee-mcp`` 0.5.7 (PyPI) pulls in torch and extra Cognee extras, gigabytes that CI does not
+install, so this test runs only with ``ANATID_TEST_COGNEE_MCP=1`` and ``cognee-mcp`` installed
+in the test venv (``pip install cognee-mcp==0.5.7``). The server process (direct mode) gets the
+same ``.env`` as the CLI tests: two provider keys plus the fake OpenAI server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.cognee.cognee_processes import BIN, anatid_files, check_file, child_env, offline_dotenv
+from tests.cognee.fake_openai import serve_fake_openai
+
+NOTE = "Alice works at Acme."
+_EXECUTABLE = shutil.which("cognee-mcp", path=str(BIN)) or shutil.which("cognee-mcp")
+
+pytestmark = [
+    pytest.mark.skipif(
+        os.environ.get("ANATID_TEST_COGNEE_MCP") != "1",
+        reason="opt-in: cognee-mcp needs torch (gigabytes); set ANATID_TEST_COGNEE_MCP=1",
+    ),
+    pytest.mark.skipif(_EXECUTABLE is None, reason="cognee-mcp is not installed"),
+]
+
+
+async def _remember_and_recall(session: object) -> str:
+    from mcp import ClientSession
+
+    assert isinstance(session, ClientSession)
+    await session.initialize()
+    tools = {tool.name for tool in (await session.list_tools()).tools}
+    # cognee-mcp 0.5 names its cognify and search tools remember and recall.
+    assert {"remember", "recall"} <= tools, sorted(tools)
+    stored = await session.call_tool(
+        "remember", {"data": NOTE, "dataset_name": "notes", "self_improvement": False}
+    )
+    assert not stored.isError, stored.content
+    found = await session.call_tool(
+        "recall", {"query": "Where does Alice work?", "search_type": "CHUNKS"}
+    )
+    assert not found.isError, found.content
+    return " ".join(getattr(c, "text", "") for c in found.content)
+
+
+async def _over_stdio(project: Path) -> str:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=str(_EXECUTABLE), args=["--transport", "stdio"], env=child_env(), cwd=project
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        return await _remember_and_recall(session)
+
+
+async def _over_http(project: Path) -> str:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [str(_EXECUTABLE), "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
+    with (project / "mcp.log").open("w") as log:
+        server = subprocess.Popen(command, cwd=project, env=child_env(), stdout=log, stderr=log)
+    try:
+        for _ in range(300):
+            assert server.poll() is None, (project / "mcp.log").read_text()[-3000:]
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                await asyncio.sleep(1)
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with (
+            streamablehttp_client(url) as (read, write, _),
+            ClientSession(read, write) as session,
+        ):
+            return await _remember_and_recall(session)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_cognee_mcp_remember_and_recall_on_anatid(tmp_path: Path, transport: str):
+    run = _over_stdio if transport == "stdio" else _over_http
+    with serve_fake_openai() as fake:
+        offline_dotenv(tmp_path, fake.url)
+        answer = asyncio.run(run(tmp_path))
+    assert NOTE in answer
+    # The memory went into anatid: a per-dataset file (access control on), closed on exit.
+    assert list((tmp_path / "system" / "databases").glob("*/*.anatid.duckdb"))
+    assert not list((tmp_path / "system" / "databases").glob("*lancedb*"))
+    left_open = []
+    for path in anatid_files(tmp_path):
+        checked = check_file(path)
+        assert checked.returncode == 0, checked.stdout + checked.stderr  # intact either way
+        if Path(f"{path}.wal").exists():
+            left_open.append(path.name)
+    if transport == "http" and left_open:
+        # Declared gap: cognee-mcp's HTTP server stops on SIGTERM without Cognee's engine-cache
+        # shutdown, and uvicorn then re-raises SIGTERM (no atexit): the file is intact (its WAL
+        # replays on the next open) but not closed.
+        pytest.xfail(f"cognee-mcp over HTTP leaves {left_open} unclosed after SIGTERM")
+    assert left_open == []
