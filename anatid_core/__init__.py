@@ -18,7 +18,7 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
-from .lease import LEASE
+from .lease import LEASE, lease_files
 from .model import (
     DEFAULT_SPACE,
     Cond,
@@ -69,6 +69,7 @@ __all__ = [
     "Where",
     "WriteConflict",
     "WriteResult",
+    "lease_files",
     "retry_delay",
     "rrf",
     "tokenize",

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from anatid_core import Store
+from anatid_core import Store, lease_files
 
 from .engines import Reader, find_reader
 from .errors import MigrationError, SourceReadError, TargetExists, VerificationFailed
@@ -62,7 +62,9 @@ def _remove_stale_temps(target: Path) -> None:
 
 
 def _remove_db(path: Path) -> None:
-    for p in (path, path.with_name(path.name + ".wal")):
+    # The temporary file is ours alone, so its lock files can go with it (a shared store's must
+    # stay: another process may be waiting on them).
+    for p in (path, path.with_name(path.name + ".wal"), *map(Path, lease_files(str(path)))):
         if p.exists():
             p.unlink()
 
@@ -217,6 +219,8 @@ def _load_verify_rename(
         # A replaced TARGET's write-ahead log would be replayed onto the new file: remove it.
         target.with_name(target.name + ".wal").unlink(missing_ok=True)
         os.replace(tmp, target)
+        for lock in lease_files(str(tmp)):
+            Path(lock).unlink(missing_ok=True)
         _fsync_dir(target.parent)
     except BaseException:
         _remove_db(tmp)
