@@ -295,7 +295,64 @@ def _dataset_files() -> list[str]:
     return sorted(p.name for p in root.rglob("*.anatid.duckdb"))
 
 
-SCENARIOS = {"single_user": single_user, "reopen": reopen, "two_users": two_users}
+async def shared_setup() -> dict[str, Any]:
+    """Access control on, before two processes share the dataset: Cognee's one-time setup."""
+    _setup(access_control=True)
+    from cognee.low_level import setup
+
+    await setup()
+    return {"ok": True}
+
+
+async def shared_writer() -> dict[str, Any]:
+    """One of two processes adding documents to one dataset at once (access control on: the
+    dataset's own anatid file, plus the global file Cognee opens for its embedding check)."""
+    _setup(access_control=True)
+    import cognee
+    from cognee.modules.pipelines.tasks.task import Task
+    from cognee.tasks.storage import add_data_points
+
+    w = int(os.environ["ANATID_WRITER"])
+    done = []
+    for k in range(int(os.environ.get("ANATID_DOCS", "4"))):
+        name = f"w{w}doc{k}"
+        path = WORKDIR / f"{name}.txt"
+        path.write_text(f"Writer{w} wrote note{w}x{k} about Acme.", encoding="utf-8")
+        await cognee.add(str(path), dataset_name="shared_notes")
+
+        async def to_points(data: list[Any]) -> list[Any]:
+            return [
+                _chunk_graph(d.name, Path(_local(d.raw_data_location)).read_text(), d.id)
+                for d in data
+            ]
+
+        await cognee.run_custom_pipeline(
+            tasks=[Task(to_points), Task(add_data_points)], dataset="shared_notes"
+        )
+        done.append(name)
+        await _search(f"note{w}x{k}", "CHUNKS")
+    return {"done": done}
+
+
+async def shared_check() -> dict[str, Any]:
+    """Afterwards, in a third process: what both writers added is found."""
+    _setup(access_control=True)
+    found = {}
+    for w in range(2):
+        for k in range(int(os.environ.get("ANATID_DOCS", "4"))):
+            text = _text_of(await _search(f"note{w}x{k}", "CHUNKS"))
+            found[f"w{w}doc{k}"] = f"note{w}x{k}" in text
+    return {"found": found, "files": _dataset_files()}
+
+
+SCENARIOS = {
+    "single_user": single_user,
+    "reopen": reopen,
+    "two_users": two_users,
+    "shared_setup": shared_setup,
+    "shared_writer": shared_writer,
+    "shared_check": shared_check,
+}
 
 if __name__ == "__main__":
     result = asyncio.run(SCENARIOS[sys.argv[1]]())

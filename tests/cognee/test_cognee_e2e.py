@@ -100,3 +100,27 @@ def test_two_users_datasets_are_isolated_files_with_access_control(tmp_path):
     assert out["ben_file_after_delete"]["metadata"]["delete_mode"] == "graph_native"
     assert json.loads(out["ann_after_delete"])[0]["search_result"][0]["text"].startswith("Alice")
     assert out["files_after_prune"] == []
+
+
+def test_two_processes_share_a_dataset_with_access_control_on(tmp_path):
+    """Two Cognee processes add to one dataset at once (issue 11): with access control on that
+    is the dataset's own anatid file, and both also open the global file."""
+    run_scenario("shared_setup", tmp_path)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.cognee.e2e_scenarios", "shared_writer", str(tmp_path)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO), "ANATID_WRITER": str(w)},
+        )
+        for w in range(2)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-6000:]
+        assert '"done"' in out
+    result = run_scenario("shared_check", tmp_path)
+    assert all(result["found"].values()), result["found"]
+    assert len(result["files"]) == 1  # one dataset, one file, written by both processes
