@@ -19,7 +19,14 @@ import anatid_core
 
 #: ``anatid_core`` itself: its cli/ package imports the core by its public name.
 ALLOWED = {"anatid_core", "duckdb", "numpy", "pyarrow"}
-PACKAGES = ("anatid_core", "anatid_graphiti", "anatid_cognee", "anatid_migrate")
+PACKAGES = (
+    "anatid_core",
+    "anatid_graphiti",
+    "anatid_cognee",
+    "anatid_cognee_hook",
+    "anatid_mcp",
+    "anatid_migrate",
+)
 CLI = "anatid_core.cli"
 
 
