@@ -12,7 +12,9 @@ from typing import Any, NoReturn, Protocol
 
 from anatid_core import __version__
 
-from . import commands, records, search
+from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
+from .records import cmd_history, cmd_show
+from .search import cmd_search
 
 PROG = "anatid"
 
@@ -124,7 +126,7 @@ def _add_stats(subs: Subcommands) -> None:
         time travel, file size, schema version, text-index postings, vector spaces, and index
         health (the verdict of anatid check).""",
         "anatid stats memory.duckdb",
-        commands.cmd_stats,
+        cmd_stats,
     )
     p.add_argument(
         "--no-check", action="store_true", help="skip the health check (faster on huge files)"
@@ -147,7 +149,7 @@ def _add_search(subs: Subcommands) -> None:
         anatid search memory.duckdb "where does Alice work" --k 5
         anatid search memory.duckdb "Acme" --kind edge --as-of 2024-05-01T12:00:00Z
         anatid search memory.duckdb "Acme" --embedding query.json --space default""",
-        search.cmd_search,
+        cmd_search,
     )
     p.add_argument("query", metavar="TEXT", help="words to search for")
     _group_option(p)
@@ -205,7 +207,7 @@ def _add_show(subs: Subcommands) -> None:
         """
         anatid show memory.duckdb alice
         anatid show memory.duckdb alice --as-of 2024-05-01""",
-        records.cmd_show,
+        cmd_show,
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
@@ -225,7 +227,7 @@ def _add_history(subs: Subcommands) -> None:
         Every version ever written of the node or edge with this id, oldest first: when the
         store knew it (transaction time), when it was true (valid time), and what changed.""",
         "anatid history memory.duckdb alice",
-        records.cmd_history,
+        cmd_history,
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
@@ -245,7 +247,7 @@ def _add_export(subs: Subcommands) -> None:
         """
         anatid export memory.duckdb --format jsonl > graph.jsonl
         anatid export memory.duckdb --format graphml --as-of 2024-05-01 --out may.graphml""",
-        commands.cmd_export,
+        cmd_export,
     )
     p.add_argument("--format", choices=("jsonl", "graphml"), required=True)
     p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
@@ -265,7 +267,7 @@ def _add_check(subs: Subcommands) -> None:
         intervals, full-text postings against documents, embeddings against versions, edges
         whose endpoints exist. Prints "ok" and exits 0, or lists the problems and exits 1.""",
         "anatid check memory.duckdb && echo healthy",
-        commands.cmd_check,
+        cmd_check,
     )
 
 
@@ -281,7 +283,7 @@ def _add_view(subs: Subcommands) -> None:
         (the 4th change), ?step=-1 (the last) or ?t=2024-05-01T12:00:00Z.""",
         """
         anatid view memory.duckdb --out memory.html""",
-        commands.cmd_view,
+        cmd_view,
     )
     p.add_argument(
         "--out",
