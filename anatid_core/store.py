@@ -14,10 +14,13 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
+import numpy as np
+
 from . import admin
 from .connection import SETTINGS, Connection, Tx
+from .model import Kind
 from .reads import Reader
-from .rows import Visibility
+from .rows import Visibility, table_of
 from .textindex import TextCache
 from .turns import in_turn
 from .vectors import VectorCache
@@ -35,7 +38,7 @@ class Store(Writer, Reader):
         self.read_only = connection.read_only
         super().__init__(connection, TextCache(connection), VectorCache(connection), Visibility())
         # After another process had the file, the indexes apply what it wrote.
-        connection.on_catch_up += [self.text_cache.catch_up, self.vectors.catch_up]
+        connection.on_catch_up.append(self._catch_up)
 
     @classmethod
     def open(
@@ -66,6 +69,29 @@ class Store(Writer, Reader):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def _catch_up(self, since: int, purged: bool) -> None:
+        """Bring the indexes up to what other processes committed after ``since``. Purged rows
+        leave no versions to apply: after a purge the indexes are built again on next use."""
+        if purged:
+            self.text_cache.forget()
+            self.vectors.forget()
+            return
+        kinds: tuple[Kind, ...] = ("node", "edge")
+        closed: dict[Kind, np.ndarray] = {
+            kind: np.asarray(
+                [
+                    r[0]
+                    for r in self.connection.query(
+                        f"SELECT vid FROM {table_of(kind)} WHERE tx_to > ?", [since]
+                    )
+                ],
+                dtype=np.int64,
+            )
+            for kind in kinds
+        }
+        self.text_cache.catch_up(since, closed)
+        self.vectors.catch_up(since, closed)
 
     @property
     def handovers(self) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple
 
@@ -397,19 +397,12 @@ class TextCache:
             np.asarray(rows["tf"], dtype=np.float64),
         )
 
-    def catch_up(self, since: int, purged: bool) -> None:
+    def catch_up(self, since: int, closed: Mapping[Kind, np.ndarray]) -> None:
         """Apply what other processes committed after ``since`` (issue 11): drop the versions
-        they closed, add the ones they wrote. Purged rows leave no trace to apply: after a purge
-        the indexes are built again on next use."""
-        if purged:
-            self.forget()
-            return
+        they ``closed`` (by kind), add the ones they wrote."""
         for kind, idx in self._kinds.items():
-            closed = self._connection.query(
-                f"SELECT vid FROM {table_of(kind)} WHERE tx_to > ?", [since]
-            )
             with self._kinds.lock:
-                idx.remove(np.asarray([r[0] for r in closed], dtype=np.int64))
+                idx.remove(closed[kind])
                 self._read_into(idx, kind, since=since)
 
     def load(self, kind: Kind) -> None:

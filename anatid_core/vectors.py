@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -416,19 +416,13 @@ class VectorCache:
         if len(vids):
             m.append(vids, mat, groups, ids, [tuple(ls) for ls in labels])
 
-    def catch_up(self, since: int, purged: bool) -> None:
+    def catch_up(self, since: int, closed: Mapping[Kind, np.ndarray]) -> None:
         """Apply what other processes committed after ``since`` (see TextCache.catch_up)."""
-        if purged:
-            self.forget()
-            return
         for (kind, space), m in self._spaces.items():
             found = space_table(self._connection.cursor(), kind, space)
             if found is None:
                 continue
-            closed = self._connection.query(
-                f"SELECT vid FROM {table_of(kind)} WHERE tx_to > ?", [since]
-            )
-            m.remove(np.asarray([r[0] for r in closed], dtype=np.int64))
+            m.remove(closed[kind])
             self._read_into(m, found[0], since=since)
 
     def after_commit(
