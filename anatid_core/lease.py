@@ -43,9 +43,6 @@ def _open_lock_file(path: str, *, read_only: bool) -> int | None:
     """The lock file's descriptor; None where it cannot be made (read-only directory)."""
     try:
         return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-    except PermissionError:
-        if not read_only:
-            raise
     except OSError:
         if not read_only:
             raise

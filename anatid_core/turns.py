@@ -110,14 +110,8 @@ class FileTurns:
             self._cond.notify_all()
 
     def _take_back(self) -> None:
-        timeout = LEASE["timeout"]
-        if not self.lease.acquire(timeout):
-            holder = self.lease.describe_holder()
-            raise WriteConflict(
-                f"{self.lease.store_path} stayed held by {holder} for more than {timeout:g} s "
-                "(anatid_core.LEASE['timeout']); retry later, or look at what that process does",
-                retryable=True,
-            )
+        if not self.lease.acquire(LEASE["timeout"]):
+            raise WriteConflict(_held_too_long(self.lease), retryable=True)
         try:
             self._open_file()
             self._catch_up()
@@ -223,15 +217,18 @@ _WATCHER = _Watcher()
 
 def first_turn(lease: Lease, path: str) -> None:
     """Take the lease at open time, or fail with ``StoreLocked`` naming the holder."""
-    timeout = LEASE["timeout"]
-    if not lease.acquire(timeout):
-        holder = lease.describe_holder()
+    if not lease.acquire(LEASE["timeout"]):
+        message = _held_too_long(lease)
         lease.close()
-        raise StoreLocked(
-            f"{path} stayed held by {holder} for more than {timeout:g} s "
-            "(anatid_core.LEASE['timeout']); retry later, or look at what that process does",
-            path=path,
-        )
+        raise StoreLocked(message, path=path)
+
+
+def _held_too_long(lease: Lease) -> str:
+    return (
+        f"{lease.store_path} stayed held by {lease.describe_holder()} for more than "
+        f"{LEASE['timeout']:g} s (anatid_core.LEASE['timeout']); retry later, or look at what "
+        "that process does"
+    )
 
 
 class _HasConnection(Protocol):
