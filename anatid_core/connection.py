@@ -77,15 +77,20 @@ def _holder_alive(key: str) -> bool:
     return holder is not None and not holder.closed
 
 
+def _writer_in_process(key: str) -> bool:
+    """Whether a live writing connection of this process holds ``key`` (hold _WRITERS_LOCK)."""
+    if _holder_alive(key):
+        gc.collect()  # a store dropped without close() may only await the cycle collector
+    return _holder_alive(key)
+
+
 def claim(path: str) -> str | None:
     """Reserve ``path`` for one writing connection in this process; returns the key to release."""
     if path == ":memory:":
         return None
     key = os.path.realpath(path)
     with _WRITERS_LOCK:
-        if _holder_alive(key):
-            gc.collect()  # a store dropped without close() may only await the cycle collector
-        if _holder_alive(key):
+        if _writer_in_process(key):
             raise StoreLocked(
                 f"{path} is already open for writing in this process, by another Store; share "
                 "that Store (e.g. GraphitiDriver(store=...)) or close it before opening the file "
@@ -101,11 +106,8 @@ def _refuse_beside_writer(path: str) -> None:
     read through that store (or its ``as_of`` views) instead."""
     if path == ":memory:":
         return None
-    key = os.path.realpath(path)
     with _WRITERS_LOCK:
-        if _holder_alive(key):
-            gc.collect()
-        if _holder_alive(key):
+        if _writer_in_process(os.path.realpath(path)):
             raise StoreLocked(
                 f"{path} is already open for writing in this process, by another Store; read "
                 "through that Store (as_of() gives read-only views) or close it first",
