@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.extras import require
+
+require("cognee")
+
 SESSION_ROOT = Path(tempfile.mkdtemp(prefix="anatid-cognee-"))
 
 #: The environment every Cognee test runs in (also handed to subprocess scenarios).

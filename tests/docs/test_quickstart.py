@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.extras import needs
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@needs("graphiti", "cognee")
 def test_quickstart_runs_offline_and_time_travels(tmp_path: Path) -> None:
     env = dict(os.environ)
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_API_KEY"):

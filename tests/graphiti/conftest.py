@@ -8,6 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from tests.extras import require
+
+require("graphiti")
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
 from anatid_graphiti import GraphitiDriver  # noqa: E402

@@ -19,12 +19,17 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
+
+from tests.extras import require
+
+require("mcp")
+
+import httpx  # noqa: E402
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.types import CallToolResult  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 FAKES = "tests.mcp.fake_clients:clients"

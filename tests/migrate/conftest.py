@@ -17,6 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.extras import require
+
+# Every migration here loads its graph through a host's driver (and the Cognee sources are written
+# by Cognee itself), so the suite needs both hosts besides the migrate extra.
+for _extra in ("migrate", "graphiti", "cognee"):
+    require(_extra)
+
 HERE = Path(__file__).resolve().parent
 # Cognee reads its configuration from the environment when first imported (the Cognee plan
 # imports the anatid Cognee adapter, which imports cognee): keep it offline and quiet.

@@ -12,7 +12,11 @@ from pathlib import Path
 
 from anatid_migrate import migrate_graphiti
 
-from tests.migrate.sources.graphiti_dump import dump
+from tests.extras import require
+
+require("graphiti")
+
+from tests.migrate.sources.graphiti_dump import dump  # noqa: E402
 
 
 async def test_graphiti_graph_reads_back_identically(sources: Path, tmp_path: Path) -> None:

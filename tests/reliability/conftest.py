@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.extras import has, reason
+
 from .harness import ForkServer
 
 LONG = os.environ.get("ANATID_LONG", "") not in ("", "0")
@@ -57,9 +59,23 @@ for _key, _value in {
 def servers(tmp_path_factory) -> Iterator[dict[str, ForkServer]]:
     """One fork server per workload, started together so that their imports overlap."""
     root = tmp_path_factory.mktemp("forkservers")
-    started = {
-        name: ForkServer(name, root / f"{name}.stderr") for name in ("core", "graphiti", "cognee")
-    }
+    hosts = ["core"] + [host for host in HOSTS if has(host)]
+    started = {name: ForkServer(name, root / f"{name}.stderr") for name in hosts}
     yield started
     for server in started.values():
         server.close()
+
+
+#: The hosts whose extra a test needs when its id names them (``test_graphiti_...``, ``[cognee]``).
+HOSTS = ("graphiti", "cognee")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Without a host's extra, the tests of that host skip, saying what to install."""
+    here = os.path.dirname(__file__)
+    for item in items:
+        if not str(item.path).startswith(here):
+            continue
+        for host in HOSTS:
+            if host in item.name and not has(host):
+                item.add_marker(pytest.mark.skip(reason=reason(host)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from anatid_core import Node, Store
+from tests.extras import needs
 
 SECONDS: list[float] = []  # how long the second opener took, printed for docs/reliability.md
 
@@ -63,6 +64,7 @@ def test_read_only_processes_share_a_file_and_a_writer_takes_its_turn(servers, t
         assert store.count_nodes() == 40
 
 
+@needs("graphiti")
 async def test_one_writing_store_per_file_in_a_process_and_drivers_can_share_it(tmp_path):
     """Two Stores on one file in one process wrote beside each other (duplicate version ids,
     conflicts); a second opener in the same process is refused, and drivers share one Store."""
