@@ -273,7 +273,10 @@ def _naive_copy(d: Difference) -> bool:
 
 
 KUZU = frozenset({"kuzu"})
+FALKORDB = frozenset({"falkordb"})
+BOTH = KUZU | FALKORDB
 SEARCH_STEP = r"/search_?/"
+CANDIDATES = "search-candidates"  # decided against the step's @all counterpart, in explain()
 EXPLAINED = [
     Explained(
         "kuzu-naive-datetimes",
@@ -289,9 +292,27 @@ EXPLAINED = [
         r"EntityEdge\.get_by_node_uuid|_NODE_DISTANCE|/search/[^/]*/center$",
     ),
     Explained(
-        "kuzu-cosine-scale",
-        KUZU,
-        "Kuzu scores similarity as raw cosine",
+        "falkordb-node-distance",
+        FALKORDB,
+        "FalkorDB's node-distance reranker finds no neighbour",
+        r"_NODE_DISTANCE|/search/[^/]*/center$",
+    ),
+    Explained(
+        "falkordb-graph-per-group",
+        FALKORDB,
+        "FalkorDB keeps each group in a graph of its own",
+        r"/many$|^retrieve_episodes/(all|text-only)$| in g1,g2,g3",
+    ),
+    Explained(
+        "falkordb-episodes-time",
+        FALKORDB,
+        "FalkorDB's retrieve_episodes ignores the reference time",
+        r"^retrieve_episodes/before-day2$",
+    ),
+    Explained(
+        CANDIDATES,
+        BOTH,
+        "Search candidates differ with Graphiti's thresholds",
         SEARCH_STEP + r"(?!.*@all)",
     ),
 ]
@@ -312,9 +333,9 @@ def _counterpart(step: str) -> str:
 def explain(reference: str, found: list[Difference]) -> tuple[list[Difference], dict[str, int]]:
     """(unexplained differences, how many each explanation covered).
 
-    ``kuzu-cosine-scale`` covers a search step only when the same search with every candidate let
-    through (its ``@all`` counterpart) shows no unexplained difference: the threshold's scale is
-    then the only cause.
+    ``search-candidates`` covers a search step only when the same search with every candidate let
+    through (its ``@all`` counterpart) shows no unexplained difference: what the engine's
+    threshold and full-text match let through is then the only cause.
     """
     used: dict[str, int] = {}
     rest: list[Difference] = []
@@ -325,7 +346,7 @@ def explain(reference: str, found: list[Difference]) -> tuple[list[Difference], 
         else:
             used[hit.key] = used.get(hit.key, 0) + 1
     unexplained_steps = {d.step for d in rest}
-    scale = EXPLAINED_BY_KEY["kuzu-cosine-scale"]
+    scale = EXPLAINED_BY_KEY[CANDIDATES]
     final: list[Difference] = []
     for d in rest:
         if scale.covers(reference, d) and _counterpart(d.step) not in unexplained_steps:
@@ -338,4 +359,4 @@ def explain(reference: str, found: list[Difference]) -> tuple[list[Difference], 
 def _holds(e: Explained, d: Difference) -> bool:
     if e.key == "kuzu-naive-datetimes":
         return _naive_copy(d)
-    return e.key != "kuzu-cosine-scale"  # decided against the @all counterpart, in explain()
+    return e.key != CANDIDATES

@@ -63,7 +63,13 @@ BULK = [
     "Ivan joined Umbrella.",
     "Heidi mentors Ivan.",
 ]
-QUERIES = ["Alice works", "Grace Lighthouse", "Heidi mentors"]
+# (query, groups, center node): each group alone, and one search across every group.
+QUERIES = [
+    ("Alice works", ["g1"], "Alice"),
+    ("Grace Lighthouse", ["g2"], "Grace"),
+    ("Heidi mentors", ["g3"], "Heidi"),
+    ("Alice works", GROUPS, "Alice"),
+]
 
 
 def encode(value: Any) -> Any:
@@ -159,6 +165,28 @@ def reader(driver: Any, group: str) -> Any:
     return driver.clone(database=group) if driver.provider.value == "falkordb" else driver
 
 
+def scoped(g: Graphiti, group: str) -> Graphiti:
+    """The Graphiti that writes to ``group``: on FalkorDB, one over that group's graph (Graphiti
+    routes add_episode and search by group there, but add_triplet and remove_episode use the
+    driver as given, whose graph is ``default_db``)."""
+    if g.driver.provider.value != "falkordb":
+        return g
+    return Graphiti(
+        graph_driver=reader(g.driver, group),
+        llm_client=g.llm_client,
+        embedder=g.embedder,
+        cross_encoder=g.cross_encoder,
+    )
+
+
+async def clear_all(d: Any) -> None:
+    """clear_data of every group: on FalkorDB, group by group (one graph each)."""
+    if d.provider.value != "falkordb":
+        return await clear_data(d)
+    for group in GROUPS:
+        await clear_data(reader(d, group))
+
+
 async def all_of(g: Graphiti, cls: Any) -> list[Any]:
     """Every record of ``cls`` in every group (a group without edges raises in Graphiti)."""
     out: list[Any] = []
@@ -204,7 +232,7 @@ async def ingest(rec: Recorder, g: Graphiti) -> None:
         valid_at=T0 + timedelta(days=10),
         attributes={"weight": 2, "note": "triplet"},
     )
-    await rec("add_triplet", g.add_triplet(src, edge, dst))
+    await rec("add_triplet", scoped(g, "g1").add_triplet(src, edge, dst))
     bulk = [
         RawEpisode(
             name=f"bulk-{i}",
@@ -275,8 +303,9 @@ async def episodes_window(rec: Recorder, g: Graphiti) -> None:
     d = g.driver
     late = T0 + timedelta(days=60)
     await rec("retrieve_episodes/all", retrieve_episodes(d, late, last_n=20, group_ids=GROUPS))
-    await rec("retrieve_episodes/last2-g1", retrieve_episodes(d, late, last_n=2, group_ids=["g1"]))
-    await rec("retrieve_episodes/before-day2", retrieve_episodes(d, T0 + timedelta(days=2), group_ids=["g1"]))
+    g1 = reader(d, "g1")
+    await rec("retrieve_episodes/last2-g1", retrieve_episodes(g1, late, last_n=2, group_ids=["g1"]))
+    await rec("retrieve_episodes/before-day2", retrieve_episodes(g1, T0 + timedelta(days=2), group_ids=["g1"]))
     await rec("retrieve_episodes/text-only", retrieve_episodes(d, late, group_ids=GROUPS, source=EpisodeType.text))
     await rec("Graphiti.retrieve_episodes", g.retrieve_episodes(late, last_n=3, group_ids=["g2"]))
 
@@ -301,15 +330,16 @@ def recipe_configs() -> dict[str, SearchConfig]:
 
 
 async def searches(rec: Recorder, g: Graphiti, label: str) -> None:
-    alice = await by_name(g, EntityNode, "Alice")
-    for q in QUERIES:
-        await rec(f"{label}/search/{q}", g.search(q, group_ids=GROUPS))
-        await rec(f"{label}/search/{q}/center", g.search(q, center_node_uuid=alice.uuid, group_ids=GROUPS))
+    for q, groups, center_name in QUERIES:
+        center = (await by_name(g, EntityNode, center_name)).uuid
+        where = f"{q} in {','.join(groups)}"
+        await rec(f"{label}/search/{where}", g.search(q, group_ids=groups))
+        await rec(f"{label}/search/{where}/center", g.search(q, center_node_uuid=center, group_ids=groups))
         for name, config in recipe_configs().items():
             config = config.model_copy(deep=True)  # Graphiti.search mutates a recipe's limit
             await rec(
-                f"{label}/search_/{name}/{q}",
-                g.search_(q, config=config, group_ids=GROUPS, center_node_uuid=alice.uuid),
+                f"{label}/search_/{name}/{where}",
+                g.search_(q, config=config, group_ids=groups, center_node_uuid=center),
             )
 
 
@@ -320,7 +350,7 @@ async def lifecycle(rec: Recorder, g: Graphiti) -> None:
     await getters(rec, g, "after-communities")
     await searches(rec, g, "after-communities")
     first = await by_name(g, EpisodicNode, "episode-0")
-    await rec("remove_episode", g.remove_episode(first.uuid))
+    await rec("remove_episode", scoped(g, "g1").remove_episode(first.uuid))
     await snapshot(rec, g, "after-remove-episode")
     g3 = reader(d, "g3")
     edges = await EntityEdge.get_by_group_ids(g3, ["g3"])
@@ -332,7 +362,7 @@ async def lifecycle(rec: Recorder, g: Graphiti) -> None:
     await snapshot(rec, g, "after-delete-by-group")
     await rec("clear_data/g3", clear_data(reader(d, "g3"), ["g3"]))
     await snapshot(rec, g, "after-clear-g3")
-    await rec("clear_data/all", clear_data(d))
+    await rec("clear_data/all", clear_all(d))
     await snapshot(rec, g, "after-clear-all")
 
 
