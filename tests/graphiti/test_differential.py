@@ -93,10 +93,14 @@ def test_the_comparison_sees_a_changed_type_value_and_order(ours):
     """The harness can fail: a naive datetime, an int turned float, a dropped record are found."""
     assert compare.differences(ours, ours) == []
     changed = copy.deepcopy(ours)
-    step = next(s for s in changed["steps"] if s["step"] == "after-ingest/EntityNode.get_by_group_ids/g1")
+    step = next(
+        s for s in changed["steps"] if s["step"] == "after-ingest/EntityNode.get_by_group_ids/g1"
+    )
     step["result"][0]["created_at"]["aware"] = False
     step["result"][1]["name"] = step["result"][1]["name"] + "!"
-    edges = next(s for s in changed["steps"] if s["step"] == "after-ingest/EntityEdge.get_by_group_ids/g1")
+    edges = next(
+        s for s in changed["steps"] if s["step"] == "after-ingest/EntityEdge.get_by_group_ids/g1"
+    )
     edges["result"].pop()
     triplet = next(s for s in changed["steps"] if s["step"] == "add_triplet")
     triplet["result"]["edges"][0]["attributes"]["weight"] = 2.0

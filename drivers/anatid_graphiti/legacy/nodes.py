@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphiti_core.driver.query_executor import QueryExecutor
-from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode, SagaNode
+from graphiti_core.nodes import CommunityNode, EntityNode, SagaNode
 
 from .. import mapping as m
 from ..node_ops import NodeCrud

@@ -52,7 +52,9 @@ class Difference:
     ours: Any
 
     def __str__(self) -> str:
-        return f"{self.step} {self.path}: reference={_short(self.reference)} ours={_short(self.ours)}"
+        return (
+            f"{self.step} {self.path}: reference={_short(self.reference)} ours={_short(self.ours)}"
+        )
 
 
 def _short(value: Any, width: int = 160) -> str:
@@ -101,7 +103,7 @@ def uuid_labels(dump: dict[str, Any]) -> dict[str, str]:
     members: dict[str, list[str]] = {}
     for m in records.values():
         if m["$model"] == "CommunityEdge":
-            member = labels.get(m["target_node_uuid"], m["target_node_uuid"])
+            member = str(labels.get(m["target_node_uuid"], m["target_node_uuid"]))
             members.setdefault(m["source_node_uuid"], []).append(member.rsplit(":", 1)[-1])
     for uid, m in records.items():
         if m["$model"] == "CommunityNode":

@@ -134,7 +134,14 @@ def run_scenario(python: str | Path, backend: str, workdir: Path) -> Path:
     """Run the scenario on ``backend`` under ``python``; returns the dump's path."""
     out = workdir / f"{backend}.json"
     env = dict(os.environ, GRAPHITI_TELEMETRY_ENABLED="false", PYTHONPATH=str(REPO))
-    cmd = [str(python), "-m", "tests.graphiti.differential.scenario", backend, str(workdir / backend), str(out)]
+    cmd = [
+        str(python),
+        "-m",
+        "tests.graphiti.differential.scenario",
+        backend,
+        str(workdir / backend),
+        str(out),
+    ]
     done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode != 0 or not out.exists():
         raise RuntimeError(f"the {backend} scenario failed:\n{done.stderr[-4000:]}")

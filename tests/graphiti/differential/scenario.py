@@ -204,7 +204,9 @@ async def snapshot(rec: Recorder, g: Graphiti, label: str) -> None:
         for group in GROUPS:
             read = cls.get_by_group_ids(reader(g.driver, group), [group])
             await rec(f"{label}/{cls.__name__}.get_by_group_ids/{group}", read)
-    await rec(f"{label}/EntityNode.get_by_group_ids/many", EntityNode.get_by_group_ids(g.driver, GROUPS))
+    await rec(
+        f"{label}/EntityNode.get_by_group_ids/many", EntityNode.get_by_group_ids(g.driver, GROUPS)
+    )
 
 
 async def ingest(rec: Recorder, g: Graphiti) -> None:
@@ -256,18 +258,35 @@ async def getters(rec: Recorder, g: Graphiti, label: str) -> None:
     grace = await by_name(g, EntityNode, "Grace")
     await rec(f"{label}/EntityNode.get_by_uuid", EntityNode.get_by_uuid(d, alice.uuid))
     await rec(f"{label}/EntityNode.get_by_uuids", EntityNode.get_by_uuids(d, [alice.uuid]))
-    await rec(f"{label}/EntityNode.get_by_uuids/other-group", EntityNode.get_by_uuids(reader(d, "g2"), [grace.uuid]))
+    await rec(
+        f"{label}/EntityNode.get_by_uuids/other-group",
+        EntityNode.get_by_uuids(reader(d, "g2"), [grace.uuid]),
+    )
     await rec(f"{label}/EntityNode.get_by_uuid/missing", EntityNode.get_by_uuid(d, "missing"))
-    await rec(f"{label}/EntityNode.get_by_group_ids/limit", EntityNode.get_by_group_ids(d, ["g1"], limit=2))
+    await rec(
+        f"{label}/EntityNode.get_by_group_ids/limit",
+        EntityNode.get_by_group_ids(d, ["g1"], limit=2),
+    )
     episodes = [e for e in await all_of(g, EpisodicNode) if e.group_id == "g1"]
     ep = min(episodes, key=lambda e: e.name)
     await rec(f"{label}/EpisodicNode.get_by_uuid", EpisodicNode.get_by_uuid(d, ep.uuid))
-    await rec(f"{label}/EpisodicNode.get_by_uuids", EpisodicNode.get_by_uuids(d, [e.uuid for e in episodes]))
+    await rec(
+        f"{label}/EpisodicNode.get_by_uuids",
+        EpisodicNode.get_by_uuids(d, [e.uuid for e in episodes]),
+    )
     await rec(f"{label}/EpisodicNode.get_by_uuid/missing", EpisodicNode.get_by_uuid(d, "missing"))
-    await rec(f"{label}/EpisodicNode.get_by_entity_node_uuid", EpisodicNode.get_by_entity_node_uuid(d, alice.uuid))
+    await rec(
+        f"{label}/EpisodicNode.get_by_entity_node_uuid",
+        EpisodicNode.get_by_entity_node_uuid(d, alice.uuid),
+    )
     edges = [e for e in await all_of(g, EntityEdge) if e.group_id == "g1"]
-    await rec(f"{label}/EntityEdge.get_by_uuid", EntityEdge.get_by_uuid(d, min(edges, key=lambda e: e.fact).uuid))
-    await rec(f"{label}/EntityEdge.get_by_uuids", EntityEdge.get_by_uuids(d, [e.uuid for e in edges]))
+    await rec(
+        f"{label}/EntityEdge.get_by_uuid",
+        EntityEdge.get_by_uuid(d, min(edges, key=lambda e: e.fact).uuid),
+    )
+    await rec(
+        f"{label}/EntityEdge.get_by_uuids", EntityEdge.get_by_uuids(d, [e.uuid for e in edges])
+    )
     await rec(f"{label}/EntityEdge.get_by_uuid/missing", EntityEdge.get_by_uuid(d, "missing"))
     await rec(f"{label}/EntityEdge.get_by_node_uuid", EntityEdge.get_by_node_uuid(d, alice.uuid))
     await rec(f"{label}/embeddings", loaded_embeddings(d, alice, min(edges, key=lambda e: e.fact)))
@@ -275,7 +294,10 @@ async def getters(rec: Recorder, g: Graphiti, label: str) -> None:
     mentions = [m for m in await all_of(g, EpisodicEdge) if m.target_node_uuid == alice.uuid]
     mentions.sort(key=lambda m: first_episode.get(m.source_node_uuid, ""))
     await rec(f"{label}/EpisodicEdge.get_by_uuid", EpisodicEdge.get_by_uuid(d, mentions[0].uuid))
-    await rec(f"{label}/EpisodicEdge.get_by_uuids", EpisodicEdge.get_by_uuids(d, [m.uuid for m in mentions]))
+    await rec(
+        f"{label}/EpisodicEdge.get_by_uuids",
+        EpisodicEdge.get_by_uuids(d, [m.uuid for m in mentions]),
+    )
     await rec(f"{label}/EpisodicEdge.get_by_uuid/missing", EpisodicEdge.get_by_uuid(d, "missing"))
     frank = await by_name(g, EntityNode, "Frank")
     d2 = reader(g.driver, "g2")
@@ -285,7 +307,10 @@ async def getters(rec: Recorder, g: Graphiti, label: str) -> None:
         await rec(f"{label}/CommunityNode.get_by_uuid", CommunityNode.get_by_uuid(d2, home))
         uuids = sorted({m.source_node_uuid for m in members})
         await rec(f"{label}/CommunityNode.get_by_uuids", CommunityNode.get_by_uuids(d2, uuids))
-        await rec(f"{label}/CommunityEdge.get_by_uuids", CommunityEdge.get_by_uuids(d2, [m.uuid for m in members]))
+        await rec(
+            f"{label}/CommunityEdge.get_by_uuids",
+            CommunityEdge.get_by_uuids(d2, [m.uuid for m in members]),
+        )
     await rec(f"{label}/CommunityNode.get_by_uuid/missing", CommunityNode.get_by_uuid(d, "missing"))
 
 
@@ -305,8 +330,14 @@ async def episodes_window(rec: Recorder, g: Graphiti) -> None:
     await rec("retrieve_episodes/all", retrieve_episodes(d, late, last_n=20, group_ids=GROUPS))
     g1 = reader(d, "g1")
     await rec("retrieve_episodes/last2-g1", retrieve_episodes(g1, late, last_n=2, group_ids=["g1"]))
-    await rec("retrieve_episodes/before-day2", retrieve_episodes(g1, T0 + timedelta(days=2), group_ids=["g1"]))
-    await rec("retrieve_episodes/text-only", retrieve_episodes(d, late, group_ids=GROUPS, source=EpisodeType.text))
+    await rec(
+        "retrieve_episodes/before-day2",
+        retrieve_episodes(g1, T0 + timedelta(days=2), group_ids=["g1"]),
+    )
+    await rec(
+        "retrieve_episodes/text-only",
+        retrieve_episodes(d, late, group_ids=GROUPS, source=EpisodeType.text),
+    )
     await rec("Graphiti.retrieve_episodes", g.retrieve_episodes(late, last_n=3, group_ids=["g2"]))
 
 
@@ -334,7 +365,9 @@ async def searches(rec: Recorder, g: Graphiti, label: str) -> None:
         center = (await by_name(g, EntityNode, center_name)).uuid
         where = f"{q} in {','.join(groups)}"
         await rec(f"{label}/search/{where}", g.search(q, group_ids=groups))
-        await rec(f"{label}/search/{where}/center", g.search(q, center_node_uuid=center, group_ids=groups))
+        await rec(
+            f"{label}/search/{where}/center", g.search(q, center_node_uuid=center, group_ids=groups)
+        )
         for name, config in recipe_configs().items():
             config = config.model_copy(deep=True)  # Graphiti.search mutates a recipe's limit
             await rec(
@@ -354,7 +387,10 @@ async def lifecycle(rec: Recorder, g: Graphiti) -> None:
     await snapshot(rec, g, "after-remove-episode")
     g3 = reader(d, "g3")
     edges = await EntityEdge.get_by_group_ids(g3, ["g3"])
-    await rec("EntityEdge.delete_by_uuids", EntityEdge.delete_by_uuids(g3, [min(edges, key=lambda e: e.fact).uuid]))
+    await rec(
+        "EntityEdge.delete_by_uuids",
+        EntityEdge.delete_by_uuids(g3, [min(edges, key=lambda e: e.fact).uuid]),
+    )
     ivan = await by_name(g, EntityNode, "Ivan")
     await rec("EntityNode.delete_by_uuids", EntityNode.delete_by_uuids(g3, [ivan.uuid]))
     await snapshot(rec, g, "after-delete-by-uuids")
