@@ -112,3 +112,12 @@ def test_the_comparison_sees_a_changed_type_value_and_order(ours):
     assert ("add_triplet", "weight") in paths
     left, _ = compare.explain("kuzu", found)
     assert left  # a naive datetime is explained only as the reference's, never as ours
+
+
+def test_the_kuzu_venv_is_the_one_the_migrate_tests_build():
+    """One cached venv for both: same directory, packages and check as setup_sources.sh."""
+    script = (references.REPO / "tests" / "migrate" / "setup_sources.sh").read_text()
+    kuzu = references.KUZU
+    assert f'"$CACHE/{kuzu.venv}"' in script
+    assert f'"{kuzu.check}"' in script
+    assert " ".join(kuzu.packages) in script
