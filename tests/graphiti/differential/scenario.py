@@ -253,7 +253,14 @@ async def by_name(g: Graphiti, cls: Any, name: str) -> Any:
 
 
 async def getters(rec: Recorder, g: Graphiti, label: str) -> None:
+    """The model getters by uuid(s) and by group, of every kind, and a missing uuid of each."""
     alice = await by_name(g, EntityNode, "Alice")
+    episodes = await node_getters(rec, g, label, alice)
+    await edge_getters(rec, g, label, alice, episodes)
+    await community_getters(rec, g, label)
+
+
+async def node_getters(rec: Recorder, g: Graphiti, label: str, alice: EntityNode) -> list[Any]:
     d = reader(g.driver, "g1")
     grace = await by_name(g, EntityNode, "Grace")
     await rec(f"{label}/EntityNode.get_by_uuid", EntityNode.get_by_uuid(d, alice.uuid))
@@ -279,6 +286,13 @@ async def getters(rec: Recorder, g: Graphiti, label: str) -> None:
         f"{label}/EpisodicNode.get_by_entity_node_uuid",
         EpisodicNode.get_by_entity_node_uuid(d, alice.uuid),
     )
+    return episodes
+
+
+async def edge_getters(
+    rec: Recorder, g: Graphiti, label: str, alice: EntityNode, episodes: list[Any]
+) -> None:
+    d = reader(g.driver, "g1")
     edges = [e for e in await all_of(g, EntityEdge) if e.group_id == "g1"]
     await rec(
         f"{label}/EntityEdge.get_by_uuid",
@@ -299,6 +313,10 @@ async def getters(rec: Recorder, g: Graphiti, label: str) -> None:
         EpisodicEdge.get_by_uuids(d, [m.uuid for m in mentions]),
     )
     await rec(f"{label}/EpisodicEdge.get_by_uuid/missing", EpisodicEdge.get_by_uuid(d, "missing"))
+
+
+async def community_getters(rec: Recorder, g: Graphiti, label: str) -> None:
+    d = reader(g.driver, "g1")
     frank = await by_name(g, EntityNode, "Frank")
     d2 = reader(g.driver, "g2")
     members = [m for m in await all_of(g, CommunityEdge) if m.group_id == "g2"]
