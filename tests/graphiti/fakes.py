@@ -172,6 +172,12 @@ def resolve_edge(content: str) -> dict[str, Any]:
     return {"duplicate_facts": duplicates, "contradicted_facts": contradicted}
 
 
+def _summaries(content: str) -> str:
+    """The JSON payload a summarising prompt ends with (what follows its first ``[`` or ``{``)."""
+    starts = [i for i in (content.find("["), content.find('"')) if i >= 0]
+    return content[min(starts) :] if starts else ""
+
+
 def _message_text(content: str) -> str:
     for tag in _MESSAGE_TAGS:
         found = block(content, tag)
@@ -216,9 +222,12 @@ class FakeLLMClient(LLMClient):
         if name == "SummarizedEntities":
             return {"summaries": []}
         if name in ("Summary", "EntitySummary", "SagaSummary"):
-            return {"summary": "Summary: " + " ".join(_WORD.findall(_message_text(content)))[:80]}
+            # Prompts without a message block (pair summaries of a community): the names in it.
+            text = _message_text(content) or " ".join(entities_in(_summaries(content)))
+            return {"summary": "Summary: " + " ".join(_WORD.findall(text))[:80]}
         if name == "SummaryDescription":
-            return {"description": "A description."}
+            # Distinct summaries get distinct descriptions (they name communities).
+            return {"description": "About " + " ".join(_WORD.findall(_summaries(content)))[:60]}
         return _defaults(response_model)
 
 

@@ -31,18 +31,32 @@ async def test_empty_results_raise_like_graphitis_own_fallbacks(driver):
     assert await EntityEdge.get_by_uuids(driver, []) == []
 
 
-async def test_delete_by_group_id_follows_the_class(driver):
+async def test_delete_by_group_id_reaches_every_kind_whatever_the_class(driver):
+    # As Graphiti's own queries on Neo4j, FalkorDB and Kuzu: MATCH (n:Entity|Episodic|Community).
+    for cls in (EntityNode, EpisodicNode, Node):
+        ent = EntityNode(name="a", group_id="g")
+        ep = episode()
+        com = CommunityNode(name="c", group_id="g")
+        other = EntityNode(name="b", group_id="h")
+        for n in (ent, ep, com, other):
+            await n.save(driver)
+        await cls.delete_by_group_id(driver, "g")
+        assert await EntityNode.get_by_group_ids(driver, ["g"]) == []
+        assert await EpisodicNode.get_by_group_ids(driver, ["g"]) == []
+        assert await CommunityNode.get_by_group_ids(driver, ["g"]) == []
+        assert [n.uuid for n in await EntityNode.get_by_group_ids(driver, ["h"])] == [other.uuid]
+        await other.delete(driver)
+
+
+async def test_delete_by_uuids_reaches_every_kind_whatever_the_class(driver):
     ent = EntityNode(name="a", group_id="g")
     ep = episode()
-    com = CommunityNode(name="c", group_id="g")
-    for n in (ent, ep, com):
+    keep = EntityNode(name="b", group_id="g")
+    for n in (ent, ep, keep):
         await n.save(driver)
-    await EntityNode.delete_by_group_id(driver, "g")
-    assert await EntityNode.get_by_group_ids(driver, ["g"]) == []
-    assert len(await EpisodicNode.get_by_group_ids(driver, ["g"])) == 1
-    await Node.delete_by_group_id(driver, "g")  # the base class reaches every kind
+    await EntityNode.delete_by_uuids(driver, [ent.uuid, ep.uuid])
     assert await EpisodicNode.get_by_group_ids(driver, ["g"]) == []
-    assert await CommunityNode.get_by_group_ids(driver, ["g"]) == []
+    assert [n.uuid for n in await EntityNode.get_by_group_ids(driver, ["g"])] == [keep.uuid]
 
 
 async def test_node_getters_by_names_attributes_and_group(driver):

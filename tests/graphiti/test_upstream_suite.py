@@ -6,22 +6,18 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from . import upstream
+from .differential.references import cache_root
 
 
 @pytest.fixture(scope="module")
-def suite_result(request, tmp_path_factory):
-    # Without pytest's cache plugin (``-p no:cacheprovider``) the sdist goes to a temporary folder.
-    cache_plugin = getattr(request.config, "cache", None)
-    cache = (
-        Path(cache_plugin.mkdir("graphiti-core-sdist"))
-        if cache_plugin is not None
-        else tmp_path_factory.mktemp("sdist")
-    )
+def suite_result(tmp_path_factory):
+    # The sdist is kept under the tests' cache root (shared with the migrate tests and the
+    # differential harness), not in pytest's cache: ``-p no:cacheprovider`` must work too.
+    cache = cache_root() / "graphiti-core-sdist"
     try:
         sdist = upstream.sdist_path(cache)
     except FileNotFoundError as exc:

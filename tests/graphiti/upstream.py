@@ -1,7 +1,8 @@
 """Graphiti's own driver test suite, fetched at test time and pointed at GraphitiDriver.
 
 Third-party code is not copied into this repository: the sdist of the installed graphiti-core
-(0.31.2) is downloaded with pip (once; it is cached in pytest's cache directory), its ``tests/``
+(0.31.2) is downloaded with pip (once; it is cached under the tests' cache root, see
+``differential.references.cache_root``), its ``tests/``
 are copied into a temporary directory, and there ``tests/helpers_test.py`` is patched so that the ``graph_driver``
 fixture yields a fresh in-memory ``GraphitiDriver``, and ``conftest.py`` marks the tests of
 helpers that send raw Cypher through no hook as strict expected failures.
