@@ -7,23 +7,23 @@ would each keep their own caches and write locks. So adapters ``acquire`` the st
 and ``release`` it when Cognee evicts them; the last release closes the file (the NeuG
 community adapter's connection manager, same idea).
 
-Files still open when the interpreter exits normally (a script, ``cognee-cli``) are closed by
-an ``atexit`` handler (:func:`close_all`), so their WAL is checkpointed. The API server's
-shutdown does not reach ``atexit`` (uvicorn re-raises SIGTERM): there the adapters' ``close()``
-releases the file when Cognee evicts them (issue 12).
+Files still open when the process ends are closed by :func:`close_all`, at exit and on SIGTERM
+(:mod:`anatid_cognee.shutdown`), so their WAL is checkpointed. Only the process that opened a
+file closes it: a forked child inherits the registry (and the exit and signal handlers) but
+must not checkpoint its parent's DuckDB database.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cognee.exceptions import CogneeSystemError
 
 from anatid_core import Store, StoreCorrupt
 
+from . import shutdown
 from .errors import cognee_errors, unusable_location
 
 MEMORY = ":memory:"
@@ -33,11 +33,12 @@ MEMORY = ":memory:"
 class _Entry:
     store: Store
     refs: int = 0
+    #: The process that opened the file (a forked child sees the entry too).
+    pid: int = field(default_factory=os.getpid)
 
 
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
-_atexit_registered = False
 
 
 def store_key(path: str) -> str:
@@ -50,10 +51,10 @@ def store_key(path: str) -> str:
 def acquire(path: str) -> Store:
     """The shared open Store for ``path``, opening (and creating) the file on first use."""
     key = store_key(path)
+    shutdown.arm(close_all)
     with _lock:
-        _close_at_exit()
         entry = _entries.get(key)
-        if entry is None or entry.store.closed:
+        if entry is None or entry.store.closed or entry.pid != os.getpid():
             entry = _Entry(_open(key))
             _entries[key] = entry
         entry.refs += 1
@@ -105,17 +106,11 @@ def borrow(path: str) -> Store | None:
 
 
 def close_all() -> None:
-    """Close every file this process holds, whatever its reference count (at exit)."""
+    """Close every file this process opened, whatever its reference count (at exit, on
+    SIGTERM). Entries inherited through ``fork`` are dropped, not closed."""
     with _lock:
         entries = list(_entries.values())
         _entries.clear()
     for entry in entries:
-        entry.store.close()
-
-
-def _close_at_exit() -> None:
-    # Registered on first use, not at import: importing the driver has no side effects.
-    global _atexit_registered
-    if not _atexit_registered:
-        atexit.register(close_all)
-        _atexit_registered = True
+        if entry.pid == os.getpid():
+            entry.store.close()
