@@ -7,6 +7,9 @@ would each keep their own caches and write locks. So adapters ``acquire`` the st
 and ``release`` it when Cognee evicts them; the last release closes the file (the NeuG
 community adapter's connection manager, same idea).
 
+Deleting a dataset removes its file (:func:`remove_when_released`): at once when no adapter of
+this process holds it, else when the last one lets go (issue 14).
+
 Files still open when the process ends are closed by :func:`close_all`, at exit and on SIGTERM
 (:mod:`anatid_cognee.shutdown`), so their WAL is checkpointed. Only the process that opened a
 file closes it: a forked child inherits the registry (and the exit and signal handlers) but
@@ -15,13 +18,14 @@ must not checkpoint its parent's DuckDB database.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from dataclasses import dataclass, field
 
 from cognee.exceptions import CogneeSystemError
 
-from anatid_core import Store, StoreCorrupt
+from anatid_core import Store, StoreCorrupt, StoreLocked, remove_store
 
 from . import shutdown
 from .errors import cognee_errors, unusable_location
@@ -35,8 +39,11 @@ class _Entry:
     refs: int = 0
     #: The process that opened the file (a forked child sees the entry too).
     pid: int = field(default_factory=os.getpid)
+    #: Remove the file when the last reference goes (its dataset was deleted).
+    doomed: bool = False
 
 
+_log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
 
@@ -57,6 +64,8 @@ def acquire(path: str) -> Store:
         if entry is None or entry.store.closed or entry.pid != os.getpid():
             entry = _Entry(_open(key))
             _entries[key] = entry
+        # A dataset created again under the id of a deleted one: its (erased) file is kept.
+        entry.doomed = False
         entry.refs += 1
         return entry.store
 
@@ -85,10 +94,38 @@ def release(store: Store) -> None:
         for key, entry in list(_entries.items()):
             if entry.store is store:
                 entry.refs -= 1
-                if entry.refs <= 0:
-                    del _entries[key]
-                    entry.store.close()
-                return
+                if entry.refs > 0:
+                    return
+                del _entries[key]
+                entry.store.close()
+                break
+        else:
+            return
+    if entry.doomed:
+        _remove(key)
+
+
+def remove_when_released(path: str) -> None:
+    """Remove ``path`` and the files beside it once no adapter of this process holds it: now,
+    or when the last holder releases it (a dataset deleted while an engine of it is still in
+    use elsewhere). Acquiring the path again before that keeps the file."""
+    key = store_key(path)
+    with _lock:
+        entry = _entries.get(key)
+        if entry is not None and not entry.store.closed and entry.pid == os.getpid():
+            entry.doomed = True
+            return
+    _remove(key)
+
+
+def _remove(key: str) -> None:
+    with cognee_errors():
+        try:
+            remove_store(key)
+        except StoreLocked as exc:
+            # Another process has the file open (issue 11): its records are erased already;
+            # the empty file stays for that process, and is reused if the dataset comes back.
+            _log.warning("anatid: %s not removed: %s", key, exc)
 
 
 def is_open(path: str) -> bool:
