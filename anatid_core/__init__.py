@@ -33,6 +33,7 @@ from .model import (
     WriteResult,
 )
 from .recall import rrf
+from .removal import remove_store, store_files
 from .retry import RETRY, retry_delay, with_retries
 from .schema import SCHEMA_VERSION
 from .store import SETTINGS, Store
@@ -70,8 +71,10 @@ __all__ = [
     "WriteConflict",
     "WriteResult",
     "lease_files",
+    "remove_store",
     "retry_delay",
     "rrf",
+    "store_files",
     "tokenize",
     "with_retries",
 ]

@@ -6,7 +6,11 @@ Both anatid handlers name the same file, ``<system_root>/databases/<owner id>/<d
 id>.anatid.duckdb``, so a dataset's graph and vectors share one DuckDB database.
 
 Deleting a dataset's graph erases the graph records and deleting its vectors erases the vector
-records; whichever leaves the file empty removes it.
+records (Cognee's ``prune_system`` may delete one side only); whichever leaves the file empty
+removes it, with its WAL and lock files, as LadybugDB's and LanceDB's handlers remove theirs.
+Both first evict the dataset's engines from Cognee's caches, which closes their adapters; an
+adapter still held elsewhere in the process keeps the file until it lets go, and the file is
+removed then (issue 14).
 """
 
 from __future__ import annotations
@@ -130,10 +134,8 @@ def _erase_sync(path: str, groups: list[str] | None, graph: bool) -> None:
         empty = store.count_nodes() == 0 and store.count_edges() == 0
     finally:
         store_registry.release(store)
-    if empty and not store_registry.is_open(path):
-        for suffix in ("", ".wal"):
-            if os.path.exists(path + suffix):
-                os.remove(path + suffix)
+    if empty:
+        store_registry.remove_when_released(path)
 
 
 def _groups(store: Any) -> list[str]:

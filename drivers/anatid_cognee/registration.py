@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from . import handler_defaults
+from . import handler_defaults, shutdown, store_registry
 from .handlers import (
     GRAPH_HANDLER,
     VECTOR_HANDLER,
@@ -18,8 +18,10 @@ _lock = threading.Lock()
 
 def register() -> None:
     """Register provider ``"anatid"`` with Cognee's graph and vector factories and the two
-    dataset handlers (``anatid_graph``, ``anatid_vector``), and make those handlers Cognee's
-    default for the anatid provider (:mod:`anatid_cognee.handler_defaults`). Idempotent."""
+    dataset handlers (``anatid_graph``, ``anatid_vector``), make those handlers Cognee's
+    default for the anatid provider (:mod:`anatid_cognee.handler_defaults`), and have every
+    anatid file closed at exit and on SIGTERM (:mod:`anatid_cognee.shutdown`; armed here, as
+    Cognee loads, so a server started later restores our handler when it stops). Idempotent."""
     from cognee.infrastructure.databases.dataset_database_handler import (
         use_dataset_database_handler,
     )
@@ -35,6 +37,7 @@ def register() -> None:
         use_dataset_database_handler(GRAPH_HANDLER, AnatidGraphDatasetDatabaseHandler, PROVIDER)
         use_dataset_database_handler(VECTOR_HANDLER, AnatidVectorDatasetDatabaseHandler, PROVIDER)
         handler_defaults.install()
+    shutdown.arm(store_registry.close_all)
 
 
 def configure(path: str | None = None) -> None:

@@ -7,23 +7,27 @@ would each keep their own caches and write locks. So adapters ``acquire`` the st
 and ``release`` it when Cognee evicts them; the last release closes the file (the NeuG
 community adapter's connection manager, same idea).
 
-Files still open when the interpreter exits normally (a script, ``cognee-cli``) are closed by
-an ``atexit`` handler (:func:`close_all`), so their WAL is checkpointed. The API server's
-shutdown does not reach ``atexit`` (uvicorn re-raises SIGTERM): there the adapters' ``close()``
-releases the file when Cognee evicts them (issue 12).
+Deleting a dataset removes its file (:func:`remove_when_released`): at once when no adapter of
+this process holds it, else when the last one lets go (issue 14).
+
+Files still open when the process ends are closed by :func:`close_all`, at exit and on SIGTERM
+(:mod:`anatid_cognee.shutdown`), so their WAL is checkpointed. Only the process that opened a
+file closes it: a forked child inherits the registry (and the exit and signal handlers) but
+must not checkpoint its parent's DuckDB database.
 """
 
 from __future__ import annotations
 
-import atexit
+import logging
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cognee.exceptions import CogneeSystemError
 
-from anatid_core import Store, StoreCorrupt
+from anatid_core import Store, StoreCorrupt, StoreLocked, remove_store
 
+from . import shutdown
 from .errors import cognee_errors, unusable_location
 
 MEMORY = ":memory:"
@@ -33,11 +37,15 @@ MEMORY = ":memory:"
 class _Entry:
     store: Store
     refs: int = 0
+    #: The process that opened the file (a forked child sees the entry too).
+    pid: int = field(default_factory=os.getpid)
+    #: Remove the file when the last reference goes (its dataset was deleted).
+    doomed: bool = False
 
 
+_log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
-_atexit_registered = False
 
 
 def store_key(path: str) -> str:
@@ -50,12 +58,14 @@ def store_key(path: str) -> str:
 def acquire(path: str) -> Store:
     """The shared open Store for ``path``, opening (and creating) the file on first use."""
     key = store_key(path)
+    shutdown.arm(close_all)
     with _lock:
-        _close_at_exit()
         entry = _entries.get(key)
-        if entry is None or entry.store.closed:
+        if entry is None or entry.store.closed or entry.pid != os.getpid():
             entry = _Entry(_open(key))
             _entries[key] = entry
+        # A dataset created again under the id of a deleted one: its (erased) file is kept.
+        entry.doomed = False
         entry.refs += 1
         return entry.store
 
@@ -84,10 +94,38 @@ def release(store: Store) -> None:
         for key, entry in list(_entries.items()):
             if entry.store is store:
                 entry.refs -= 1
-                if entry.refs <= 0:
-                    del _entries[key]
-                    entry.store.close()
-                return
+                if entry.refs > 0:
+                    return
+                del _entries[key]
+                entry.store.close()
+                break
+        else:
+            return
+    if entry.doomed:
+        _remove(key)
+
+
+def remove_when_released(path: str) -> None:
+    """Remove ``path`` and the files beside it once no adapter of this process holds it: now,
+    or when the last holder releases it (a dataset deleted while an engine of it is still in
+    use elsewhere). Acquiring the path again before that keeps the file."""
+    key = store_key(path)
+    with _lock:
+        entry = _entries.get(key)
+        if entry is not None and not entry.store.closed and entry.pid == os.getpid():
+            entry.doomed = True
+            return
+    _remove(key)
+
+
+def _remove(key: str) -> None:
+    with cognee_errors():
+        try:
+            remove_store(key)
+        except StoreLocked as exc:
+            # Another process has the file open (issue 11): its records are erased already;
+            # the empty file stays for that process, and is reused if the dataset comes back.
+            _log.warning("anatid: %s not removed: %s", key, exc)
 
 
 def is_open(path: str) -> bool:
@@ -105,17 +143,11 @@ def borrow(path: str) -> Store | None:
 
 
 def close_all() -> None:
-    """Close every file this process holds, whatever its reference count (at exit)."""
+    """Close every file this process opened, whatever its reference count (at exit, on
+    SIGTERM). Entries inherited through ``fork`` are dropped, not closed."""
     with _lock:
         entries = list(_entries.values())
         _entries.clear()
     for entry in entries:
-        entry.store.close()
-
-
-def _close_at_exit() -> None:
-    # Registered on first use, not at import: importing the driver has no side effects.
-    global _atexit_registered
-    if not _atexit_registered:
-        atexit.register(close_all)
-        _atexit_registered = True
+        if entry.pid == os.getpid():
+            entry.store.close()
