@@ -67,8 +67,23 @@ class Normaliser:
             if "$unordered" in value and len(value) == 1:
                 items = [self(v) for v in value["$unordered"]]
                 return {"$unordered": sorted(items, key=canonical)}
-            return {self.text(k): self(v, k) for k, v in value.items()}
+            return self._mapping(value)
         return value
+
+    def _mapping(self, value: dict) -> dict:
+        """Keys normalised too; generated-id keys that collide are numbered in the order of
+        their (normalised) values, so two documents' entries stay two entries."""
+        groups: dict[str, list[Any]] = {}
+        for k, v in value.items():
+            groups.setdefault(self.text(k), []).append(self(v, k))
+        out = {}
+        for key, items in groups.items():
+            if len(items) == 1:
+                out[key] = items[0]
+                continue
+            for i, item in enumerate(sorted(items, key=canonical)):
+                out[f"{key}#{i}"] = item
+        return out
 
 
 def normalise_pair(left: dict, right: dict, left_root: str, right_root: str) -> tuple[Any, Any]:

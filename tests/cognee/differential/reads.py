@@ -31,7 +31,7 @@ async def _bounded(graph: Any, seeds: list[str]) -> Any:
     return unordered(chunks)
 
 
-FIXED_TYPES = ("Entity", "EntityType", "Book", "Author", "Publisher")
+FIXED_TYPES = ("Entity", "EntityType", "Book", "Author", "Publisher", "DocumentChunk")
 
 
 def _fixed_ids(nodes: list[Any]) -> list[str]:

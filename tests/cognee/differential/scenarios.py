@@ -161,6 +161,10 @@ DOCS = {
 }
 
 
+def chunk_id(document_name: str) -> UUID:
+    return fixed_id(f"chunk-{document_name}")
+
+
 def chunk_graph(data: Any) -> Any:
     """A document's chunk, entities with types, dates and a summary, as Cognee DataPoints."""
     from cognee.modules.chunking.models.DocumentChunk import DocumentChunk
@@ -191,7 +195,7 @@ def chunk_graph(data: Any) -> Any:
     ]
     stamps = [timestamp_from_text(d) for d in re.findall(r"\d{4}-\d{2}-\d{2}|\b\d{4}\b", text)]
     chunk = DocumentChunk(
-        id=uuid5(data.id, "chunk-0"),
+        id=chunk_id(data.name),
         text=text,
         chunk_size=len(text.split()),
         chunk_index=0,
@@ -200,7 +204,9 @@ def chunk_graph(data: Any) -> Any:
         contains=[*entities, *[s for s in stamps if s is not None]],
         belongs_to_set=[NodeSet(id=fixed_id("set-notes"), name="notes")],
     )
-    summary = TextSummary(id=uuid5(data.id, "summary"), text=f"Summary: {text}", made_from=chunk)
+    summary = TextSummary(
+        id=fixed_id(f"summary-{data.name}"), text=f"Summary: {text}", made_from=chunk
+    )
     return [chunk, summary]
 
 
@@ -239,8 +245,8 @@ async def pipeline(rec: Any) -> None:
     async with set_database_global_context_variables(dataset.id, dataset.owner_id):
         graph = await get_graph_engine()
         data = sorted(await cognee.datasets.list_data(dataset.id), key=lambda d: d.name)
-        chunk_id = str(uuid5(data[0].id, "chunk-0"))
-        await adapter_reads(rec, "pipeline", graph, book=chunk_id, node_set=False)
+        first_chunk = str(chunk_id(data[0].name))
+        await adapter_reads(rec, "pipeline", graph, book=first_chunk, node_set=False)
     await dataset_steps(rec, user, dataset)
 
 
