@@ -82,7 +82,7 @@ class AnatidGraphAdapter(
         tuples) instead of LadybugDB's JSON values. It shares this adapter's store and owns
         nothing: use it while this adapter is open."""
         self._check_open()
-        view = object.__new__(type(self))
+        view: Any = object.__new__(type(self))
         view.__dict__.update(self.__dict__)
         view._owns_store = False
         view.exact_values = True

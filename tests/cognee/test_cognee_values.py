@@ -16,6 +16,7 @@ pytest.importorskip("cognee")
 from anatid_cognee import AnatidGraphAdapter  # noqa: E402
 from anatid_cognee.values import as_json, storable  # noqa: E402
 from cognee.infrastructure.engine import DataPoint  # noqa: E402
+from cognee.infrastructure.engine.models.DataPoint import MetaData  # noqa: E402
 from cognee.modules.storage.utils import JSONEncoder  # noqa: E402
 
 
@@ -71,7 +72,7 @@ class Item(DataPoint):
     price: Decimal = Decimal("0")
     when: datetime | None = None
     pair: tuple[int, str] = (0, "")
-    metadata: dict = {"index_fields": []}
+    metadata: MetaData = {"index_fields": []}
 
 
 async def test_reads_give_ladybug_values_and_the_exact_view_gives_what_went_in(tmp_path):
@@ -98,6 +99,7 @@ async def test_reads_give_ladybug_values_and_the_exact_view_gives_what_went_in(t
 
         exact = graph.with_exact_values()
         node = await exact.get_node(str(item.id))
+        assert node is not None
         assert node["when"] == when and node["pair"] == (1, "x") and node["name"] is None
         assert node["price"] == 9.99  # stored as LadybugDB stores it: a float
         _, edges = await exact.get_graph_data()

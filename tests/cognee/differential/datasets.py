@@ -79,7 +79,9 @@ async def dataset_steps(rec: Any, user: Any, dataset: Any) -> None:
     await rec.step("visualize.html", lambda: visualize(dataset, user, out / "graph.html"))
     await rec.step("visualize.json", lambda: visualize_json(dataset, user))
 
-    data = sorted(await cognee.datasets.list_data(dataset.id, user=user), key=lambda d: d.name)
+    data: list[Any] = sorted(
+        await cognee.datasets.list_data(dataset.id, user=user), key=lambda d: d.name
+    )
     await rec.step(
         "delete_data.result",
         lambda: cognee.datasets.delete_data(dataset.id, data[0].id, user=user),

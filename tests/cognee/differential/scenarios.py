@@ -15,6 +15,7 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from cognee.infrastructure.engine import DataPoint
+from cognee.infrastructure.engine.models.DataPoint import MetaData
 from cognee.modules.engine.models.node_set import NodeSet
 
 from tests.cognee.differential.encoding import unordered
@@ -30,14 +31,14 @@ def fixed_id(name: str) -> UUID:
 class Publisher(DataPoint):
     name: str
     founded: date
-    metadata: dict = {"index_fields": ["name"]}
+    metadata: MetaData = {"index_fields": ["name"]}
 
 
 class Author(DataPoint):
     name: str
     born: date
     score: int
-    metadata: dict = {"index_fields": ["name"]}
+    metadata: MetaData = {"index_fields": ["name"]}
 
 
 class Book(DataPoint):
@@ -53,15 +54,15 @@ class Book(DataPoint):
     subtitle: str | None = None
     publisher: Publisher
     authors: list[Author]
-    metadata: dict = {"index_fields": ["name"]}
+    metadata: MetaData = {"index_fields": ["name"]}
 
 
-def library() -> list[Book]:
+def library() -> list[DataPoint]:
     """Two books, their authors and a publisher: datetime, UUID, date, nested, list props."""
     publisher = Publisher(id=fixed_id("publisher"), name="Quill Press", founded=date(1901, 5, 17))
     ada = Author(id=fixed_id("ada"), name="Ada Lovelace", born=date(1815, 12, 10), score=7)
     alan = Author(id=fixed_id("alan"), name="Alan Turing", born=date(1912, 6, 23), score=9)
-    books = [
+    books: list[DataPoint] = [
         Book(
             id=fixed_id("engines"),
             name="Engines of Thought",
@@ -240,11 +241,12 @@ async def pipeline(rec: Any) -> None:
             ),
         )
     user = await get_default_user()
-    (dataset,) = await cognee.datasets.list_datasets(user=user)
+    datasets: list[Any] = await cognee.datasets.list_datasets(user=user)
+    (dataset,) = datasets
     await searches(rec, user)
     async with set_database_global_context_variables(dataset.id, dataset.owner_id):
         graph = await get_graph_engine()
-        data = sorted(await cognee.datasets.list_data(dataset.id), key=lambda d: d.name)
+        data: list[Any] = sorted(await cognee.datasets.list_data(dataset.id), key=lambda d: d.name)
         first_chunk = str(chunk_id(data[0].name))
         await adapter_reads(rec, "pipeline", graph, book=first_chunk, node_set=False)
     await dataset_steps(rec, user, dataset)
