@@ -216,12 +216,14 @@ async def pipeline(rec: Any) -> None:
     import cognee
     from cognee.context_global_variables import set_database_global_context_variables
     from cognee.infrastructure.databases.graph import get_graph_engine
+    from cognee.infrastructure.databases.vector import get_vector_engine_async
     from cognee.modules.pipelines.tasks.task import Task
     from cognee.modules.users.methods import get_default_user
     from cognee.tasks.storage import add_data_points
 
     from tests.cognee.differential.datasets import dataset_steps
     from tests.cognee.differential.searches import searches
+    from tests.cognee.differential.vectors import vector_reads
 
     async def to_points(data: list[Any]) -> list[Any]:
         return [p for d in data for p in chunk_graph(d)]
@@ -249,6 +251,8 @@ async def pipeline(rec: Any) -> None:
         data: list[Any] = sorted(await cognee.datasets.list_data(dataset.id), key=lambda d: d.name)
         first_chunk = str(chunk_id(data[0].name))
         await adapter_reads(rec, "pipeline", graph, book=first_chunk, node_set=False)
+        entities = [str(fixed_id(f"entity-{w}")) for w in ("Alice", "Bob", "Nobody")]
+        await vector_reads(rec, "vector", await get_vector_engine_async(), entities)
     await dataset_steps(rec, user, dataset)
 
 
