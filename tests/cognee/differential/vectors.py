@@ -14,7 +14,14 @@ from tests.cognee.differential.encoding import unordered
 
 
 def _scored(results: list[Any]) -> list[Any]:
-    return [{"id": r.id, "score": round(float(r.score), 6), "payload": r.payload} for r in results]
+    """Hits grouped by score, best first; hits with equal scores are tied (no promised order)."""
+    groups: list[dict[str, Any]] = []
+    for r in results:
+        score = round(float(r.score), 6)
+        if not groups or groups[-1]["score"] != score:
+            groups.append({"score": score, "hits": unordered([])})
+        groups[-1]["hits"].append({"id": r.id, "payload": r.payload})
+    return groups
 
 
 async def vector_reads(rec: Any, prefix: str, vector: Any, ids: list[str]) -> None:
