@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tests.cognee.differential.api import api_routes
 from tests.cognee.differential.encoding import deep_unordered, unordered
 from tests.cognee.differential.reads import graph_data
 
@@ -78,6 +79,7 @@ async def dataset_steps(rec: Any, user: Any, dataset: Any) -> None:
     await rec.step("datasets.get_status", lambda: cognee.datasets.get_status([dataset.id]))
     await rec.step("visualize.html", lambda: visualize(dataset, user, out / "graph.html"))
     await rec.step("visualize.json", lambda: visualize_json(dataset, user))
+    await api_routes(rec, dataset)
 
     data: list[Any] = sorted(
         await cognee.datasets.list_data(dataset.id, user=user), key=lambda d: d.name

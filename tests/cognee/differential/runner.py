@@ -60,6 +60,8 @@ def configure_environment(backend: str, workdir: Path, llm_url: str) -> None:
             "LLM_ENDPOINT": llm_url,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "TIKTOKEN_CACHE_DIR": _litellm_tokenizers(),
+            # The API routes step logs in as the default user with this password.
+            "DEFAULT_USER_PASSWORD": "anatid-differential-password",
         }
     )
 
