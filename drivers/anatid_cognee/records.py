@@ -117,7 +117,7 @@ def node_properties(node: Node, exact: bool = False) -> NodeData:
     props.pop("id", None)
     if exact:
         return {"name": node.name, "type": node_type(node), **props}
-    name = props.pop("name", "")
+    name = props.pop("name", node.name)
     props.pop("type", None)
     return {"name": str(name), "type": str(node_type(node)), **props}
 
