@@ -14,6 +14,7 @@ On the way in, :func:`storable` turns the few values JSONEncoder accepts and the
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -22,18 +23,42 @@ from typing import Any
 from uuid import UUID
 
 
-def as_json(value: Any) -> Any:
-    """``json.loads(json.dumps(value, cls=cognee's JSONEncoder))`` without the text round trip.
+class _NotJson(TypeError):
+    """A value JSON cannot write (``bytes``): the walk in :func:`_walk` handles it."""
 
-    ``bytes`` (which the core stores and LadybugDB cannot) come back as they are.
+
+def _encode_default(value: Any) -> Any:
+    # What cognee.modules.storage.utils.JSONEncoder.default does.
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, Decimal):
+        return float(value)
+    raise _NotJson(type(value).__name__)
+
+
+def as_json(value: Any) -> Any:
+    """``json.loads(json.dumps(value, cls=cognee's JSONEncoder))``: LadybugDB's read of it.
+
+    The round trip runs in the C encoder and decoder (twice as fast as walking the value in
+    Python); ``bytes`` (which the core stores and LadybugDB cannot) come back as they are.
     """
+    try:
+        return json.loads(json.dumps(value, default=_encode_default, ensure_ascii=False))
+    except _NotJson:
+        return _walk(value)
+
+
+def _walk(value: Any) -> Any:
+    """:func:`as_json` in Python, for values holding ``bytes``."""
     kind = type(value)
     if value is None or kind in (str, int, float, bool):
         return value
     if isinstance(value, Mapping):
-        return {_json_key(k): as_json(v) for k, v in value.items()}
+        return {_json_key(k): _walk(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [as_json(v) for v in value]
+        return [_walk(v) for v in value]
     if isinstance(value, (datetime, date)):
         return value.isoformat()
     if isinstance(value, UUID):

@@ -108,3 +108,8 @@ async def test_reads_give_ladybug_values_and_the_exact_view_gives_what_went_in(t
         assert await graph.get_node(str(other.id)) is not None
     finally:
         await graph.close()
+
+
+def test_as_json_keeps_bytes_which_ladybug_cannot_store():
+    value = {"raw": b"\x00\x01", "when": date(2020, 1, 1), "t": (1,)}
+    assert as_json(value) == {"raw": b"\x00\x01", "when": "2020-01-01", "t": [1]}
