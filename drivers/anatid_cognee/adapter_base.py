@@ -27,8 +27,10 @@ async def _closed() -> None:
 class StoreBacked:
     """Holds one reference to a shared Store; ``as_of`` copies read through a historical view."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, exact_values: bool = False) -> None:
         self.path = path
+        #: Reads return the core's exact Python types instead of LadybugDB's JSON values.
+        self.exact_values = exact_values
         self._store: Store = store_registry.acquire(path)
         self._reads: Any = self._store
         self._read_only = False

@@ -32,6 +32,11 @@ class AnatidGraphAdapter(
     dataset's ``database_name``. Adapters on the same file share one open store with the
     vector adapter. ``as_of(t)`` gives a read-only adapter that sees the graph as it was at
     transaction time ``t``.
+
+    Reads return property values the way Cognee's reference backend (LadybugDB) does: JSON
+    values (ISO 8601 strings for datetimes and dates, ``str`` for UUIDs; see
+    :mod:`anatid_cognee.values`). ``exact_values=True``, or :meth:`with_exact_values`, gives
+    back the exact Python types that were written.
     """
 
     supports_cypher_queries = False
@@ -46,10 +51,12 @@ class AnatidGraphAdapter(
         graph_database_port: str = "",
         graph_database_key: str = "",
         database_name: str = "",
+        *,
+        exact_values: bool = False,
         **_ignored: Any,
     ) -> None:
         # Credentials, host and port are part of the factory's call; a local file needs none.
-        super().__init__(graph_path(graph_database_url, database_name))
+        super().__init__(graph_path(graph_database_url, database_name), exact_values)
         self.database_name = database_name
 
     async def initialize(self) -> None:
@@ -69,6 +76,17 @@ class AnatidGraphAdapter(
         this adapter's store: use it while this adapter is open."""
         self._check_open()
         return self._historical_copy(tx_time, valid_time)
+
+    def with_exact_values(self) -> AnatidGraphAdapter:
+        """This adapter's view returning exact Python types (``datetime``, ``UUID``, ``date``,
+        tuples) instead of LadybugDB's JSON values. It shares this adapter's store and owns
+        nothing: use it while this adapter is open."""
+        self._check_open()
+        view: Any = object.__new__(type(self))
+        view.__dict__.update(self.__dict__)
+        view._owns_store = False
+        view.exact_values = True
+        return view
 
     def __repr__(self) -> str:
         when = f" as_of={self.as_of_time.isoformat()}" if self.as_of_time else ""

@@ -190,8 +190,11 @@ class GraphExtras(StoreBacked):
                 fresh = fresh[: max_nodes - len(members)]
                 members.extend(fresh)
                 frontier = fresh
-            nodes = [node_tuple(n) for n in r.get_nodes(members)]
-            edges = [edge_tuple(e) for e in r.edges_between(members, members, directed=True)]
+            nodes = [node_tuple(n, self.exact_values) for n in r.get_nodes(members)]
+            edges = [
+                edge_tuple(e, self.exact_values)
+                for e in r.edges_between(members, members, directed=True)
+            ]
             return nodes, edges, present
 
         nodes, edges, present = await self._read(work)
@@ -201,7 +204,7 @@ class GraphExtras(StoreBacked):
 
     async def get_document_subgraph(self, data_id: str) -> dict[str, list[NodeData]] | None:
         """What deleting a document removes (Cognee's legacy delete path)."""
-        return await self._read(_document_subgraph, str(data_id))
+        return await self._read(_document_subgraph, str(data_id), self.exact_values)
 
     async def get_degree_one_nodes(self, node_type: str) -> list[NodeData]:
         if not node_type or node_type not in ["Entity", "EntityType"]:
@@ -210,7 +213,7 @@ class GraphExtras(StoreBacked):
         def work(r: Any) -> list[NodeData]:
             nodes = r.find_nodes(groups=GROUPS, labels=[node_type])
             degree = r.degrees([n.id for n in nodes], direction="both") if nodes else {}
-            return [node_data(n) for n in nodes if degree.get(n.id, 0) == 1]
+            return [node_data(n, self.exact_values) for n in nodes if degree.get(n.id, 0) == 1]
 
         return await self._read(work)
 
@@ -223,7 +226,7 @@ class GraphExtras(StoreBacked):
         return await self._read(work)
 
 
-def _document_subgraph(r: Any, data_id: str) -> dict[str, list[NodeData]]:
+def _document_subgraph(r: Any, data_id: str, exact: bool) -> dict[str, list[NodeData]]:
     empty: dict[str, list[NodeData]] = {
         "document": [],
         "chunks": [],
@@ -290,11 +293,11 @@ def _document_subgraph(r: Any, data_id: str) -> dict[str, list[NodeData]]:
         if not other_docs_reach(users, via_contains=True):
             kept_types.append(t)
     return {
-        "document": [node_data(doc)],
-        "chunks": [node_data(n) for n in chunks],
-        "orphan_entities": [node_data(n) for n in orphans],
-        "made_from_nodes": [node_data(n) for n in made],
-        "orphan_types": [node_data(n) for n in kept_types],
+        "document": [node_data(doc, exact)],
+        "chunks": [node_data(n, exact) for n in chunks],
+        "orphan_entities": [node_data(n, exact) for n in orphans],
+        "made_from_nodes": [node_data(n, exact) for n in made],
+        "orphan_types": [node_data(n, exact) for n in kept_types],
     }
 
 

@@ -30,8 +30,8 @@ from .records import (
     PROVENANCE_KEY,
     edge_id,
     node_data,
+    returned_props,
     unique_strings,
-    visible_props,
 )
 
 GROUPS = [GRAPH_GROUP]
@@ -120,7 +120,7 @@ class GraphProvenance(StoreBacked):
             for n in r.get_nodes(ids):
                 if n.group != GRAPH_GROUP:
                     continue
-                data = node_data(n)
+                data = node_data(n, self.exact_values)
                 metadata = data.get("metadata") or {}
                 fields = metadata.get("index_fields") if isinstance(metadata, dict) else None
                 cols = provenance.read(n.props)
@@ -149,7 +149,7 @@ class GraphProvenance(StoreBacked):
             for e in r.get_edges(ids):
                 if e.group != GRAPH_GROUP:
                     continue
-                props = visible_props(e.props)
+                props = returned_props(e.props, self.exact_values)
                 identity = _identity(e)
                 out[identity] = EdgeDeleteData(
                     edge=identity,

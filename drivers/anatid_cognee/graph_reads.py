@@ -41,17 +41,27 @@ def _edges_among(reads: Any, ids: list[str]) -> list[Edge]:
     return reads.edges_between(ids, ids, directed=True)
 
 
-def _endpoint_triples(reads: Any, edges: list[Edge], middle: Any) -> list[tuple[Any, Any, Any]]:
-    """``(source dict, middle(edge), target dict)`` for edges whose endpoints both exist."""
+def _endpoint_triples(
+    reads: Any, edges: list[Edge], middle: Any, exact: bool, anchor: str | None = None
+) -> list[tuple[Any, Any, Any]]:
+    """``(source dict, middle(edge), target dict)`` for edges whose endpoints both exist.
+
+    With ``anchor``, each triple starts at that node whatever the edge's direction, as
+    LadybugDB's undirected ``MATCH (n)-[r]-(m) WHERE n.id = $id`` returns them (the edge's
+    ``source_node_id``/``target_node_id`` properties still tell the real direction)."""
     by_id = {
-        n.id: node_data(n)
+        n.id: node_data(n, exact)
         for n in _graph_nodes(
             reads, unique_strings(endpoint for e in edges for endpoint in (e.src, e.dst))
         )
     }
-    return [
-        (by_id[e.src], middle(e), by_id[e.dst]) for e in edges if e.src in by_id and e.dst in by_id
-    ]
+    triples = []
+    for e in edges:
+        if e.src not in by_id or e.dst not in by_id:
+            continue
+        first, second = (e.dst, e.src) if anchor is not None and e.dst == anchor else (e.src, e.dst)
+        triples.append((by_id[first], middle(e), by_id[second]))
+    return triples
 
 
 class GraphReads(StoreBacked):
@@ -66,13 +76,19 @@ class GraphReads(StoreBacked):
     async def get_node(self, node_id: str) -> NodeData | None:
         def work(r: Any) -> NodeData | None:
             node = r.get_node(str(node_id))
-            return node_data(node) if node is not None and node.group == GRAPH_GROUP else None
+            return (
+                node_data(node, self.exact_values)
+                if node is not None and node.group == GRAPH_GROUP
+                else None
+            )
 
         return await self._read(work)
 
     async def get_nodes(self, node_ids: list[str]) -> list[NodeData]:
         ids = unique_strings(node_ids)
-        return await self._read(lambda r: [node_data(n) for n in _graph_nodes(r, ids)])
+        return await self._read(
+            lambda r: [node_data(n, self.exact_values) for n in _graph_nodes(r, ids)]
+        )
 
     async def has_edge(self, source_id: str, target_id: str, relationship_name: str) -> bool:
         return bool(await self.has_edges([(source_id, target_id, relationship_name)]))
@@ -96,8 +112,8 @@ class GraphReads(StoreBacked):
             nodes = r.find_nodes(groups=GROUPS)
             if not nodes:
                 return [], []
-            return [node_tuple(n) for n in nodes], [
-                edge_tuple(e) for e in r.find_edges(groups=GROUPS)
+            return [node_tuple(n, self.exact_values) for n in nodes], [
+                edge_tuple(e, self.exact_values) for e in r.find_edges(groups=GROUPS)
             ]
 
         return await self._read(work)
@@ -108,25 +124,37 @@ class GraphReads(StoreBacked):
         )
 
     async def get_edges(self, node_id: str) -> list[Any]:
-        """``(source, relationship_name, target)`` for every edge at ``node_id``."""
+        """``(node, relationship_name, other)`` for every edge at ``node_id`` (node first)."""
         return await self._read(
             lambda r: _endpoint_triples(
-                r, r.edges_of([str(node_id)], direction="both"), lambda e: e.rel
+                r,
+                r.edges_of([str(node_id)], direction="both"),
+                lambda e: e.rel,
+                self.exact_values,
+                str(node_id),
             )
         )
 
     async def get_connections(
         self, node_id: str | UUID
     ) -> list[tuple[NodeData, dict[str, Any], NodeData]]:
-        """``(source, {relationship_name, ...properties}, target)``, in the real direction."""
+        """``(node, {relationship_name, ...properties}, other)`` for every edge at ``node_id``,
+        the node first as LadybugDB returns them (``source_node_id`` in the properties tells
+        the direction)."""
         return await self._read(
-            lambda r: _endpoint_triples(r, r.edges_of([str(node_id)], direction="both"), edge_dict)
+            lambda r: _endpoint_triples(
+                r,
+                r.edges_of([str(node_id)], direction="both"),
+                lambda e: edge_dict(e, self.exact_values),
+                self.exact_values,
+                str(node_id),
+            )
         )
 
     async def get_neighbors(self, node_id: str) -> list[NodeData]:
         def work(r: Any) -> list[NodeData]:
             neighbours = r.neighbours([str(node_id)], direction="both")
-            return [node_data(n) for n in neighbours if n.group == GRAPH_GROUP]
+            return [node_data(n, self.exact_values) for n in neighbours if n.group == GRAPH_GROUP]
 
         return await self._read(work)
 
@@ -160,7 +188,9 @@ class GraphReads(StoreBacked):
                 edges = {e.id: e for e in sub.edges}
                 for e in _edges_among(r, last):
                     edges.setdefault(e.id, e)
-            return [node_tuple(n) for n in nodes], [edge_tuple(e) for e in edges.values()]
+            return [node_tuple(n, self.exact_values) for n in nodes], [
+                edge_tuple(e, self.exact_values) for e in edges.values()
+            ]
 
         return await self._read(work)
 
@@ -179,8 +209,8 @@ class GraphReads(StoreBacked):
             if not edges:
                 return [], []
             endpoints = unique_strings(x for e in edges for x in (e.src, e.dst))
-            return [node_tuple(n) for n in _graph_nodes(r, endpoints)], [
-                edge_tuple(e) for e in edges
+            return [node_tuple(n, self.exact_values) for n in _graph_nodes(r, endpoints)], [
+                edge_tuple(e, self.exact_values) for e in edges
             ]
 
         return await self._read(work)
@@ -199,7 +229,9 @@ class GraphReads(StoreBacked):
             if not nodes:
                 return [], []
             ids = [n.id for n in nodes]
-            return [node_tuple(n) for n in nodes], [edge_tuple(e) for e in _edges_among(r, ids)]
+            return [node_tuple(n, self.exact_values) for n in nodes], [
+                edge_tuple(e, self.exact_values) for e in _edges_among(r, ids)
+            ]
 
         return await self._read(work)
 
@@ -223,8 +255,8 @@ class GraphReads(StoreBacked):
                 by_id.setdefault(n.id, n)
             nodes = [n for n in by_id.values() if n.group == GRAPH_GROUP]
             kept = [n.id for n in nodes]
-            return [(n.id, node_data(n)) for n in nodes], [
-                edge_tuple(e) for e in _edges_among(r, kept)
+            return [(n.id, node_data(n, self.exact_values)) for n in nodes], [
+                edge_tuple(e, self.exact_values) for e in _edges_among(r, kept)
             ]
 
         return await self._read(work)
@@ -242,7 +274,10 @@ class GraphReads(StoreBacked):
             return [
                 {"start_node": s, "relationship_properties": rel, "end_node": t}
                 for s, rel, t in _endpoint_triples(
-                    r, edges, lambda e: {**edge_dict(e), "relationship_name": e.rel}
+                    r,
+                    edges,
+                    lambda e: {**edge_dict(e, self.exact_values), "relationship_name": e.rel},
+                    self.exact_values,
                 )
             ]
 
@@ -328,7 +363,7 @@ class GraphHistory(StoreBacked):
         def work(r: Any) -> list[dict[str, Any]]:
             return [
                 {
-                    "properties": node_data(v),
+                    "properties": node_data(v, self.exact_values),
                     "tx_from": v.tx_from,
                     "tx_to": v.tx_to,
                     "version": v.version,
@@ -351,7 +386,7 @@ class GraphHistory(StoreBacked):
         def work(r: Any) -> list[dict[str, Any]]:
             return [
                 {
-                    "properties": edge_tuple(v)[3],
+                    "properties": edge_tuple(v, self.exact_values)[3],
                     "tx_from": v.tx_from,
                     "tx_to": v.tx_to,
                     "version": v.version,

@@ -2,7 +2,9 @@
 
 A graph node is a core ``Node`` in the ``cognee.graph`` group: its id is ``str(DataPoint.id)``,
 its one label is the DataPoint type, ``name`` is the BM25-indexed name, and ``props`` holds every
-other field of ``model_dump()`` exactly as given (UUIDs, datetimes and nested dicts round-trip).
+other field of ``model_dump()`` exactly as given (UUIDs, datetimes and nested dicts round-trip
+in the core). Reads hand them back the way LadybugDB does (JSON values, :mod:`.values`) unless
+``exact`` is asked for.
 A graph edge is a core ``Edge`` keyed by its Cognee identity ``(source, target,
 relationship_name)``. Graph provenance (source refs) rides in one reserved property that reads
 strip off, so Cognee never sees it among the node's properties.
@@ -15,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from anatid_core import Edge, Node
+
+from .values import as_json, storable
 
 GRAPH_GROUP = "cognee.graph"
 META_GROUP = "cognee.meta"
@@ -49,7 +53,7 @@ def node_fields(node: Any) -> dict[str, Any]:
 
 def graph_node(fields: dict[str, Any], provenance: Mapping[str, Any] | None = None) -> Node:
     """A core node for one Cognee node's fields (``id`` required; ``name``/``type`` optional)."""
-    props = {k: v for k, v in fields.items() if k not in _NOT_PROPS}
+    props = {k: storable(v) for k, v in fields.items() if k not in _NOT_PROPS}
     name = props.get("name")
     node_type = props.get("type")
     if provenance:
@@ -76,7 +80,7 @@ def graph_edge(
     provenance: Mapping[str, Any] | None = None,
 ) -> Edge:
     src, dst, rel = str(source_id), str(target_id), str(relationship_name)
-    props = {k: v for k, v in (properties or {}).items() if k not in _NOT_EDGE_PROPS}
+    props = {k: storable(v) for k, v in (properties or {}).items() if k not in _NOT_EDGE_PROPS}
     if provenance:
         props[PROVENANCE_KEY] = dict(provenance)
     return Edge(
@@ -85,10 +89,16 @@ def graph_edge(
 
 
 def visible_props(props: Mapping[str, Any]) -> dict[str, Any]:
-    """A record's properties as Cognee sees them: the provenance key removed."""
+    """A record's properties as stored, the provenance key removed (exact types; for writes)."""
     if PROVENANCE_KEY in props:
         return {k: v for k, v in props.items() if k != PROVENANCE_KEY}
     return dict(props)
+
+
+def returned_props(props: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
+    """A record's properties as a read returns them: JSON values, or exact with ``exact``."""
+    visible = visible_props(props)
+    return visible if exact else as_json(visible)
 
 
 def node_type(node: Node) -> str:
@@ -98,30 +108,36 @@ def node_type(node: Node) -> str:
     return node.labels[0] if node.labels else ""
 
 
-def node_properties(node: Node) -> NodeData:
-    """``{name, type, ...properties}``: the per-node dict of ``get_graph_data`` (no ``id``)."""
-    data: NodeData = {"name": node.name, "type": node_type(node)}
-    data.update(node.props)
-    data.pop(PROVENANCE_KEY, None)
-    return data
+def node_properties(node: Node, exact: bool = False) -> NodeData:
+    """``{name, type, ...properties}``: the per-node dict of ``get_graph_data`` (no ``id``).
+
+    LadybugDB keeps ``name`` and ``type`` in string columns written as ``str(value)`` (a
+    missing name is ``""``) and returns them over the property blob; so does this."""
+    props = returned_props(node.props, exact)
+    props.pop("id", None)
+    if exact:
+        return {"name": node.name, "type": node_type(node), **props}
+    name = props.pop("name", node.name)
+    props.pop("type", None)
+    return {"name": str(name), "type": str(node_type(node)), **props}
 
 
-def node_data(node: Node) -> NodeData:
+def node_data(node: Node, exact: bool = False) -> NodeData:
     """``{id, name, type, ...properties}``: what ``get_node``/``get_nodes`` return."""
-    return {"id": node.id, **node_properties(node)}
+    return {"id": node.id, **node_properties(node, exact)}
 
 
-def node_tuple(node: Node) -> tuple[str, NodeData]:
-    return node.id, node_properties(node)
+def node_tuple(node: Node, exact: bool = False) -> tuple[str, NodeData]:
+    return node.id, node_properties(node, exact)
 
 
-def edge_tuple(edge: Edge) -> EdgeData:
-    return edge.src, edge.dst, edge.rel, visible_props(edge.props)
+def edge_tuple(edge: Edge, exact: bool = False) -> EdgeData:
+    return edge.src, edge.dst, edge.rel, returned_props(edge.props, exact)
 
 
-def edge_dict(edge: Edge) -> dict[str, Any]:
+def edge_dict(edge: Edge, exact: bool = False) -> dict[str, Any]:
     """The middle element of ``get_connections`` triples: ``relationship_name`` + properties."""
-    return {"relationship_name": edge.rel, **visible_props(edge.props)}
+    return {"relationship_name": edge.rel, **returned_props(edge.props, exact)}
 
 
 def unique_strings(values: Iterable[Any]) -> list[str]:

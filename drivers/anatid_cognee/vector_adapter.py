@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Any
+from typing import Any, get_args
 
 from cognee.infrastructure.databases.exceptions import MissingQueryParameterError
 from cognee.infrastructure.databases.vector.models.ScoredResult import ScoredResult
@@ -66,6 +66,30 @@ def _payload(data: Any) -> dict[str, Any]:
     """A JSON-safe payload (UUIDs and datetimes as strings), as Cognee's other adapters keep."""
     payload = serialize_data(data)
     return dict(payload) if isinstance(payload, dict) else {}
+
+
+def _mentions_model(annotation: Any) -> bool:
+    """Whether a field's type is (or contains, in a union or list) a pydantic model."""
+    if hasattr(annotation, "model_fields"):
+        return True
+    return any(_mentions_model(arg) for arg in get_args(annotation))
+
+
+def _payload_fields(model: type[DataPoint]) -> set[str]:
+    """The fields LanceDB (Cognee's default vector store) leaves out of a payload: ``metadata``
+    and the relationship fields (typed as DataPoints); ``belongs_to_set`` stays, as tags."""
+    left_out = {
+        name
+        for name, field in model.model_fields.items()
+        if name != "belongs_to_set" and _mentions_model(field.annotation)
+    }
+    return {"metadata", *left_out}
+
+
+def _data_point_payload(dp: DataPoint) -> dict[str, Any]:
+    payload = _payload(dp.model_dump(exclude=_payload_fields(type(dp))))
+    payload["id"] = str(dp.id)
+    return payload
 
 
 def _embeddable(dp: DataPoint) -> str:
@@ -175,8 +199,7 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
         payloads: dict[str, dict[str, Any]] = {}
         rows: dict[str, tuple[dict[str, Any], Any]] = {}
         for dp, vector in zip(data_points, vectors, strict=True):
-            payload = _payload(dp.model_dump())
-            payload["id"] = str(dp.id)
+            payload = _data_point_payload(dp)
             earlier = payloads.get(payload["id"])
             if earlier is not None:
                 payload["belongs_to_set"] = _union(_tags(earlier), _tags(payload))

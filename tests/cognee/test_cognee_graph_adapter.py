@@ -1,10 +1,11 @@
-"""AnatidGraphAdapter behaviour beyond Cognee's own suites: exact round trips, upsert and
+"""AnatidGraphAdapter behaviour beyond Cognee's own suites: value round trips, upsert and
 delete semantics, history (as_of), the shared store, and native extras checked against the
 interface's reference implementations."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import date, datetime, timedelta, timezone
 from uuid import UUID, uuid4
 
@@ -13,6 +14,7 @@ from anatid_cognee import AnatidGraphAdapter, AnatidVectorAdapter, CypherNotSupp
 from anatid_cognee.errors import ReadOnlyAdapter
 from cognee.infrastructure.databases.graph.graph_db_interface import GraphDBInterface
 from cognee.infrastructure.engine import DataPoint
+from cognee.modules.storage.utils import JSONEncoder
 
 from tests.cognee.cognee_fakes import HashEmbeddingEngine
 
@@ -40,7 +42,7 @@ async def graph(tmp_path):
     await adapter.close()
 
 
-async def test_node_properties_round_trip_exactly(graph):
+async def test_node_properties_come_back_as_ladybug_json_values_or_exactly_on_request(graph):
     friend = uuid4()
     born = datetime(1990, 5, 17, 8, 30, tzinfo=timezone(timedelta(hours=2)))
     alice = Person(
@@ -52,14 +54,23 @@ async def test_node_properties_round_trip_exactly(graph):
     )
     await graph.add_nodes([alice])
 
+    # What LadybugDB returns (and what Cognee's json.dumps calls expect): JSON values.
     stored = await graph.get_node(str(alice.id))
-    expected = {**alice.model_dump(), "id": str(alice.id)}
-    assert stored == expected
-    assert stored["born"] == born and stored["born"].utcoffset() == timedelta(hours=2)
-    assert isinstance(stored["friend_id"], UUID)
+    assert stored == json.loads(
+        json.dumps({**alice.model_dump(), "id": str(alice.id)}, cls=JSONEncoder)
+    )
+    assert stored["born"] == "1990-05-17T08:30:00+02:00"
+    assert stored["friend_id"] == str(friend) and stored["extra"]["nested"]["d"] == "2020-01-02"
+    json.dumps(await graph.get_graph_data())  # no TypeError (issue 14)
+
+    # The exact types stay reachable: the opt-in view returns what went in.
+    exact = await graph.with_exact_values().get_node(str(alice.id))
+    assert exact == {**alice.model_dump(), "id": str(alice.id)}
+    assert exact["born"] == born and exact["born"].utcoffset() == timedelta(hours=2)
+    assert isinstance(exact["friend_id"], UUID)
 
 
-async def test_edges_from_uuids_get_string_ids_and_exact_properties(graph):
+async def test_edges_from_uuids_get_string_ids_and_json_properties(graph):
     a, b = Person(name="A"), Person(name="B")
     await graph.add_nodes([a, b])
     when = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -67,8 +78,16 @@ async def test_edges_from_uuids_get_string_ids_and_exact_properties(graph):
     await graph.add_edges([(a.id, b.id, "knows", props)])
 
     nodes, edges = await graph.get_graph_data()
-    assert edges == [(str(a.id), str(b.id), "knows", props)]
+    as_json = {
+        "source_node_id": str(a.id),
+        "target_node_id": str(b.id),
+        "updated_at": "2024-01-01T00:00:00+00:00",
+        "w": 0.5,
+    }
+    assert edges == [(str(a.id), str(b.id), "knows", as_json)]
     assert sorted(n for n, _ in nodes) == sorted([str(a.id), str(b.id)])
+    _, exact_edges = await graph.with_exact_values().get_graph_data()
+    assert exact_edges == [(str(a.id), str(b.id), "knows", props)]
 
 
 async def test_upserts_are_idempotent_and_last_write_wins(graph):
@@ -350,7 +369,7 @@ async def test_feedback_weights_and_truth_state(graph):
     }
     assert await graph.get_edge_feedback_weights([eid]) == {eid: 0.2}
     _, edges = await graph.get_graph_data()
-    assert edges[0][3] == {"edge_object_id": object_id, "feedback_weight": 0.2}
+    assert edges[0][3] == {"edge_object_id": str(object_id), "feedback_weight": 0.2}
 
     capabilities = probe_graph_capabilities(graph)
     assert capabilities.supports_feedback_weights and capabilities.supports_truth_state
