@@ -54,8 +54,4 @@ KNOWN: dict[str, Known] = {
 
 #: Compared, and expected to differ until fixed: strict xfail, so the test turns red the day it
 #: passes (docs/drivers/cognee.md, "Known differences", the pending row).
-PENDING = {
-    "empty_dataset.files_left": "the file is erased and marked for removal, but removed only when "
-    "its last holder lets go, and Cognee keeps an idle engine handle of the dataset after "
-    "evicting it (closing_lru_cache defers that close); LadybugDB unlinks under the holder",
-}
+PENDING: dict[str, str] = {}

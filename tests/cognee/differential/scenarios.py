@@ -253,6 +253,9 @@ async def pipeline(rec: Any) -> None:
         await adapter_reads(rec, "pipeline", graph, book=first_chunk, node_set=False)
         entities = [str(fixed_id(f"entity-{w}")) for w in ("Alice", "Bob", "Nobody")]
         await vector_reads(rec, "vector", await get_vector_engine_async(), entities)
+    # A live engine handle defers its close past eviction (Cognee's closing_lru_cache): the
+    # deletion steps must not run while this scenario itself still holds one.
+    del graph
     await dataset_steps(rec, user, dataset)
 
 
