@@ -18,11 +18,14 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
+from .compaction import COMPACT
 from .lease import LEASE, lease_files
 from .model import (
     DEFAULT_SPACE,
+    Compaction,
     Cond,
     Edge,
+    Erasure,
     Hit,
     Item,
     Kind,
@@ -42,14 +45,17 @@ from .view import View
 __version__ = "0.1.0"
 
 __all__ = [
+    "COMPACT",
     "DEFAULT_SPACE",
     "LEASE",
     "RETRY",
     "SCHEMA_VERSION",
     "SETTINGS",
     "AnatidError",
+    "Compaction",
     "Cond",
     "Edge",
+    "Erasure",
     "Hit",
     "InvalidInput",
     "Item",

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol, TypeVar
 
-from .errors import StoreLocked, WriteConflict
+from .errors import StoreLocked, UnsupportedOperation, WriteConflict
 from .lease import LEASE, Lease
 
 T = TypeVar("T")
@@ -127,6 +127,37 @@ class FileTurns:
                 return
             self._busy = True
         self._hand_over()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the file with no other operation of this process in flight (compaction swaps
+        the file under every cursor): waits for the running ones, keeps new ones out."""
+        if getattr(self._local, "depth", 0):
+            raise UnsupportedOperation(
+                f"{self.lease.store_path}: compaction cannot run inside another operation of "
+                "the store (a transaction, or a read in progress); call it on its own"
+            )
+        with self._cond:
+            while self._busy or self._active:
+                self._cond.wait()
+            self._busy = True
+        try:
+            if not self.lease.held:
+                self._take_back()
+                self._taken_at = time.monotonic()
+            self._local.depth = 1  # reads made meanwhile on this thread join this turn
+            yield
+        finally:
+            self._local.depth = 0
+            self._after_exclusive()
+
+    def _after_exclusive(self) -> None:
+        with self._cond:
+            hand_over = self._wanted and not self._active and self.lease.held
+            self._busy = hand_over  # still busy while handing over, if somebody waited
+            self._cond.notify_all()
+        if hand_over:
+            self._hand_over()
 
     # ------------------------------------------------------------------ handing over
 
