@@ -6,6 +6,7 @@ asked ``as_of`` a past instant. Retrieval: BM25 full text, exact cosine and grap
 by reciprocal-rank fusion in :meth:`Store.recall`.
 """
 
+from .compaction import COMPACT
 from .errors import (
     AnatidError,
     InvalidInput,
@@ -18,7 +19,6 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
-from .compaction import COMPACT
 from .lease import LEASE, lease_files
 from .model import (
     DEFAULT_SPACE,

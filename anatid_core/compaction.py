@@ -152,8 +152,6 @@ def storage_error(exc: BaseException, path: str) -> BaseException:
     return exc
 
 
-
-
 def compact_file(db: Connection, now_us: int) -> tuple[int, int]:
     """Compact the store file of ``db`` (steps 1-5); returns its size before and after.
 

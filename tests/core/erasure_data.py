@@ -46,7 +46,7 @@ def victim_nodes(victim: int, rng: random.Random) -> list[Node]:
             labels=("Person",),
             name=f"Person {token(victim, 'name')}",
             text=long_text,
-            props={"address": {"street": {"line": token(victim, 'nested')}}},
+            props={"address": {"street": {"line": token(victim, "nested")}}},
             embedding=victim_vector(victim).tolist(),
             valid_from=T0,
         )
@@ -60,7 +60,7 @@ def victim_update(victim: int) -> Node:
         labels=("Person",),
         name=f"Person {token(victim, 'name')} {token(victim, 'second')}",
         text="moved house",
-        props={"address": {"street": {"line": token(victim, 'nested')}}},
+        props={"address": {"street": {"line": token(victim, "nested")}}},
         embedding=(victim_vector(victim) * 2).tolist(),
         valid_from=T0 + timedelta(days=30),
     )
@@ -89,8 +89,7 @@ def bystanders(rng: random.Random, n: int) -> tuple[list[Node], list[Edge]]:
         for i in range(n)
     ]
     edges = [
-        Edge(f"e{i}", f"keep{i}", f"keep{(i + 1) % n}", "NEXT", name=f"next {i}")
-        for i in range(n)
+        Edge(f"e{i}", f"keep{i}", f"keep{(i + 1) % n}", "NEXT", name=f"next {i}") for i in range(n)
     ]
     return nodes, edges
 

@@ -15,15 +15,15 @@ import duckdb
 import pytest
 
 from anatid_core import (
+    SCHEMA_VERSION,
     Erasure,
     Node,
     ReadOnlyError,
-    SCHEMA_VERSION,
     StorageError,
     Store,
     UnsupportedOperation,
+    compaction,
 )
-from anatid_core import compaction
 
 from .erasure_data import (
     build,
