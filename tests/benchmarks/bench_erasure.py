@@ -97,8 +97,9 @@ class DiskPeak:
 
 
 def _pct(samples: list[float], q: float) -> float:
+    """Nearest-rank percentile (with 2 samples, p50 is the lower one and p95 the higher)."""
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+    return ordered[min(len(ordered) - 1, max(0, -(-int(len(ordered) * q * 100) // 100) - 1))]
 
 
 def measure(path: Path, nodes: int, repeat: int) -> dict[str, Any]:
@@ -122,7 +123,9 @@ def measure(path: Path, nodes: int, repeat: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--mb", type=int, default=256, help="store size to build (default 256)")
     ap.add_argument("--dim", type=int, default=256, help="embedding dimension (default 256)")
     ap.add_argument("--repeat", type=int, default=3)
@@ -138,7 +141,15 @@ def main() -> None:
         built_s = time.perf_counter() - t
         size_mb = os.path.getsize(path) / 2**20
         out = subprocess.run(
-            [sys.executable, __file__, "--repeat", str(args.repeat), "--measure", str(path), str(nodes)],
+            [
+                sys.executable,
+                __file__,
+                "--repeat",
+                str(args.repeat),
+                "--measure",
+                str(path),
+                str(nodes),
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -148,8 +159,11 @@ def main() -> None:
     print(f"store: {nodes} nodes, dim {args.dim}, {size_mb:.0f} MB (built in {built_s:.0f} s)")
     for kind, label in (("one", "erase 1 record"), ("bulk", f"erase {BULK} records in one call")):
         s = r[kind]
-        print(f"{label:32s} p50 {_pct(s, 0.5):6.2f} s  p95 {_pct(s, 0.95):6.2f} s  (n={len(s)})")
-    print(f"extra disk at peak: max {max(r['extra_disk_mb']):.0f} MB (file {max(r['file_mb']):.0f} MB)")
+        runs = ", ".join(f"{x:.2f}" for x in s)
+        print(f"{label:32s} p50 {_pct(s, 0.5):6.2f} s  p95 {_pct(s, 0.95):6.2f} s  (runs: {runs})")
+    print(
+        f"extra disk at peak: max {max(r['extra_disk_mb']):.0f} MB (file {max(r['file_mb']):.0f} MB)"
+    )
     print(f"peak RSS of the erasing process: {r['peak_rss_mb']:.0f} MB")
 
 
