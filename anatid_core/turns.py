@@ -58,6 +58,7 @@ class FileTurns:
         self._active = 0  # operations in flight (outermost turns)
         self._busy = False  # a thread is handing the file over or taking it back
         self._wanted = False  # another process waits: drain, then hand over
+        self._exclusive_waiting = 0  # threads waiting in exclusive(): new operations wait
         self._closed = False
         self.handovers = 0  # times this process gave the file up (for tests and stats)
         self._taken_at = time.monotonic()
@@ -90,7 +91,7 @@ class FileTurns:
 
     def _enter(self) -> None:
         with self._cond:
-            while self._busy or (self._wanted and self._active):
+            while self._busy or self._exclusive_waiting or (self._wanted and self._active):
                 self._cond.wait()
             if self.lease.held:
                 self._active += 1
@@ -123,6 +124,8 @@ class FileTurns:
     def _leave(self) -> None:
         with self._cond:
             self._active -= 1
+            if not self._active and self._exclusive_waiting:
+                self._cond.notify_all()  # exclusive() waits for the last operation to end
             if self._active or not self._wanted or self._busy:
                 return
             self._busy = True
@@ -138,8 +141,12 @@ class FileTurns:
                 "the store (a transaction, or a read in progress); call it on its own"
             )
         with self._cond:
-            while self._busy or self._active:
-                self._cond.wait()
+            self._exclusive_waiting += 1  # new operations wait, so the running ones drain
+            try:
+                while self._busy or self._active:
+                    self._cond.wait()
+            finally:
+                self._exclusive_waiting -= 1
             self._busy = True
         try:
             if not self.lease.held:
