@@ -6,6 +6,7 @@ asked ``as_of`` a past instant. Retrieval: BM25 full text, exact cosine and grap
 by reciprocal-rank fusion in :meth:`Store.recall`.
 """
 
+from .compaction import COMPACT
 from .errors import (
     AnatidError,
     InvalidInput,
@@ -21,8 +22,10 @@ from .errors import (
 from .lease import LEASE, lease_files
 from .model import (
     DEFAULT_SPACE,
+    Compaction,
     Cond,
     Edge,
+    Erasure,
     Hit,
     Item,
     Kind,
@@ -43,14 +46,17 @@ from .view import View
 __version__ = "0.1.0"
 
 __all__ = [
+    "COMPACT",
     "DEFAULT_SPACE",
     "LEASE",
     "RETRY",
     "SCHEMA_VERSION",
     "SETTINGS",
     "AnatidError",
+    "Compaction",
     "Cond",
     "Edge",
+    "Erasure",
     "Hit",
     "InvalidInput",
     "Item",

@@ -11,7 +11,7 @@ from .connection import Connection
 from .dberrors import first_line
 from .model import Kind
 from .rows import table_of
-from .schema import SCHEMA_VERSION, read_version
+from .schema import READABLE_OLDER, SCHEMA_VERSION, has_table, read_version
 from .vectors import all_spaces
 
 
@@ -107,6 +107,7 @@ def _unreadable(db: Connection) -> list[str]:
     try:
         tables = ["meta", "spaces", "nodes", "edges", "postings"]
         tables += [t for *_, t in all_spaces(db.cursor())]
+        tables += ["erasures"] if has_table(db.cursor(), "erasures") else []
         for table in tables:
             db.query(f"SELECT bit_xor(hash(COLUMNS(*))) FROM {table}")
     except duckdb.Error as exc:
@@ -123,7 +124,8 @@ def check(db: Connection) -> list[str]:
     if problems:
         return problems
     version = read_version(db.cursor())
-    if version != SCHEMA_VERSION:
+    readable = db.read_only and version in READABLE_OLDER  # migrated on the next write opening
+    if version != SCHEMA_VERSION and not readable:
         problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
     for description, sql in _CHECKS:
         bad = [str(r[0]) for r in db.query(sql)]

@@ -31,6 +31,7 @@ from .errors import (
     StorageError,
     StoreCorrupt,
     StoreLocked,
+    UnsupportedOperation,
     WriteConflict,
 )
 from .lease import Lease
@@ -461,6 +462,29 @@ class Connection:
                 with self._own_transaction() as tx:
                     yield tx
             finally:
+                self.write_lock.release()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Hold the file alone for a whole-file operation (compaction, issue 15): no other
+        process has it attached, no other operation of this process runs, no cursor is open.
+        Yields the DuckDB connection with the file attached as ``CATALOG``."""
+        self._refuse_if_read_only()
+        if self._tx is not None and self._tx.owner == threading.get_ident():
+            raise UnsupportedOperation(
+                f"{self.path}: compaction cannot run inside a transaction (it replaces the "
+                "file); commit first, then compact"
+            )
+        turns = self._turns
+        with _NO_TURN if turns is None else turns.exclusive():
+            self._lock_for_writing()
+            try:
+                if turns is not None:
+                    self._close_cursors()
+                yield self._con
+            finally:
+                if turns is not None:
+                    self._close_cursors()  # opened on the file before the swap
                 self.write_lock.release()
 
     def _refuse_if_read_only(self) -> None:

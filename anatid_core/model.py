@@ -130,11 +130,54 @@ class WriteResult:
     skipped: int = 0
 
 
+@dataclass(frozen=True)
+class Erasure:
+    """The receipt of one erasure (issue 15): what was erased, never the content itself.
+
+    ``node_ids``/``edge_ids`` are the records whose versions were erased (a node's edges are
+    erased with it); ``versions`` counts every version row; ``digest`` is the SHA-256 of the
+    erased rows and embeddings as they were stored (docs/erasure.md says how it is computed).
+    ``everything`` marks ``purge_all``/``erase_all``, whose receipt lists no ids. ``gone_at`` is
+    None while the erasure is pending (the rows are deleted, but their bytes may still be in the
+    file's free blocks) and the instant the compaction that removed them ended otherwise.
+    """
+
+    id: int
+    erased_at: datetime
+    node_ids: tuple[str, ...]
+    edge_ids: tuple[str, ...]
+    versions: int
+    digest: str
+    everything: bool = False
+    gone_at: datetime | None = None
+
+    @property
+    def physically_gone(self) -> bool:
+        """Whether no byte of the erased records remains in the store's files."""
+        return self.gone_at is not None
+
+    @property
+    def state(self) -> Literal["pending", "gone"]:
+        return "gone" if self.gone_at is not None else "pending"
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """What :meth:`Store.compact` did: file sizes before and after, and the erasures it
+    completed (pending before, physically gone now)."""
+
+    bytes_before: int
+    bytes_after: int
+    completed: tuple[Erasure, ...]
+
+
 __all__ = [
     "DEFAULT_SPACE",
+    "Compaction",
     "Cond",
     "Direction",
     "Edge",
+    "Erasure",
     "Hit",
     "Item",
     "Kind",

@@ -3,6 +3,10 @@
 Every record version is one row: ``tx_to IS NULL`` marks the current version. ``vid`` (version id)
 is unique across nodes and edges, so postings and embeddings can point at either.
 Times are BIGINT microseconds since the epoch, UTC (see codec.py).
+
+Version 2 added ``erasures``: one receipt per purge (issue 15). It is the one table that keeps
+something about purged records (their ids, a digest, never their content), and compaction copies
+it into the new file.
 """
 
 from __future__ import annotations
@@ -14,7 +18,11 @@ import duckdb
 from .errors import SchemaVersionError
 from .sql import one, run
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: Older versions a read-only store reads as they are (it cannot migrate them): version 1 only
+#: lacks the receipts table, which then reads as empty.
+READABLE_OLDER = frozenset({1})
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
@@ -62,6 +70,21 @@ CREATE TABLE IF NOT EXISTS spaces (
 );
 """
 
+#: Receipts of erasures. ``gone_at`` is NULL while the erased bytes may still be in the file
+#: (purged, not yet compacted) and the time of the compaction that removed them afterwards.
+_ERASURES = """
+CREATE TABLE IF NOT EXISTS erasures (
+    eid BIGINT NOT NULL,
+    erased_at BIGINT NOT NULL,
+    node_ids VARCHAR[] NOT NULL,
+    edge_ids VARCHAR[] NOT NULL,
+    versions BIGINT NOT NULL,
+    digest VARCHAR NOT NULL,
+    everything BOOLEAN NOT NULL,
+    gone_at BIGINT
+);
+"""
+
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id);
 CREATE INDEX IF NOT EXISTS edges_id ON edges (id);
@@ -71,6 +94,14 @@ CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst);
 
 # version -> function that upgrades a file from (version - 1); each runs inside one transaction.
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {}
+
+
+def _add_erasures(cur: duckdb.DuckDBPyConnection) -> None:
+    for statement in _statements(_ERASURES):
+        run(cur, statement)
+
+
+MIGRATIONS[2] = _add_erasures
 
 
 def _statements(script: str) -> list[str]:
@@ -90,6 +121,17 @@ def read_version(cur: duckdb.DuckDBPyConnection) -> int | None:
     return int(row[0]) if row else None
 
 
+def has_table(cur: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether the store's catalog has table ``name`` (``erasures`` is missing in version 1)."""
+    row = one(
+        cur,
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+        "AND table_catalog = current_database()",
+        [name],
+    )
+    return bool(row and row[0])
+
+
 def _has_foreign_tables(cur: duckdb.DuckDBPyConnection) -> bool:
     row = one(
         cur,
@@ -106,7 +148,7 @@ def ensure(cur: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> Non
             f"{path} has anatid schema version {version}, but this anatid reads up to version "
             f"{SCHEMA_VERSION}: upgrade anatid-drivers (pip install -U anatid-drivers)"
         )
-    if version == SCHEMA_VERSION:
+    if version == SCHEMA_VERSION or (read_only and version in READABLE_OLDER):
         return
     if version is None and _has_foreign_tables(cur):
         raise SchemaVersionError(
@@ -121,7 +163,7 @@ def ensure(cur: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> Non
     run(cur, "BEGIN")
     try:
         if version is None:
-            for statement in _statements(_TABLES) + _statements(_INDEXES):
+            for statement in _statements(_TABLES + _ERASURES) + _statements(_INDEXES):
                 run(cur, statement)
         else:
             for target in range(version + 1, SCHEMA_VERSION + 1):

@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 
 from . import admin
+from .compaction import remove_leftovers
 from .connection import SETTINGS, Connection, Tx
+from .erasing import Eraser
 from .model import Kind
 from .reads import Reader
 from .rows import Visibility, table_of
@@ -25,12 +27,11 @@ from .textindex import TextCache
 from .turns import in_turn
 from .vectors import VectorCache
 from .view import View
-from .writes import Writer
 
 __all__ = ["SETTINGS", "Store"]
 
 
-class Store(Writer, Reader):
+class Store(Eraser, Reader):
     """A bitemporal property graph in one DuckDB file. Thread-safe; writes are serialised."""
 
     def __init__(self, connection: Connection) -> None:
@@ -39,6 +40,9 @@ class Store(Writer, Reader):
         super().__init__(connection, TextCache(connection), VectorCache(connection), Visibility())
         # After another process had the file, the indexes apply what it wrote.
         connection.on_catch_up.append(self._catch_up)
+        if not self.read_only and self.path != ":memory:":
+            with connection.turn():  # the writer's lease is exclusive: nobody compacts now
+                remove_leftovers(self.path)
 
     @classmethod
     def open(

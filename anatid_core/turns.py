@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol, TypeVar
 
-from .errors import StoreLocked, WriteConflict
+from .errors import StoreLocked, UnsupportedOperation, WriteConflict
 from .lease import LEASE, Lease
 
 T = TypeVar("T")
@@ -58,6 +58,7 @@ class FileTurns:
         self._active = 0  # operations in flight (outermost turns)
         self._busy = False  # a thread is handing the file over or taking it back
         self._wanted = False  # another process waits: drain, then hand over
+        self._exclusive_waiting = 0  # threads waiting in exclusive(): new operations wait
         self._closed = False
         self.handovers = 0  # times this process gave the file up (for tests and stats)
         self._taken_at = time.monotonic()
@@ -90,7 +91,7 @@ class FileTurns:
 
     def _enter(self) -> None:
         with self._cond:
-            while self._busy or (self._wanted and self._active):
+            while self._busy or self._exclusive_waiting or (self._wanted and self._active):
                 self._cond.wait()
             if self.lease.held:
                 self._active += 1
@@ -123,10 +124,47 @@ class FileTurns:
     def _leave(self) -> None:
         with self._cond:
             self._active -= 1
+            if not self._active and self._exclusive_waiting:
+                self._cond.notify_all()  # exclusive() waits for the last operation to end
             if self._active or not self._wanted or self._busy:
                 return
             self._busy = True
         self._hand_over()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the file with no other operation of this process in flight (compaction swaps
+        the file under every cursor): waits for the running ones, keeps new ones out."""
+        if getattr(self._local, "depth", 0):
+            raise UnsupportedOperation(
+                f"{self.lease.store_path}: compaction cannot run inside another operation of "
+                "the store (a transaction, or a read in progress); call it on its own"
+            )
+        with self._cond:
+            self._exclusive_waiting += 1  # new operations wait, so the running ones drain
+            try:
+                while self._busy or self._active:
+                    self._cond.wait()
+            finally:
+                self._exclusive_waiting -= 1
+            self._busy = True
+        try:
+            if not self.lease.held:
+                self._take_back()
+                self._taken_at = time.monotonic()
+            self._local.depth = 1  # reads made meanwhile on this thread join this turn
+            yield
+        finally:
+            self._local.depth = 0
+            self._after_exclusive()
+
+    def _after_exclusive(self) -> None:
+        with self._cond:
+            hand_over = self._wanted and not self._active and self.lease.held
+            self._busy = hand_over  # still busy while handing over, if somebody waited
+            self._cond.notify_all()
+        if hand_over:
+            self._hand_over()
 
     # ------------------------------------------------------------------ handing over
 

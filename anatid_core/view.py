@@ -40,7 +40,9 @@ class View(Reader):
         )
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith(("upsert", "delete", "purge", "close_", "transaction")):
+        if name.startswith(
+            ("upsert", "delete", "purge", "erase", "compact", "close_", "transaction")
+        ):
             raise ReadOnlyError(
                 f"{name}() is a write, and this is a read-only view of the past "
                 f"(as_of tx_time={self.tx_time}, valid_time={self.valid_time}); write through the store"

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from .codec import check_id, to_micros
-from .connection import Connection, Tx, count_purge
+from .connection import Connection, Tx
 from .errors import InvalidInput, NotFound
 from .filters import record_filter
 from .model import Edge, Item, Kind, Node, Where, WriteResult
@@ -27,7 +27,7 @@ from .rows import Visibility, table_of
 from .sql import run
 from .textindex import TextCache
 from .turns import verbs_take_turns
-from .vectors import VectorCache, all_spaces, ensure_space, insert_vectors
+from .vectors import VectorCache, ensure_space, insert_vectors
 
 
 @verbs_take_turns
@@ -339,78 +339,6 @@ class Writer:
         with self.connection.transaction():
             ids = self._ids_matching(kind, filters, current_only=True)
             return self.delete_nodes(ids) if kind == "node" else self.delete_edges(ids)
-
-    # -------------------------------------------------------------------------------- purge
-
-    def purge_nodes(self, ids: Iterable[str]) -> int:
-        """Erase every version of these nodes and of their edges, with postings and embeddings."""
-        wanted = [check_id(i) for i in listed(ids, "ids")]
-        if not wanted:
-            return 0
-        with self.connection.transaction() as tx:
-            edge_ids = [
-                r[0]
-                for r in tx.cursor.execute(
-                    "SELECT DISTINCT id FROM edges WHERE src IN (SELECT unnest(?::VARCHAR[])) "
-                    "OR dst IN (SELECT unnest(?::VARCHAR[]))",
-                    [wanted, wanted],
-                ).fetchall()
-            ]
-            self._purge(tx, "edge", edge_ids)
-            return self._purge(tx, "node", wanted)
-
-    def purge_edges(self, ids: Iterable[str]) -> int:
-        wanted = [check_id(i) for i in listed(ids, "ids")]
-        if not wanted:
-            return 0
-        with self.connection.transaction() as tx:
-            return self._purge(tx, "edge", wanted)
-
-    def purge_where(
-        self,
-        kind: Kind,
-        *,
-        groups: Iterable[str] | None = None,
-        labels: Iterable[str] | None = None,
-        rels: Iterable[str] | None = None,
-        where: Where | None = None,
-    ) -> int:
-        """Erase every record (all versions) that has any version matching the filters."""
-        filters = {"groups": groups, "labels": labels, "rels": rels, "where": where}
-        with self.connection.transaction():
-            ids = self._ids_matching(kind, filters, current_only=False)
-            return self.purge_nodes(ids) if kind == "node" else self.purge_edges(ids)
-
-    def purge_all(self) -> None:
-        """Erase everything: every node, edge, posting, embedding and vector space."""
-        with self.connection.transaction() as tx:
-            cur = tx.cursor
-            for _, _, _, tbl in all_spaces(cur):
-                run(cur, f"DROP TABLE {tbl}")
-            for table in ("spaces", "postings", "edges", "nodes"):
-                run(cur, f"DELETE FROM {table}")
-            count_purge(cur)
-            tx.after_commit.append(self.vectors.forget)
-            tx.after_commit.append(self.text_cache.forget)
-
-    def _purge(self, tx: Tx, kind: Kind, ids: list[str]) -> int:
-        cur = tx.cursor
-        table = table_of(kind)
-        rows = cur.execute(
-            f"SELECT vid, tx_to IS NULL FROM {table} WHERE id IN (SELECT unnest(?::VARCHAR[]))",
-            [ids],
-        ).fetchall()
-        if not rows:
-            return 0
-        vids = [int(r[0]) for r in rows]
-        run(cur, "DELETE FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
-        for k, _, _, tbl in all_spaces(cur):
-            if k == kind:
-                run(cur, f"DELETE FROM {tbl} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
-        run(cur, f"DELETE FROM {table} WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
-        count_purge(cur)
-        self._forget_versions(tx, kind, vids)
-        return sum(1 for r in rows if r[1])
 
     def _ids_matching(
         self, kind: Kind, filters: dict[str, Any], *, current_only: bool

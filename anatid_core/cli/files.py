@@ -1,7 +1,8 @@
 """The files a command touches: the store, opened read-only (or a view of one instant of it), and
 the output file, written completely before it replaces an old one.
 
-Every command opens the store read-only: it never writes and never migrates. While another
+Every command but ``erase`` and ``compact`` opens the store read-only: it never writes and never
+migrates. While another
 process writes the file, the command takes its turn on it (the writer hands the file over
 between two of its operations, issue 11) and fails with a clear message only when no turn
 came within ``anatid_core.LEASE["timeout"]``.
@@ -27,6 +28,13 @@ def open_store(path: str) -> Store:
     if not os.path.exists(path):
         raise CommandError(f"{path}: no such file")
     return Store.open(path, read_only=True)
+
+
+def open_store_for_writing(path: str) -> Store:
+    """For ``erase`` and ``compact``: an existing store only (never a new, empty file)."""
+    if not os.path.exists(path):
+        raise CommandError(f"{path}: no such file")
+    return Store.open(path)
 
 
 def reader_for(store: Store, args: argparse.Namespace) -> Store | View:

@@ -13,6 +13,7 @@ from typing import Any, NoReturn, Protocol
 from anatid_core import __version__
 
 from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
+from .erasures import cmd_compact, cmd_erase, cmd_erasures
 from .records import cmd_history, cmd_show
 from .search import cmd_search
 
@@ -26,9 +27,9 @@ EPILOG = """\
 exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history);
 2 bad input, or the file is missing, not an anatid store, or another process held it past anatid_core.LEASE['timeout'].
 
-Every command opens the file read-only. DuckDB lets no other process open a file while one
-process has it open for writing: then the command says so and exits 2; run it again when the
-writer has closed the file."""
+Every command but erase and compact opens the file read-only. Other processes that share the
+file hand it over between their operations; a command that got no turn within
+anatid_core.LEASE['timeout'] says so and exits 2: run it again later."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -111,6 +112,9 @@ def build_parser() -> Parser:
         _add_export,
         _add_check,
         _add_view,
+        _add_erasures,
+        _add_erase,
+        _add_compact,
     ):
         add(subs)
     return parser
@@ -291,3 +295,66 @@ def _add_view(subs: Subcommands) -> None:
         help="where to write the page (default: FILE's name with .html, here)",
     )
     _group_option(p)
+
+
+def _add_erasures(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "erasures",
+        "the receipts of erasures: what was erased, and whether it is gone",
+        """
+        One receipt per erasure or purge: the ids and kinds of the records erased, how many
+        versions, a SHA-256 digest of the erased content (never the content), when, and its
+        state: "pending" (deleted from every read, but the bytes may still be in the file's
+        free blocks) or "gone" (compacted: no byte of it remains in the store's files).""",
+        """
+        anatid erasures memory.duckdb
+        anatid erasures memory.duckdb --pending --json""",
+        cmd_erasures,
+    )
+    p.add_argument("--pending", action="store_true", help="only erasures not yet compacted")
+    _json_option(p)
+
+
+def _add_erase(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "erase",
+        "erase records for good: every version, then compact (writes the file)",
+        """
+        Erases every version of the named nodes (with their edges), edges, or of every record
+        that was ever in --group: rows, full-text postings and embeddings, then compacts the file
+        so that no byte of them remains, and prints the receipt. Irreversible. Needs free disk
+        space about the size of the file (it writes a compacted copy, then swaps it in); without
+        it the command fails and writes nothing. Interrupted, the file is either the old one
+        (the erasure still pending: run anatid compact) or the new one.""",
+        """
+        anatid erase memory.duckdb --node alice
+        anatid erase memory.duckdb --group user-42 --json""",
+        cmd_erase,
+    )
+    p.add_argument("--node", action="append", metavar="ID", help="a node id (repeatable)")
+    p.add_argument("--edge", action="append", metavar="ID", help="an edge id (repeatable)")
+    p.add_argument(
+        "--group",
+        action="append",
+        metavar="G",
+        help="every node and edge that was ever in this group (repeatable)",
+    )
+    _json_option(p)
+
+
+def _add_compact(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "compact",
+        "rewrite the file so purged records leave no byte behind (writes the file)",
+        """
+        Copies the live data into a fresh file and swaps it in (fsync, atomic rename), so that
+        records purged earlier (erasures listed as pending) are physically gone; marks their
+        receipts gone. Also returns the space deleted rows took. Needs free disk space about the
+        size of the file.""",
+        "anatid compact memory.duckdb",
+        cmd_compact,
+    )
+    _json_option(p)

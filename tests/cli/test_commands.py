@@ -11,6 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from anatid_core import SCHEMA_VERSION
+
 from .conftest import Seeded, anatid, build
 
 COMMANDS = ["stats", "search", "show", "history", "export", "check", "view"]
@@ -177,7 +179,7 @@ def test_export_graphml_is_valid_xml_with_every_endpoint(seeded: Seeded) -> None
 def test_check_ok_then_a_broken_file_exits_1(tmp_path: Path) -> None:
     seeded = build(tmp_path / "m.duckdb")
     r = anatid("check", seeded.path)
-    assert r.code == 0 and "ok (4 nodes, 3 edges, 11 versions, schema 1)" in r.out
+    assert r.code == 0 and f"ok (4 nodes, 3 edges, 11 versions, schema {SCHEMA_VERSION})" in r.out
     con = duckdb.connect(str(seeded.path))
     con.execute("DELETE FROM postings WHERE vid IN (SELECT vid FROM nodes WHERE id = 'acme')")
     con.close()

@@ -1,0 +1,194 @@
+"""Compaction: copy the live data into a fresh file and swap it in, so purged bytes are gone.
+
+DuckDB's DELETE only marks rows; a checkpoint rewrites the row groups it touched but leaves the
+old blocks in the file as free space, bytes intact, until something happens to overwrite them
+(docs/erasure.md shows the measurement). Only a file that never held the erased rows is free of
+them. So, while this process holds the file alone (no other process has it attached, no other
+operation of this process runs):
+
+1. ``FILE.anatid-compact`` is created and ``COPY FROM DATABASE`` fills it with every table,
+   index and constraint; its pending receipts are marked complete, in the copy only;
+2. it is detached (DuckDB checkpoints it and removes its WAL) and fsynced;
+3. the store file is detached (its WAL is checkpointed and removed);
+4. the copy is renamed over the store file (atomic) and the directory fsynced;
+5. the new file is attached again.
+
+A SIGKILL before step 4 leaves the old file, whole, with its erasures pending (a leftover copy is
+removed by the next writer to open the file, or the next compaction); after it, the new file.
+Other processes attach the file by path at their next turn, so they get the new one; its rows and
+version ids are the old file's, so their in-memory indexes stay valid (the purge that preceded the
+compaction already made them reload).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from typing import Any
+
+import duckdb
+
+from . import receipts
+from .connection import CATALOG, Connection, attach, detach
+from .dberrors import first_line, storage_failure
+from .errors import StorageError
+from .sql import run
+
+#: Tunables, readable at a glance.
+COMPACT: dict[str, Any] = {
+    # Free space demanded beyond the size of the file and its WAL (the copy is at most as big as
+    # the old file, plus DuckDB's WAL of the copy and metadata blocks).
+    "headroom_bytes": 16 * 1024 * 1024,
+}
+
+COPY_SUFFIX = ".anatid-compact"
+COPY_CATALOG = "anatid_compact"
+WAL_SUFFIX = ".wal"
+
+
+def copy_path(path: str) -> str:
+    return path + COPY_SUFFIX
+
+
+def leftovers(path: str) -> list[str]:
+    """The files an interrupted compaction of ``path`` may have left (the copy and its WAL)."""
+    copy = copy_path(path)
+    return [f for f in (copy, copy + WAL_SUFFIX) if os.path.exists(f)]
+
+
+def remove_leftovers(path: str) -> None:
+    """Remove what an interrupted compaction left; call only while holding the file exclusively.
+
+    The copy never holds erased rows (it is made after the purge committed), so removing it
+    loses nothing; an old copy must not be mistaken for the store."""
+    for f in leftovers(path):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f)
+
+
+def needed_bytes(path: str) -> int:
+    """Free space a compaction of ``path`` asks for before it writes anything."""
+    size = os.path.getsize(path) if os.path.exists(path) else 0
+    wal = path + WAL_SUFFIX
+    size += os.path.getsize(wal) if os.path.exists(wal) else 0
+    return size + int(COMPACT["headroom_bytes"])
+
+
+def check_space(path: str) -> None:
+    """Refuse (``StorageError``, nothing written) when the copy might not fit on the disk."""
+    folder = os.path.dirname(os.path.abspath(path))
+    need = needed_bytes(path)
+    free = shutil.disk_usage(folder).free
+    if free < need:
+        raise StorageError(
+            f"compacting {path} writes a copy of it first and needs about {need:,} bytes free "
+            f"in {folder}, but only {free:,} are free; nothing was written (erasures stay "
+            "pending): free some space and run compact() (or `anatid compact FILE`) again"
+        )
+
+
+def _fsync_path(path: str, *, directory: bool = False) -> None:
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _literal(path: str) -> str:
+    return "'" + path.replace("'", "''") + "'"
+
+
+def write_copy(con: duckdb.DuckDBPyConnection, catalog: str, path: str, now_us: int) -> None:
+    """Steps 1-2: the compacted copy, complete and durable beside the store file."""
+    copy = copy_path(path)
+    _detach_copy(con)  # a failed earlier attempt whose DETACH failed too
+    run(con, f"ATTACH {_literal(copy)} AS {COPY_CATALOG}")
+    try:
+        run(con, f"COPY FROM DATABASE {catalog} TO {COPY_CATALOG}")
+        receipts.mark_gone(con, now_us, catalog=COPY_CATALOG)
+    except BaseException:
+        _detach_copy(con)
+        raise
+    run(con, f"DETACH {COPY_CATALOG}")  # checkpoints the copy; a failure here is the caller's
+    if os.path.exists(copy + WAL_SUFFIX):
+        raise StorageError(f"{copy}: DuckDB left a WAL after checkpointing the copy; not swapped")
+    _fsync_path(copy)
+
+
+def _detach_copy(con: duckdb.DuckDBPyConnection) -> None:
+    with contextlib.suppress(duckdb.Error):
+        if _attached(con, COPY_CATALOG):
+            run(con, f"DETACH {COPY_CATALOG}")
+
+
+def _attached(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    rows = con.execute(
+        "SELECT count(*) FROM duckdb_databases() WHERE database_name = ?", [name]
+    ).fetchall()
+    return bool(rows[0][0])
+
+
+def swap_in(path: str) -> None:
+    """Step 4: the copy replaces the (detached) store file; durable once the directory is."""
+    if os.path.exists(path + WAL_SUFFIX):
+        # Renaming now would let DuckDB replay the old file's WAL onto the new one.
+        raise StorageError(f"{path}: its WAL survived the checkpoint at detach; not swapped")
+    os.replace(copy_path(path), path)
+    _fsync_path(os.path.dirname(os.path.abspath(path)), directory=True)
+
+
+def storage_error(exc: BaseException, path: str) -> BaseException:
+    """What a failure during compaction means for the caller (the old file is intact)."""
+    if isinstance(exc, StorageError):
+        return exc
+    if isinstance(exc, OSError) or (isinstance(exc, duckdb.Error) and storage_failure(exc)):
+        return StorageError(
+            f"compacting {path} failed ({first_line(exc)}); the file is unchanged and its "
+            "erasures stay pending: fix the storage and run compact() again"
+        )
+    return exc
+
+
+def compact_file(db: Connection, now_us: int) -> tuple[int, int]:
+    """Compact the store file of ``db`` (steps 1-5); returns its size before and after.
+
+    On any failure before the swap the old file is attached again, unchanged, and the copy
+    removed; the error says so."""
+    path = db.path
+    with db.exclusive() as con:
+        remove_leftovers(path)
+        check_space(path)
+        before = os.path.getsize(path)
+        swapped = False
+        try:
+            write_copy(con, CATALOG, path, now_us)
+            detach(con)
+            swap_in(path)
+            swapped = True
+        except BaseException as exc:
+            raise storage_error(exc, path) from exc
+        finally:
+            if not swapped:
+                _detach_copy(con)
+                remove_leftovers(path)
+            _attach_again(con, path)
+        return before, os.path.getsize(path)
+
+
+def _attach_again(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Attach the store file (new or old) unless a failure left it attached."""
+    if not _attached(con, CATALOG):
+        attach(con, path, read_only=False)
+
+
+__all__ = [
+    "COMPACT",
+    "check_space",
+    "compact_file",
+    "leftovers",
+    "needed_bytes",
+    "remove_leftovers",
+]
