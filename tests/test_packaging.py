@@ -9,15 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.core.test_layering import PACKAGES
+
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = [
-    "anatid_core",
-    "anatid_graphiti",
-    "anatid_cognee",
-    "anatid_cognee_hook",
-    "anatid_mcp",
-    "anatid_migrate",
-]
 # Folders and packages of the repository root that must not be importable as top-level names.
 NOT_PACKAGES = ["tests", "drivers", "compat", "docs"]
 
@@ -43,7 +37,7 @@ def _find(names: list[str], tmp_path: Path) -> dict[str, str | None]:
 
 
 def test_the_install_exposes_every_import_package(tmp_path: Path) -> None:
-    found = _find(PACKAGES, tmp_path)
+    found = _find(list(PACKAGES), tmp_path)
     assert all(found.values()), found
 
 

@@ -59,12 +59,8 @@ def _walk(value: Any) -> Any:
         return {_json_key(k): _walk(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_walk(v) for v in value]
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, UUID):
-        return str(value)
-    if isinstance(value, Decimal):
-        return float(value)
+    if isinstance(value, (datetime, date, UUID, Decimal)):
+        return _encode_default(value)
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, bool):
