@@ -433,6 +433,12 @@ class Connection:
 
     # ------------------------------------------------------------------------- transactions
 
+    @property
+    def memory_limit(self) -> str | None:
+        """The ``memory_limit`` the store was opened with (None: DuckDB's default)."""
+        value = self._config.get("memory_limit")
+        return None if value is None else str(value)
+
     def in_own_transaction(self) -> bool:
         """Whether this thread holds the open transaction (and sees its uncommitted writes)."""
         tx = self._tx

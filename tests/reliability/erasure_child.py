@@ -22,6 +22,7 @@ from tests.core.erasure_data import uncompressed, victim_ids
 POINTS: dict[str, tuple[Any, str, str]] = {
     "purge-recorded": (erasing.receipts, "record", "after"),  # inside the purge transaction
     "copy-start": (compaction, "write_copy", "before"),
+    "copy-tables": (compaction, "copy_tables", "after"),  # rows and indexes in the copy
     "copy-marked": (receipts, "mark_gone", "after"),  # the copy is full, not yet detached
     "copy-written": (compaction, "write_copy", "after"),
     "store-detached": (compaction, "detach", "after"),
