@@ -1,14 +1,20 @@
 """Erasure (issue 15): erase one record, and 1,000 records in one call, from a large store.
 
     python tests/benchmarks/bench_erasure.py --mb 1024 --repeat 3
+    python tests/benchmarks/bench_erasure.py --mb 1024 --keep /data/big.duckdb   # build once
+    python tests/benchmarks/bench_erasure.py --store /data/big.duckdb --compare  # reuse it
 
 Builds a store of about ``--mb`` MB (nodes with 30-word texts and ``--dim``-dimensional float32
-embeddings; fixed seed), then, in a fresh process (so that its peak RSS is the erasure's own),
-erases one record ``--repeat`` times and 1,000 records in one call ``--repeat`` times. Each
-erasure is a purge and a compaction (a full copy of the live data and an atomic swap). Prints wall
-time (p50/p95 over the repeats), the extra disk space at peak (the store's files, sampled every
-10 ms, minus their size before) and the peak RSS of the erasing process. No peer: no other
-embedded graph store offers erasure with physical removal to compare with.
+embeddings; fixed seed), or takes the one ``--store`` names (never modified: every run erases
+from a fresh copy of it). Then ``--repeat`` rounds, each in a fresh process (so that its peak RSS
+is the erasure's own) on a fresh copy: erase one record, then 1,000 records in one call. Each
+erasure is a purge and a compaction (a full copy of the live data and an atomic swap). Prints
+wall time and CPU time (p50/p95 over the rounds), the extra disk space at peak (the store's
+files, sampled every 10 ms, minus their size before) and the peak RSS of the erasing processes.
+
+No other embedded graph store offers erasure with physical removal to compare with, so the peer
+is the previous compaction (one ``COPY FROM DATABASE``, DuckDB's memory unbounded), with
+``--compare``: its rounds alternate with the current one's, on the same machine, same load.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from anatid_core import Node, Store  # noqa: E402
+from anatid_core import Node, Store, compaction  # noqa: E402
 from tests.benchmarks._measure import peak_rss_mb, provenance  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(5000)]
@@ -102,24 +109,78 @@ def _pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, -(-int(len(ordered) * q * 100) // 100) - 1))]
 
 
-def measure(path: Path, nodes: int, repeat: int) -> dict[str, Any]:
-    """Run in the child process: the erasures, timed."""
-    rng = random.Random(7)
-    ids = [f"n{i}" for i in rng.sample(range(nodes), 1 + repeat * (1 + BULK))]
-    results: dict[str, Any] = {"one": [], "bulk": [], "extra_disk_mb": [], "file_mb": []}
+def _before() -> None:
+    """Turn this process's compaction back into the previous one (the peer of --compare)."""
+
+    def copy_database(con: Any, source: str, target: str) -> None:
+        con.execute(f"COPY FROM DATABASE {source} TO {target}").fetchall()
+
+    compaction.copy_tables = copy_database  # type: ignore[assignment]
+    compaction.COMPACT["copy_memory_bytes"] = 1 << 50  # above any machine's: never lowered
+
+
+def measure(path: Path, nodes: int, seed: int) -> dict[str, Any]:
+    """Run in the child process: one erasure of 1 record and one of BULK records, timed."""
+    rng = random.Random(seed)
+    ids = [f"n{i}" for i in rng.sample(range(nodes), 1 + BULK)]
+    results: dict[str, Any] = {"extra_disk_mb": [], "file_mb": [], "load": os.getloadavg()[0]}
     with Store.open(path) as s:
         s.get_node("n0")
-        for kind, size in [("one", 1)] * repeat + [("bulk", BULK)] * repeat:
+        for kind, size in (("one", 1), ("bulk", BULK)):
             batch, ids = ids[:size], ids[size:]
             results["file_mb"].append(os.path.getsize(path) / 2**20)
             with DiskPeak(path) as disk:
-                t = time.perf_counter()
+                t, cpu = time.perf_counter(), time.process_time()
                 receipt = s.erase_nodes(batch)
-                results[kind].append(time.perf_counter() - t)
+                results[kind] = time.perf_counter() - t
+                results[kind + "_cpu"] = time.process_time() - cpu
             assert receipt.physically_gone and len(receipt.node_ids) == size
             results["extra_disk_mb"].append((disk.peak - disk.base) / 2**20)
     results["peak_rss_mb"] = peak_rss_mb()
     return results
+
+
+def _count_nodes(path: Path) -> int:
+    with Store.open(path, read_only=True) as s:
+        row = s.connection.query("SELECT count(*) FROM nodes")
+    return int(row[0][0])
+
+
+def _round(store: Path, nodes: int, seed: int, method: str, tmp: str) -> dict[str, Any]:
+    """One child process erasing from a fresh copy of ``store``."""
+    path = Path(tmp) / f"round-{method}-{seed}.duckdb"
+    shutil.copyfile(store, path)
+    try:
+        out = subprocess.run(
+            [sys.executable, __file__, "--measure", str(path), str(nodes), str(seed), method],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        for leftover in path.parent.glob(path.name + "*"):
+            leftover.unlink()
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _report(method: str, rounds: list[dict[str, Any]]) -> None:
+    print(
+        f"-- {method} (load average at start of the rounds: "
+        + ", ".join(f"{r['load']:.1f}" for r in rounds)
+        + ")"
+    )
+    for kind, label in (("one", "erase 1 record"), ("bulk", f"erase {BULK} records in one call")):
+        wall = [r[kind] for r in rounds]
+        cpu = [r[kind + "_cpu"] for r in rounds]
+        runs = ", ".join(f"{x:.1f}" for x in wall)
+        print(
+            f"{label:32s} p50 {_pct(wall, 0.5):6.2f} s  p95 {_pct(wall, 0.95):6.2f} s  "
+            f"(runs: {runs}; CPU p50 {_pct(cpu, 0.5):.2f} s)"
+        )
+    extra = max(max(r["extra_disk_mb"]) for r in rounds)
+    file_mb = max(max(r["file_mb"]) for r in rounds)
+    print(f"extra disk at peak: max {extra:.0f} MB (file {file_mb:.0f} MB)")
+    print(f"peak RSS of the erasing process: max {max(r['peak_rss_mb'] for r in rounds):.0f} MB")
 
 
 def main() -> None:
@@ -128,43 +189,36 @@ def main() -> None:
     )
     ap.add_argument("--mb", type=int, default=256, help="store size to build (default 256)")
     ap.add_argument("--dim", type=int, default=256, help="embedding dimension (default 256)")
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--measure", nargs=2, metavar=("PATH", "NODES"), help=argparse.SUPPRESS)
+    ap.add_argument("--repeat", type=int, default=3, help="rounds per method (default 3)")
+    ap.add_argument("--keep", type=Path, help="build the store at this path and keep it")
+    ap.add_argument("--store", type=Path, help="a store built with --keep: no build")
+    ap.add_argument("--compare", action="store_true", help="also the previous compaction")
+    ap.add_argument("--measure", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
-        print(json.dumps(measure(Path(args.measure[0]), int(args.measure[1]), args.repeat)))
+        path, nodes, seed, method = args.measure
+        if method == "before":
+            _before()
+        print(json.dumps(measure(Path(path), int(nodes), int(seed))))
         return
     with tempfile.TemporaryDirectory(prefix="anatid-bench-erasure-") as tmp:
-        path = Path(tmp) / "big.duckdb"
-        t = time.perf_counter()
-        nodes = build(path, args.mb, args.dim)
-        built_s = time.perf_counter() - t
-        size_mb = os.path.getsize(path) / 2**20
-        out = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--repeat",
-                str(args.repeat),
-                "--measure",
-                str(path),
-                str(nodes),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        r = json.loads(out.strip().splitlines()[-1])
+        store = args.store
+        if store is None:
+            store = args.keep or Path(tmp) / "big.duckdb"
+            t = time.perf_counter()
+            build(store, args.mb, args.dim)
+            print(f"built in {time.perf_counter() - t:.0f} s")
+        nodes = _count_nodes(store)
+        size_mb = os.path.getsize(store) / 2**20
+        methods = ["current", "before"] if args.compare else ["current"]
+        rounds: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
+        for seed in range(args.repeat):
+            for method in methods:
+                rounds[method].append(_round(store, nodes, seed, method, tmp))
     print(json.dumps(provenance()))
-    print(f"store: {nodes} nodes, dim {args.dim}, {size_mb:.0f} MB (built in {built_s:.0f} s)")
-    for kind, label in (("one", "erase 1 record"), ("bulk", f"erase {BULK} records in one call")):
-        s = r[kind]
-        runs = ", ".join(f"{x:.2f}" for x in s)
-        print(f"{label:32s} p50 {_pct(s, 0.5):6.2f} s  p95 {_pct(s, 0.95):6.2f} s  (runs: {runs})")
-    print(
-        f"extra disk at peak: max {max(r['extra_disk_mb']):.0f} MB (file {max(r['file_mb']):.0f} MB)"
-    )
-    print(f"peak RSS of the erasing process: {r['peak_rss_mb']:.0f} MB")
+    print(f"store: {nodes} nodes, dim {args.dim}, {size_mb:.0f} MB")
+    for method in methods:
+        _report(method, rounds[method])
 
 
 if __name__ == "__main__":
