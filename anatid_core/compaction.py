@@ -6,8 +6,10 @@ old blocks in the file as free space, bytes intact, until something happens to o
 them. So, while this process holds the file alone (no other process has it attached, no other
 operation of this process runs):
 
-1. ``FILE.anatid-compact`` is created and ``COPY FROM DATABASE`` fills it with every table,
-   index and constraint; its pending receipts are marked complete, in the copy only;
+1. ``FILE.anatid-compact`` is created with the store's schema (``COPY FROM DATABASE ...
+   (SCHEMA)``), filled table by table in row order, its indexes built after the rows
+   (:func:`copy_tables`, under a bounded DuckDB memory limit); its pending receipts are marked
+   complete, in the copy only;
 2. it is detached (DuckDB checkpoints it and removes its WAL) and fsynced;
 3. the store file is detached (its WAL is checkpointed and removed);
 4. the copy is renamed over the store file (atomic) and the directory fsynced;
@@ -38,13 +40,17 @@ from .sql import run
 
 #: Tunables, readable at a glance.
 COMPACT: dict[str, Any] = {
-    # Free space demanded beyond the size of the file and its WAL (the copy is at most as big as
-    # the old file, plus DuckDB's WAL of the copy and metadata blocks).
+    # Free space demanded beyond the size of the file and its WAL, and a quarter more with
+    # "plain_vectors" (the copy holds no free blocks, but its floats are not compressed), for
+    # DuckDB's WAL of the copy and metadata blocks.
     "headroom_bytes": 16 * 1024 * 1024,
     # DuckDB's memory limit while copying, at least this and an eighth of the file (the id
     # indexes are built in memory), never above the store's own limit. Without it DuckDB keeps
     # every block it read and wrote cached, and a 1 GB store peaked near 2 GB of RSS.
     "copy_memory_bytes": 512 * 1024 * 1024,
+    # Copy the vector tables uncompressed: DuckDB's ALP-RD spends a third of the copy's CPU on
+    # them and saves about 14 % of their bytes (random float32; measured, docs/benchmarks.md).
+    "plain_vectors": True,
 }
 
 COPY_SUFFIX = ".anatid-compact"
@@ -77,7 +83,9 @@ def needed_bytes(path: str) -> int:
     size = os.path.getsize(path) if os.path.exists(path) else 0
     wal = path + WAL_SUFFIX
     size += os.path.getsize(wal) if os.path.exists(wal) else 0
-    return size + int(COMPACT["headroom_bytes"])
+    # Uncompressed vectors can make the copy bigger than a file that has no free blocks.
+    growth = size // 4 if COMPACT["plain_vectors"] else 0
+    return size + growth + int(COMPACT["headroom_bytes"])
 
 
 def check_space(path: str) -> None:
@@ -134,9 +142,9 @@ def write_copy(
 def copy_tables(con: duckdb.DuckDBPyConnection, source: str, target: str) -> None:
     """Every table of ``source`` into the empty ``target``: rows in their order, then indexes.
 
-    ``COPY FROM DATABASE`` spends most of its time compressing, and on the float arrays of the
-    vector tables (most of a store's bytes) DuckDB's ALP-RD saves a few percent at about twice
-    the CPU of storing them plain (docs/benchmarks.md#erasure): those are copied uncompressed.
+    Unlike one ``COPY FROM DATABASE``, this copies the float arrays of the vector tables (most
+    of a store's bytes) uncompressed (``COMPACT["plain_vectors"]``): DuckDB's ALP-RD cost a
+    third of the copy's CPU to save about 14 % of their bytes (docs/benchmarks.md#erasure).
     The id indexes are built once over the copied rows rather than grown row by row."""
     run(con, f"COPY FROM DATABASE {source} TO {target} (SCHEMA)")
     indexes = _index_sql(con, source)
@@ -144,7 +152,7 @@ def copy_tables(con: duckdb.DuckDBPyConnection, source: str, target: str) -> Non
         "SELECT index_name FROM duckdb_indexes() WHERE database_name = ?", [target]
     ).fetchall():
         run(con, f"DROP INDEX {target}.{name}")
-    plain = _array_tables(con, source)
+    plain = _array_tables(con, source) if COMPACT["plain_vectors"] else set[str]()
     for table in _tables(con, source):
         with _compression("uncompressed" if table in plain else None, con):
             run(con, f"INSERT INTO {target}.{table} SELECT * FROM {source}.{table}")
