@@ -116,14 +116,28 @@ def fetch_matrix(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = to_arrow()
-    vids = table.column(0).to_numpy().astype(np.int64)
+    vids = _numbers(table.column(0).combine_chunks()).astype(np.int64)
     emb = table.column(1).combine_chunks()
     if len(emb) == 0:
         mat = np.zeros((0, dim), dtype=np.float32)
     else:
-        mat = emb.values.to_numpy(zero_copy_only=False).astype(np.float32).reshape(-1, dim)
+        mat = _numbers(emb.flatten()).astype(np.float32).reshape(-1, dim)
     extras = [table.column(i).to_pylist() for i in range(2, table.num_columns)]
     return vids, mat, extras
+
+
+#: Arrow types whose values are read straight from the data buffer.
+_BUFFER_DTYPES = {"int64": np.int64, "float": np.float32, "double": np.float64}
+
+
+def _numbers(arr: Any) -> np.ndarray:
+    """A numeric Arrow array without nulls as numpy, read from its buffer: pyarrow's
+    ``to_numpy`` imports pandas when it is installed (up to 2 s on a loaded machine), which a
+    process that only searches or erases would otherwise pay on its first call."""
+    dtype = _BUFFER_DTYPES.get(str(arr.type))
+    if dtype is None or arr.null_count:
+        return arr.to_numpy(zero_copy_only=False)
+    return np.frombuffer(arr.buffers()[1], dtype=dtype)[arr.offset : arr.offset + len(arr)]
 
 
 def embeddings_of(
