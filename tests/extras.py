@@ -22,9 +22,10 @@ EXTRAS = {
 def has(extra: str) -> bool:
     """True when the extra's distribution is installed.
 
-    Read from the installed metadata, not with ``importlib.util.find_spec``: a spec lookup of
-    ``cognee`` goes through our Cognee import hook, which then no longer registers anatid when
-    Cognee is really imported (a bug of the hook, noted for issue 12).
+    Read from the installed metadata, not with ``importlib.util.find_spec``: "installed" is a
+    fact about the distribution, and a metadata read stays clear of the import machinery (a
+    spec lookup of ``cognee`` goes through our Cognee import hook; it used to use the hook up,
+    fixed in issue 12, and tests/cognee/test_cognee_import_hook.py checks it).
     """
     try:
         metadata.distribution(EXTRAS[extra])

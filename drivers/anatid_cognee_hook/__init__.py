@@ -8,11 +8,15 @@ executable line runs at every interpreter start-up and only puts a tiny finder a
 with ``"cognee"`` and returns ``None`` for every other one. Nothing is imported and nothing is
 read at start-up; this module is imported only when ``cognee`` is.
 
-When ``cognee`` is imported, the finder calls :func:`find_spec` here, which removes the finder
-and hands back Cognee's own module spec with its loader's ``exec_module`` wrapped: Cognee's
-``__init__`` runs unchanged to the end, then ``import anatid_cognee`` registers the provider and
-the dataset handlers. Registering after Cognee's ``__init__`` has finished, not when the import
-starts, is what keeps the registration free of circular imports.
+When ``cognee`` is looked up, the finder calls :func:`find_spec` here, which resolves Cognee's
+own module spec from the other finders and hands it back with its loader's ``exec_module``
+wrapped: Cognee's ``__init__`` runs unchanged to the end, then ``import anatid_cognee``
+registers the provider and the dataset handlers. The finder stays in place until that wrapped
+``exec_module`` actually runs: a lookup that does not import (``importlib.util.find_spec
+("cognee")``, as tools do to probe for an optional package) gets a spec whose loader is never
+run, so removing the finder there would leave the real import unregistered. Registering after
+Cognee's ``__init__`` has finished, not when the import starts, is what keeps the registration
+free of circular imports.
 
 :func:`install` puts the same finder in place from Python (e.g. in an interpreter started with
 ``-S``, where no ``.pth`` file runs).
@@ -66,8 +70,14 @@ def find_spec(
     path: Sequence[str] | None,
     target: ModuleType | None,
 ) -> ModuleSpec | None:
-    """Cognee's spec, its loader set to register anatid once Cognee's ``__init__`` ran."""
-    uninstall()
+    """Cognee's spec, its loader set to register anatid once Cognee's ``__init__`` ran.
+
+    The finder is not removed here: this may be a probe that never imports (see the module
+    docstring). It is removed when the wrapped loader runs, i.e. by the real import.
+    """
+    if disabled():  # turned off after start-up (e.g. os.environ set in code): step aside
+        uninstall()
+        return None
     spec = _real_spec(fullname, path, target)
     loader = spec.loader if spec is not None else None
     if loader is not None and hasattr(loader, "exec_module"):
@@ -100,8 +110,10 @@ def installed() -> bool:
 def _real_spec(
     fullname: str, path: Sequence[str] | None, target: ModuleType | None
 ) -> ModuleSpec | None:
-    """Cognee's spec from the other finders (the hook is already removed)."""
+    """Cognee's spec from the other finders: every finder on ``sys.meta_path`` but ours."""
     for other in list(sys.meta_path):
+        if getattr(other, MARK, False):
+            continue
         find = getattr(other, "find_spec", None)
         if find is None:
             continue
@@ -115,11 +127,14 @@ def _register_after(loader: object, finder: MetaPathFinderProtocol) -> None:
     """Make ``loader.exec_module`` run Cognee's ``__init__`` first, then register.
 
     The wrapper is an attribute of this one loader instance (import machinery creates a loader
-    per module), so no class is patched and the loader's type is unchanged.
+    per lookup), so no class is patched, the loader's type is unchanged, and the loader of a
+    probe that is never run changes nothing.
     """
     exec_module = getattr(loader, "exec_module")  # noqa: B009 (loader is any object)
 
     def exec_module_then_register(module: object) -> None:
+        # The real import has begun: the finder's work is done.
+        uninstall()
         try:
             exec_module(module)
         except BaseException:

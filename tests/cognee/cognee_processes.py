@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import httpx
 
 BIN = Path(sys.executable).parent
 #: Prefixes of the environment variables Cognee (or litellm) reads: stripped from children.
@@ -106,3 +111,62 @@ def check_file(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(BIN / "anatid"), "check", str(path)], capture_output=True, text=True, timeout=300
     )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    def __init__(self, project: Path, command: list[str]) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = project / "server.log"
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [part.format(port=self.port) for part in command],
+                cwd=project,
+                env=child_env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def wait_ready(self, timeout: float = 300) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"server exited early:\n{self.output()[-4000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=5).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(1)
+        raise AssertionError(f"server not healthy in {timeout}s:\n{self.output()[-4000:]}")
+
+    def terminate(self, sig: int = signal.SIGTERM, timeout: float = 120) -> int:
+        self.process.send_signal(sig)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+UVICORN = [str(BIN / "uvicorn"), "cognee.api.client:app", "--host", "127.0.0.1", "--port", "{port}"]
+GUNICORN = [
+    str(BIN / "gunicorn"),
+    "cognee.api.client:app",
+    "--worker-class",
+    "uvicorn.workers.UvicornWorker",
+    "--workers",
+    "1",  # one process per file (several processes on one file: issue 11)
+    "--bind",
+    "127.0.0.1:{port}",
+]

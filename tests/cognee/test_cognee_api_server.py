@@ -1,6 +1,7 @@
 """Cognee's HTTP API server on anatid, configured by ``.env`` alone (issue 12).
 
-``uvicorn cognee.api.client:app`` runs in a subprocess on a free port of 127.0.0.1, in a
+``uvicorn cognee.api.client:app``, and ``gunicorn`` with uvicorn workers, run in a subprocess
+on a free port of 127.0.0.1, in a
 project directory whose ``.env`` sets the two provider keys, offline settings and the default
 user's password. The LLM and the embeddings are the fake OpenAI server, so ``cognify`` really
 runs (chunking, graph extraction, summaries, embeddings) end to end through HTTP. Then
@@ -10,80 +11,25 @@ SIGTERM: every anatid file must be closed (no WAL) and pass ``anatid check``.
 from __future__ import annotations
 
 import signal
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.cognee.cognee_processes import BIN, anatid_files, check_file, child_env, offline_dotenv
+from tests.cognee.cognee_processes import (
+    GUNICORN,
+    UVICORN,
+    Server,
+    anatid_files,
+    check_file,
+    offline_dotenv,
+)
 from tests.cognee.fake_openai import FakeOpenAI, serve_fake_openai
 
 PASSWORD = "anatid-test-password"
 USER = "default_user@example.com"
 NOTE = "Alice works at Acme."
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    def __init__(self, project: Path, command: list[str]) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = project / "server.log"
-        with self.log.open("w") as log:
-            self.process = subprocess.Popen(
-                [part.format(port=self.port) for part in command],
-                cwd=project,
-                env=child_env(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    def wait_ready(self, timeout: float = 300) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"server exited early:\n{self.output()[-4000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=5).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(1)
-        raise AssertionError(f"server not healthy in {timeout}s:\n{self.output()[-4000:]}")
-
-    def terminate(self, sig: int = signal.SIGTERM, timeout: float = 120) -> int:
-        self.process.send_signal(sig)
-        try:
-            return self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-
-UVICORN = [str(BIN / "uvicorn"), "cognee.api.client:app", "--host", "127.0.0.1", "--port", "{port}"]
-GUNICORN = [
-    str(BIN / "gunicorn"),
-    "cognee.api.client:app",
-    "--worker-class",
-    "uvicorn.workers.UvicornWorker",
-    "--workers",
-    "1",  # one process per file (several processes on one file: issue 11)
-    "--bind",
-    "127.0.0.1:{port}",
-]
 
 
 @pytest.fixture
@@ -92,10 +38,13 @@ def fake_llm() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-@pytest.fixture
-def server(tmp_path: Path, fake_llm: FakeOpenAI) -> Iterator[Server]:
+@pytest.fixture(params=["uvicorn", "gunicorn"])
+def server(
+    request: pytest.FixtureRequest, tmp_path: Path, fake_llm: FakeOpenAI
+) -> Iterator[Server]:
+    """The API server, launched as users do: ``uvicorn`` or ``gunicorn`` with uvicorn workers."""
     offline_dotenv(tmp_path, fake_llm.url, DEFAULT_USER_PASSWORD=PASSWORD)
-    running = Server(tmp_path, UVICORN)
+    running = Server(tmp_path, {"uvicorn": UVICORN, "gunicorn": GUNICORN}[request.param])
     try:
         yield running
     finally:
@@ -104,7 +53,7 @@ def server(tmp_path: Path, fake_llm: FakeOpenAI) -> Iterator[Server]:
             running.process.wait()
 
 
-def _login(client: httpx.Client) -> None:
+def login(client: httpx.Client) -> None:
     token = client.post("/api/v1/auth/login", data={"username": USER, "password": PASSWORD})
     assert token.status_code == 200, token.text
     client.headers["Authorization"] = f"Bearer {token.json()['access_token']}"
@@ -131,7 +80,7 @@ def test_api_server_add_cognify_search_graph_then_sigterm_closes_every_file(
             assert health["components"][component]["provider"] == "anatid"
             assert health["components"][component]["status"] == "healthy"
 
-        _login(client)
+        login(client)
         added = client.post(
             "/api/v1/add",
             files={"data": ("note.txt", NOTE.encode(), "text/plain")},
@@ -174,22 +123,15 @@ def _assert_every_file_closed_and_healthy(project: Path) -> None:
         assert not Path(f"{path}.wal").exists(), f"{path} left open: WAL present after shutdown"
 
 
-@pytest.mark.parametrize(
-    ("command", "sig"),
-    [(GUNICORN, signal.SIGTERM), (UVICORN, signal.SIGINT)],
-    ids=["gunicorn-sigterm", "uvicorn-ctrl-c"],
-)
-def test_other_launchers_and_ctrl_c_also_close_every_file(
-    tmp_path: Path, fake_llm: FakeOpenAI, command: list[str], sig: int
-):
+def test_ctrl_c_also_closes_every_file(tmp_path: Path, fake_llm: FakeOpenAI):
     offline_dotenv(tmp_path, fake_llm.url, DEFAULT_USER_PASSWORD=PASSWORD)
-    server = Server(tmp_path, command)
+    server = Server(tmp_path, UVICORN)
     try:
         server.wait_ready()
         with httpx.Client(base_url=server.url, timeout=600) as client:
             health = client.get("/health/detailed").json()
             assert health["components"]["graph_db"]["provider"] == "anatid", health
-            _login(client)
+            login(client)
             added = client.post(
                 "/api/v1/add",
                 files={"data": ("note.txt", NOTE.encode(), "text/plain")},
@@ -197,7 +139,7 @@ def test_other_launchers_and_ctrl_c_also_close_every_file(
             )
             assert added.status_code == 200, added.text
         assert list((tmp_path / "system" / "databases").glob("*/*.anatid.duckdb"))
-        server.terminate(sig)
+        server.terminate(signal.SIGINT)
     finally:
         if server.process.poll() is None:
             server.process.kill()

@@ -48,7 +48,9 @@ def _assert_files_closed_and_healthy(project: Path) -> list[Path]:
     return files
 
 
-def test_cli_add_cognify_search_doctor_demo_run_on_anatid(tmp_path: Path, fake_llm: FakeOpenAI):
+def test_cli_add_cognify_search_doctor_demo_delete_run_on_anatid(
+    tmp_path: Path, fake_llm: FakeOpenAI
+):
     offline_dotenv(tmp_path, fake_llm.url)
 
     _assert_ok(run_cli(tmp_path, "add", "Alice works at Acme."))
@@ -73,6 +75,12 @@ def test_cli_add_cognify_search_doctor_demo_run_on_anatid(tmp_path: Path, fake_l
     _assert_ok(demo)
     assert "Demo graph loaded into dataset 'demo'" in _output(demo)
     assert len(list((tmp_path / "system" / "databases").glob("*/*.anatid.duckdb"))) == 2
+
+    deleted = run_cli(tmp_path, "delete", "-d", "demo", "--force")
+    _assert_ok(deleted)
+    assert "Successfully deleted dataset 'demo'" in _output(deleted)
+    # The demo dataset's file went with it; the notes dataset's file stays.
+    assert list((tmp_path / "system" / "databases").glob("*/*.anatid.duckdb")) == dataset_files
 
     files = _assert_files_closed_and_healthy(tmp_path)
     graph = check_file(dataset_files[0]).stdout

@@ -74,6 +74,46 @@ def test_importing_cognee_registers_anatid_and_removes_the_finder():
     ]
 
 
+_REGISTERED = (
+    "from cognee.infrastructure.databases.graph.supported_databases import "
+    "supported_databases as graphs\n"
+    "from cognee.infrastructure.databases.dataset_database_handler import "
+    "supported_dataset_database_handlers as handlers\n"
+    "registered = ['anatid' in graphs, 'anatid_graph' in handlers]\n"
+)
+
+
+def test_a_spec_lookup_before_the_import_keeps_the_hook_for_the_real_import():
+    """Tools probe for optional packages with find_spec before importing them (our own
+    tests/extras.py once did): the probe must neither import anything nor use up the hook."""
+    code = (
+        "import importlib.util, json, sys\n"
+        "specs = [importlib.util.find_spec('cognee') for _ in range(2)]\n"
+        "ours = ('anatid_cognee_hook', 'anatid_cognee', 'anatid_core', 'cognee', 'duckdb')\n"
+        "probed = [sorted(m for m in sys.modules if m.split('.')[0] in ours),\n"
+        "    sum(1 for f in sys.meta_path if getattr(f, 'anatid_cognee_hook', False)),\n"
+        "    [s is not None and s.name for s in specs]]\n"
+        "import cognee\n" + _REGISTERED + "import anatid_cognee_hook as hook\n"
+        "print(json.dumps([probed, registered, hook.installed()]))"
+    )
+    probed, registered, still_installed = _python(code)
+    # Only the hook module itself (stdlib os and sys) is imported by a lookup.
+    assert probed == [["anatid_cognee_hook"], 1, ["cognee", "cognee"]]
+    assert registered == [True, True]
+    assert still_installed is False  # the real import used it up
+
+
+def test_turning_the_hook_off_in_code_before_importing_cognee_keeps_anatid_out():
+    code = (
+        "import json, os, sys\n"
+        "os.environ['ANATID_COGNEE_HOOK'] = 'off'\n"
+        "import cognee\n" + _REGISTERED + "print(json.dumps([registered, "
+        "'anatid_cognee' in sys.modules, "
+        "any(getattr(f, 'anatid_cognee_hook', False) for f in sys.meta_path)]))"
+    )
+    assert _python(code) == [[False, False], False, False]
+
+
 def test_importing_a_cognee_submodule_first_registers_too():
     code = (
         "import json, cognee.cli._cognee\n"

@@ -1,5 +1,9 @@
 """``cognee-mcp`` over stdio, HTTP and SSE on anatid, driven by the MCP SDK's client (issue 12). Opt-in.
 
+Two modes: direct (the MCP server runs Cognee, and so anatid, in its own process) and API mode
+(``--api-url``: the MCP server forwards every tool call to a running Cognee API server, which
+holds the anatid files; the MCP process opens no database).
+
 ``cognee-mcp`` 0.5.7 (PyPI) pulls in torch and extra Cognee extras, gigabytes that CI does not
 install, so this test runs only with ``ANATID_TEST_COGNEE_MCP=1`` and ``cognee-mcp`` installed
 in the test venv (``pip install cognee-mcp==0.5.7``). The server process (direct mode) gets the
@@ -19,7 +23,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cognee.cognee_processes import BIN, anatid_files, check_file, child_env, offline_dotenv
+from tests.cognee.cognee_processes import (
+    BIN,
+    UVICORN,
+    Server,
+    anatid_files,
+    check_file,
+    child_env,
+    offline_dotenv,
+)
 from tests.cognee.fake_openai import serve_fake_openai
 
 NOTE = "Alice works at Acme."
@@ -53,12 +65,15 @@ async def _remember_and_recall(session: object) -> str:
     return " ".join(getattr(c, "text", "") for c in found.content)
 
 
-async def _over_stdio(project: Path) -> str:
+async def _over_stdio(project: Path, *args: str) -> str:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
-        command=str(_EXECUTABLE), args=["--transport", "stdio"], env=child_env(), cwd=project
+        command=str(_EXECUTABLE),
+        args=["--transport", "stdio", *args],
+        env=child_env(),
+        cwd=project,
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         return await _remember_and_recall(session)
@@ -132,3 +147,56 @@ def test_cognee_mcp_remember_and_recall_on_anatid(tmp_path: Path, transport: str
         checked = check_file(path)
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert not Path(f"{path}.wal").exists(), f"{path.name} left open after the server stopped"
+
+
+def _assert_closed_and_healthy(project: Path) -> None:
+    files = anatid_files(project)
+    assert files
+    for path in files:
+        checked = check_file(path)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert not Path(f"{path}.wal").exists(), f"{path.name} left open after the server stopped"
+
+
+def test_cognee_mcp_in_api_mode_forwards_to_an_api_server_on_anatid(tmp_path: Path):
+    """``cognee-mcp --api-url``: remember (add + cognify) and recall (search) go over HTTP to a
+    Cognee API server on anatid; the memory lands in the server's anatid file."""
+    password = "anatid-test-password"
+    api, mcp_dir = tmp_path / "api", tmp_path / "mcp"
+    api.mkdir()
+    mcp_dir.mkdir()
+    with serve_fake_openai() as fake:
+        offline_dotenv(api, fake.url, DEFAULT_USER_PASSWORD=password)
+        # The MCP process imports Cognee too (for its logging): give it its own root, so that
+        # "opens no database" can be checked.
+        offline_dotenv(mcp_dir, fake.url)
+        server = Server(api, UVICORN)
+        try:
+            server.wait_ready()
+            token = httpx.post(
+                f"{server.url}/api/v1/auth/login",
+                data={"username": "default_user@example.com", "password": password},
+                timeout=120,
+            )
+            assert token.status_code == 200, token.text
+            answer = asyncio.run(
+                _over_stdio(
+                    mcp_dir,
+                    "--api-url",
+                    server.url,
+                    "--api-token",
+                    token.json()["access_token"],
+                    "--api-auth-scheme",
+                    "bearer",
+                )
+            )
+            assert server.terminate() in (0, -signal.SIGTERM), server.output()[-3000:]
+        finally:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+    assert NOTE in answer
+    assert list((api / "system" / "databases").glob("*/*.anatid.duckdb"))
+    assert not list((api / "system" / "databases").glob("*lancedb*"))
+    _assert_closed_and_healthy(api)
+    assert anatid_files(mcp_dir) == []  # API mode: the MCP server opened no database
