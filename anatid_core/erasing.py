@@ -182,6 +182,9 @@ class Eraser(Writer):
                 edge_ids = sorted(set(edge_ids) | set(_edges_touching(cur, node_ids)))
             nodes = _versions(cur, "node", node_ids)
             edges = _versions(cur, "edge", edge_ids)
+            erased_nodes = sorted({v[1] for v in nodes})
+            erased_edges = sorted({v[1] for v in edges})
+            kept = receipts.kept_neighbours(cur, erased_edges, erased_nodes)
             digest = receipts.content_digest(
                 cur, {"node": [v[0] for v in nodes], "edge": [v[0] for v in edges]}
             )
@@ -191,10 +194,11 @@ class Eraser(Writer):
             eid = receipts.record(
                 cur,
                 time_us=tx.time_us,
-                node_ids=sorted({v[1] for v in nodes}),
-                edge_ids=sorted({v[1] for v in edges}),
+                node_ids=erased_nodes,
+                edge_ids=erased_edges,
                 versions=len(nodes) + len(edges),
                 digest=digest,
+                kept_neighbour_ids=kept,
             )
             found = receipts.receipt(cur, eid)
             assert found is not None
