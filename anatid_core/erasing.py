@@ -59,6 +59,17 @@ class Eraser(Writer):
         return self._purge([], wanted)[2]
 
     @in_turn
+    def purge(self, *, nodes: Iterable[str] = (), edges: Iterable[str] = ()) -> Erasure:
+        """Purge nodes (with their edges) and edges in one transaction and return the pending
+        receipt (id 0, nothing recorded, when both lists are empty). :meth:`compact` completes
+        it; unlike :meth:`erase` this may run inside a transaction."""
+        node_ids = [check_id(i) for i in listed(nodes, "nodes")]
+        edge_ids = [check_id(i) for i in listed(edges, "edges")]
+        if not (node_ids or edge_ids):
+            return _nothing_erased(pending=True)
+        return self._purge(node_ids, edge_ids)[0]
+
+    @in_turn
     def purge_where(
         self,
         kind: Kind,
@@ -127,6 +138,11 @@ class Eraser(Writer):
         db = self.connection
         if db.read_only:
             raise ReadOnlyError(f"{db.path} was opened read-only; open it for writing to compact")
+        if db.in_own_transaction():
+            raise UnsupportedOperation(
+                "compact() replaces the file and cannot run inside a transaction; call it after "
+                "the commit"
+            )
         now_us = max(time.time_ns() // 1000, 1)
         with db.turn():
             pending = [e.id for e in receipts.receipts(db.cursor(), pending_only=True)]
@@ -264,10 +280,12 @@ def _edges_touching(cur: duckdb.DuckDBPyConnection, node_ids: list[str]) -> list
     ]
 
 
-def _nothing_erased() -> Erasure:
-    """The receipt of an empty request: nothing recorded (id 0), nothing to remove."""
+def _nothing_erased(*, pending: bool = False) -> Erasure:
+    """The receipt of an empty request: nothing recorded (id 0), nothing to remove (gone at
+    once, or, for :meth:`Eraser.purge`, pending like any purge's receipt)."""
     now = from_micros(time.time_ns() // 1000) or datetime.now(timezone.utc)
-    return Erasure(0, now, (), (), 0, hashlib.sha256().hexdigest(), gone_at=now)
+    gone = None if pending else now
+    return Erasure(0, now, (), (), 0, hashlib.sha256().hexdigest(), gone_at=gone)
 
 
 __all__ = ["Eraser"]
