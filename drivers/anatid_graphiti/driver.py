@@ -181,6 +181,7 @@ class GraphitiDriver(GraphDriver):
             return
         self._closed = True
         if self._owns_threads:
+            await self.runner.finish_erasures()
             await asyncio.to_thread(self.runner.shutdown)
         if self._owns_store:
             await asyncio.to_thread(self.runner.store.close)  # a checkpoint can take a while

@@ -126,6 +126,9 @@ class StoreRunner:
     ) -> None:
         self.store = store
         self.audit_deletes = audit_deletes
+        #: Receipts purged by a ``remove_episode`` whose compaction has not run yet (it failed
+        #: half-way): ``finish_erasures`` (called by the driver's close) completes them.
+        self.deferred: set[int] = set()
         self.threads = threads if threads is not None else TransactionThreads()
         self.reader: ReadTarget = reader if reader is not None else store
         self.pool = pool
@@ -205,12 +208,25 @@ class StoreRunner:
             return
         deferral = erasure.current_deferral()
         if deferral is not None and step == "part":
-            deferral.pending.extend(await self._call(erasure.purge_removal, self.store, removal))
+            recorded = await self._call(erasure.purge_removal, self.store, removal)
+            deferral.pending.extend(recorded)
+            self.deferred.update(recorded)
             return
         deferral = erasure.end_episode_removal()
         recorded = await self._call(erasure.erase_removal, self.store, removal)
         if deferral is not None and deferral.pending and not recorded:
             await self._call(Store.compact, self.store)  # the sequence's purges still wait
+        self.deferred.clear()  # any compaction completes every pending erasure
+
+    async def finish_erasures(self) -> None:
+        """Compact if a ``remove_episode`` that failed half-way left its purges pending."""
+        if not self.deferred or self.read_only_reason is not None:
+            return
+        found = await self._call(lambda s: s.erasures(pending_only=True), self.store)
+        pending = {e.id for e in found}
+        if pending & self.deferred:
+            await self._call(Store.compact, self.store)
+        self.deferred.clear()
 
     def _check_writable(self) -> None:
         if self.read_only_reason is not None:

@@ -316,3 +316,30 @@ async def test_edge_and_node_deletes_by_uuid_are_erasures(built) -> None:
         await driver.close()
     assert found(built.path)["fact_vector"] == 0 and found(built.path)["repeat"] == 0
     assert needles()["name"] and found(built.path)["name"] > 0  # Quorvex itself stays
+
+
+async def test_a_remove_episode_failing_half_way_leaves_pending_receipts_closed_gone(
+    tmp_path, monkeypatch
+) -> None:
+    path = tmp_path / "m.duckdb"
+    driver = await _open(path)
+    g = make_graphiti(driver)
+    await add(g, "Alice works at Acme.", 1)
+    second = await add(g, "Quorvex knows Alice.", 2)
+    quorvex = next(n for n in second.nodes if n.name == "Quorvex")
+    quorvex.attributes = {"secret": {"line": "zqxnestedtok"}}
+    await quorvex.save(driver)
+
+    async def broken(self: Any, driver: Any) -> None:
+        raise RuntimeError("the episode's delete failed")
+
+    monkeypatch.setattr(EpisodicNode, "delete", broken)
+    with pytest.raises(RuntimeError, match="delete failed"):
+        await g.remove_episode(second.episode.uuid)
+    pending = await driver.erasures(pending_only=True)
+    assert pending and all(r.state == "pending" for r in pending)  # the state is said
+    assert await driver.history(quorvex.uuid) == []  # gone from every read already
+    await driver.close()  # completes what the failed call left pending
+    with Store.open(path, read_only=True) as s:
+        assert s.erasures(pending_only=True) == [] and s.erasures()
+    assert found(path)["nested"] == 0
