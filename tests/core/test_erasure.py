@@ -361,3 +361,21 @@ def test_a_version_2_file_reads_its_receipts_with_no_kept_neighbours_and_migrate
         new = s.erase_nodes(["victim1"])
         assert [e.kept_neighbour_ids for e in s.erasures()] == [(), ("keep0",)]
         assert new.kept_neighbour_ids == ("keep0",)
+
+
+def test_purge_returns_the_pending_receipt_inside_a_transaction_and_compact_completes_it(
+    built,
+) -> None:
+    path, _ = built
+    with Store.open(path) as s:
+        assert s.purge().id == 0 and s.erasures() == []  # nothing asked, nothing recorded
+        with s.transaction():
+            receipt = s.purge(nodes=["victim0"], edges=["e3"])
+            assert receipt.state == "pending" and s.get_node("victim0") is None
+        assert receipt.node_ids == ("victim0",)
+        assert receipt.edge_ids == ("e3", "victim0-knows")
+        assert receipt.kept_neighbour_ids == ("keep0", "keep3", "keep4")
+        assert scan(path, tokens(0))["name"] > 0  # pending: the bytes may still be there
+        [done] = s.compact().completed
+        assert done.id == receipt.id and done.state == "gone"
+    assert scan(path, {"name": tokens(0)["name"]}) == {"name": 0}
