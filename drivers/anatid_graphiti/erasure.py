@@ -209,18 +209,19 @@ def _facts(store: Store, episode: Node) -> set[str]:
 
 
 def _split_facts(store: Store, episode: str, facts: Iterable[str]) -> tuple[list[str], list[Edge]]:
-    """(facts only this episode supports, current facts others support too)."""
+    """(facts only this episode supports, current facts others support too), judged by each
+    fact's latest version listing the episode, as ``remove_episode`` judges them."""
     erase: list[str] = []
     shared: list[Edge] = []
     for uuid in sorted(facts):
         latest = _latest(store, uuid, "edge")
-        if not isinstance(latest, Edge):
+        listed = latest.props.get("episodes") or [] if isinstance(latest, Edge) else []
+        if episode not in listed:
             continue
-        others = [e for e in latest.props.get("episodes") or [] if e != episode]
-        if not others:
+        if all(e == episode for e in listed):
             erase.append(uuid)
-        elif episode in (latest.props.get("episodes") or []) and store.get_edge(uuid) is not None:
-            shared.append(latest)
+        elif store.get_edge(uuid) is not None:
+            shared.append(latest)  # type: ignore[arg-type]
     return erase, shared
 
 
