@@ -59,6 +59,17 @@ class Eraser(Writer):
         return self._purge([], wanted)[2]
 
     @in_turn
+    def purge(self, *, nodes: Iterable[str] = (), edges: Iterable[str] = ()) -> Erasure:
+        """Purge nodes (with their edges) and edges in one transaction and return the pending
+        receipt (id 0, nothing recorded, when both lists are empty). :meth:`compact` completes
+        it; unlike :meth:`erase` this may run inside a transaction."""
+        node_ids = [check_id(i) for i in listed(nodes, "nodes")]
+        edge_ids = [check_id(i) for i in listed(edges, "edges")]
+        if not (node_ids or edge_ids):
+            return _nothing_erased(pending=True)
+        return self._purge(node_ids, edge_ids)[0]
+
+    @in_turn
     def purge_where(
         self,
         kind: Kind,
@@ -127,6 +138,11 @@ class Eraser(Writer):
         db = self.connection
         if db.read_only:
             raise ReadOnlyError(f"{db.path} was opened read-only; open it for writing to compact")
+        if db.in_own_transaction():
+            raise UnsupportedOperation(
+                "compact() replaces the file and cannot run inside a transaction; call it after "
+                "the commit"
+            )
         now_us = max(time.time_ns() // 1000, 1)
         with db.turn():
             pending = [e.id for e in receipts.receipts(db.cursor(), pending_only=True)]
@@ -182,6 +198,9 @@ class Eraser(Writer):
                 edge_ids = sorted(set(edge_ids) | set(_edges_touching(cur, node_ids)))
             nodes = _versions(cur, "node", node_ids)
             edges = _versions(cur, "edge", edge_ids)
+            erased_nodes = sorted({v[1] for v in nodes})
+            erased_edges = sorted({v[1] for v in edges})
+            kept = receipts.kept_neighbours(cur, erased_edges, erased_nodes)
             digest = receipts.content_digest(
                 cur, {"node": [v[0] for v in nodes], "edge": [v[0] for v in edges]}
             )
@@ -191,10 +210,11 @@ class Eraser(Writer):
             eid = receipts.record(
                 cur,
                 time_us=tx.time_us,
-                node_ids=sorted({v[1] for v in nodes}),
-                edge_ids=sorted({v[1] for v in edges}),
+                node_ids=erased_nodes,
+                edge_ids=erased_edges,
                 versions=len(nodes) + len(edges),
                 digest=digest,
+                kept_neighbour_ids=kept,
             )
             found = receipts.receipt(cur, eid)
             assert found is not None
@@ -260,10 +280,12 @@ def _edges_touching(cur: duckdb.DuckDBPyConnection, node_ids: list[str]) -> list
     ]
 
 
-def _nothing_erased() -> Erasure:
-    """The receipt of an empty request: nothing recorded (id 0), nothing to remove."""
+def _nothing_erased(*, pending: bool = False) -> Erasure:
+    """The receipt of an empty request: nothing recorded (id 0), nothing to remove (gone at
+    once, or, for :meth:`Eraser.purge`, pending like any purge's receipt)."""
     now = from_micros(time.time_ns() // 1000) or datetime.now(timezone.utc)
-    return Erasure(0, now, (), (), 0, hashlib.sha256().hexdigest(), gone_at=now)
+    gone = None if pending else now
+    return Erasure(0, now, (), (), 0, hashlib.sha256().hexdigest(), gone_at=gone)
 
 
 __all__ = ["Eraser"]

@@ -140,6 +140,8 @@ class Erasure:
     ``everything`` marks ``purge_all``/``erase_all``, whose receipt lists no ids. ``gone_at`` is
     None while the erasure is pending (the rows are deleted, but their bytes may still be in the
     file's free blocks) and the instant the compaction that removed them ended otherwise.
+    ``kept_neighbour_ids`` are the nodes that stay but were endpoints of erased edges: records
+    whose derived text (a summary written from the erased facts) may mention what was erased.
     """
 
     id: int
@@ -150,6 +152,7 @@ class Erasure:
     digest: str
     everything: bool = False
     gone_at: datetime | None = None
+    kept_neighbour_ids: tuple[str, ...] = ()
 
     @property
     def physically_gone(self) -> bool:

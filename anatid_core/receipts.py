@@ -5,6 +5,10 @@ anything it held would survive erasure. The digest is SHA-256 over the erased ve
 column, as stored, one JSON array per row in version-id order, nodes before edges) and then over
 their embeddings (version id and float32 bytes, per vector space in table order). Postings are
 derived from name and text, so they add nothing to it.
+
+A receipt also names the *kept neighbours*: nodes that stay but were endpoints of erased edges.
+Text derived from the erased records (a summary a host's LLM wrote) may live in them; the
+receipt says where to look, so the caller can regenerate it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 from .codec import from_micros
 from .model import Erasure, Kind
 from .rows import table_of
-from .schema import has_table
+from .schema import has_column, has_table
 from .sql import one, run
 from .vectors import all_spaces, fetch_matrix
 
@@ -28,6 +32,8 @@ from .vectors import all_spaces, fetch_matrix
 DIGEST_BATCH = 10_000
 
 _COLUMNS = "eid, erased_at, node_ids, edge_ids, versions, digest, everything, gone_at"
+#: Version 3's column; a version-2 file opened read-only has none (its receipts list none).
+_KEPT = "kept_neighbour_ids"
 
 
 def _in_vids(vids: Sequence[int] | None) -> tuple[str, list[Any]]:
@@ -66,16 +72,46 @@ def record(
     versions: int,
     digest: str,
     everything: bool = False,
+    kept_neighbour_ids: Sequence[str] = (),
 ) -> int:
     """Insert a pending receipt inside the purging transaction; returns its id."""
     row = one(cur, "SELECT coalesce(max(eid), 0) + 1 FROM erasures")
     eid = int(row[0]) if row else 1
     run(
         cur,
-        f"INSERT INTO erasures ({_COLUMNS}) VALUES (?, ?, ?::VARCHAR[], ?::VARCHAR[], ?, ?, ?, NULL)",
-        [eid, time_us, sorted(node_ids), sorted(edge_ids), versions, digest, everything],
+        f"INSERT INTO erasures ({_COLUMNS}, {_KEPT}) "
+        "VALUES (?, ?, ?::VARCHAR[], ?::VARCHAR[], ?, ?, ?, NULL, ?::VARCHAR[])",
+        [
+            eid,
+            time_us,
+            sorted(node_ids),
+            sorted(edge_ids),
+            versions,
+            digest,
+            everything,
+            sorted(kept_neighbour_ids),
+        ],
     )
     return eid
+
+
+def kept_neighbours(
+    cur: duckdb.DuckDBPyConnection, edge_ids: Sequence[str], erased_node_ids: Sequence[str]
+) -> list[str]:
+    """The nodes that stay but were an endpoint of any version of the edges ``edge_ids``.
+
+    Call it before the edges are deleted; "stay" means some version of the node remains (it is
+    not among ``erased_node_ids``)."""
+    if not edge_ids:
+        return []
+    rows = cur.execute(
+        "WITH ends AS (SELECT src AS id FROM edges WHERE id IN (SELECT unnest(?::VARCHAR[])) "
+        "UNION SELECT dst FROM edges WHERE id IN (SELECT unnest(?::VARCHAR[]))) "
+        "SELECT DISTINCT id FROM ends WHERE id NOT IN (SELECT unnest(?::VARCHAR[])) "
+        "AND id IN (SELECT id FROM nodes) ORDER BY id",
+        [list(edge_ids), list(edge_ids), list(erased_node_ids)],
+    ).fetchall()
+    return [str(r[0]) for r in rows]
 
 
 def _receipt(row: Sequence[Any]) -> Erasure:
@@ -90,7 +126,14 @@ def _receipt(row: Sequence[Any]) -> Erasure:
         digest=str(row[5]),
         everything=bool(row[6]),
         gone_at=from_micros(row[7]),
+        kept_neighbour_ids=tuple(row[8] or ()),
     )
+
+
+def _select(cur: duckdb.DuckDBPyConnection) -> str:
+    """The receipt columns, with version 3's kept neighbours read as none where missing."""
+    kept = _KEPT if has_column(cur, "erasures", _KEPT) else "[]::VARCHAR[]"
+    return f"{_COLUMNS}, {kept}"
 
 
 def receipts(
@@ -101,14 +144,14 @@ def receipts(
         return []
     table = "erasures" if catalog is None else f"{catalog}.erasures"
     where = " WHERE gone_at IS NULL" if pending_only else ""
-    rows = cur.execute(f"SELECT {_COLUMNS} FROM {table}{where} ORDER BY eid").fetchall()
+    rows = cur.execute(f"SELECT {_select(cur)} FROM {table}{where} ORDER BY eid").fetchall()
     return [_receipt(r) for r in rows]
 
 
 def receipt(cur: duckdb.DuckDBPyConnection, eid: int) -> Erasure | None:
     if not has_table(cur, "erasures"):
         return None
-    row = one(cur, f"SELECT {_COLUMNS} FROM erasures WHERE eid = ?", [eid])
+    row = one(cur, f"SELECT {_select(cur)} FROM erasures WHERE eid = ?", [eid])
     return _receipt(row) if row else None
 
 

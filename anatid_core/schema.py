@@ -6,7 +6,9 @@ Times are BIGINT microseconds since the epoch, UTC (see codec.py).
 
 Version 2 added ``erasures``: one receipt per purge (issue 15). It is the one table that keeps
 something about purged records (their ids, a digest, never their content), and compaction copies
-it into the new file.
+it into the new file. Version 3 added ``erasures.kept_neighbour_ids``: the nodes that stay but
+were endpoints of erased edges (records whose derived text may mention what was erased); receipts
+of version 2 read it as an empty list.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ import duckdb
 from .errors import SchemaVersionError
 from .sql import one, run
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Older versions a read-only store reads as they are (it cannot migrate them): version 1 only
-#: lacks the receipts table, which then reads as empty.
-READABLE_OLDER = frozenset({1})
+#: lacks the receipts table, which then reads as empty; version 2 lacks the receipts' kept
+#: neighbours, which then read as none.
+READABLE_OLDER = frozenset({1, 2})
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
@@ -85,6 +88,12 @@ CREATE TABLE IF NOT EXISTS erasures (
 );
 """
 
+#: Version 3: the nodes that stay but were endpoints of erased edges. Added as a column with a
+#: default so that a version-2 file's receipts migrate in place with an empty list.
+_KEPT_NEIGHBOURS = """
+ALTER TABLE erasures ADD COLUMN IF NOT EXISTS kept_neighbour_ids VARCHAR[] DEFAULT []
+"""
+
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id);
 CREATE INDEX IF NOT EXISTS edges_id ON edges (id);
@@ -101,7 +110,13 @@ def _add_erasures(cur: duckdb.DuckDBPyConnection) -> None:
         run(cur, statement)
 
 
+def _add_kept_neighbours(cur: duckdb.DuckDBPyConnection) -> None:
+    for statement in _statements(_KEPT_NEIGHBOURS):
+        run(cur, statement)
+
+
 MIGRATIONS[2] = _add_erasures
+MIGRATIONS[3] = _add_kept_neighbours
 
 
 def _statements(script: str) -> list[str]:
@@ -128,6 +143,17 @@ def has_table(cur: duckdb.DuckDBPyConnection, name: str) -> bool:
         "SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
         "AND table_catalog = current_database()",
         [name],
+    )
+    return bool(row and row[0])
+
+
+def has_column(cur: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """Whether ``table`` of the store's catalog has ``column`` (added by a later version)."""
+    row = one(
+        cur,
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
+        "AND column_name = ? AND table_catalog = current_database()",
+        [table, column],
     )
     return bool(row and row[0])
 
@@ -163,7 +189,8 @@ def ensure(cur: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> Non
     run(cur, "BEGIN")
     try:
         if version is None:
-            for statement in _statements(_TABLES + _ERASURES) + _statements(_INDEXES):
+            script = _TABLES + _ERASURES + ";" + _KEPT_NEIGHBOURS
+            for statement in _statements(script) + _statements(_INDEXES):
                 run(cur, statement)
         else:
             for target in range(version + 1, SCHEMA_VERSION + 1):

@@ -32,6 +32,7 @@ def receipt_json(e: Erasure) -> dict[str, Any]:
         "versions": e.versions,
         "digest": e.digest,
         "everything": e.everything,
+        "kept_neighbour_ids": list(e.kept_neighbour_ids),
     }
 
 
@@ -41,6 +42,13 @@ def _ids(e: Erasure) -> str:
     ids = [f"node {i}" for i in e.node_ids] + [f"edge {i}" for i in e.edge_ids]
     more = f" +{len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
     return one_line(", ".join(ids[:SHOWN_IDS]), 60) + more
+
+
+def _kept(e: Erasure) -> str:
+    """The kept neighbours, abbreviated like the ids ("" when there are none)."""
+    kept = list(e.kept_neighbour_ids)
+    more = f" +{len(kept) - SHOWN_IDS} more" if len(kept) > SHOWN_IDS else ""
+    return one_line(", ".join(kept[:SHOWN_IDS]), 40) + more
 
 
 def cmd_erasures(args: argparse.Namespace) -> int:
@@ -53,9 +61,14 @@ def cmd_erasures(args: argparse.Namespace) -> int:
         print("no erasures" + (" pending" if args.pending else ""))
         return 0
     rows = [
-        [e.id, e.state, fmt_time(e.erased_at), e.versions, e.digest[:16], _ids(e)] for e in found
+        [e.id, e.state, fmt_time(e.erased_at), e.versions, e.digest[:16], _ids(e), _kept(e)]
+        for e in found
     ]
-    print(table(["#", "state", "erased at", "versions", "digest", "records"], rows))
+    headers = ["#", "state", "erased at", "versions", "digest", "records", "kept neighbours"]
+    print(table(headers, rows))
+    if any(e.kept_neighbour_ids for e in found):
+        print("\nkept neighbours: records that stay but were linked to erased ones; text derived")
+        print("from what was erased (a summary) may remain in them")
     pending = sum(1 for e in found if not e.physically_gone)
     if pending:
         print(f"\n{pending} pending: their bytes may remain until `anatid compact {args.file}`")
@@ -71,8 +84,10 @@ def cmd_erase(args: argparse.Namespace) -> int:
         if nodes or edges:
             receipts.append(store.erase(nodes=nodes, edges=edges))
         if groups:
-            receipts.append(store.erase_where("edge", groups=groups))
+            # Nodes first (their edges go with them), so that the edge receipt does not list
+            # as kept a node of the group that is erased next.
             receipts.append(store.erase_where("node", groups=groups))
+            receipts.append(store.erase_where("edge", groups=groups))
         receipts = [store.erasure(e.id) for e in receipts]  # the last compaction completed all
     if args.json:
         print(to_json([receipt_json(e) for e in receipts], indent=2))
@@ -90,6 +105,7 @@ def _receipt_text(e: Erasure) -> str:
             ("versions", e.versions),
             ("digest", e.digest),
             ("records", _ids(e) or "(none matched)"),
+            ("kept neighbours", _kept(e) or "(none)"),
         ]
     )
 

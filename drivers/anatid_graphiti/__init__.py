@@ -8,6 +8,14 @@ objects is public in :mod:`anatid_graphiti.mapping`.
 
 from . import mapping
 from .driver import AnatidSession, GraphitiDriver, Version
+from .erasure import GraphitiErasure
 from .errors import ReadOnlyDriverError
 
-__all__ = ["AnatidSession", "GraphitiDriver", "ReadOnlyDriverError", "Version", "mapping"]
+__all__ = [
+    "AnatidSession",
+    "GraphitiDriver",
+    "GraphitiErasure",
+    "ReadOnlyDriverError",
+    "Version",
+    "mapping",
+]

@@ -16,6 +16,7 @@ from typing import Any
 
 from anatid_core import UnsupportedOperation
 
+from . import erasure
 from . import mapping as m
 from .runner import ReadTarget, StoreRunner
 
@@ -111,6 +112,9 @@ def answer(db: StoreRunner, query: str, params: dict[str, Any]) -> Awaitable[Rec
             "anatid answers Graphiti through its operation interfaces; if a Graphiti release sends "
             "new raw Cypher, please report it"
         )
+    if handler is _mention_count:
+        # Only remove_episode sends this, before its deletes: they compact once, at its end.
+        erasure.start_episode_removal()
     return db.read(lambda r: handler(r, params))
 
 

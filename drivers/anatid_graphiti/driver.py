@@ -28,9 +28,9 @@ from typing import Any
 from graphiti_core.driver.driver import GraphDriver, GraphDriverSession, GraphProvider
 from graphiti_core.driver.query_executor import Transaction
 
-from anatid_core import Edge, Store
+from anatid_core import Compaction, Edge, Erasure, Store, UnsupportedOperation
 
-from . import cypher
+from . import cypher, erasure
 from . import mapping as m
 from .edge_ops import (
     AnatidCommunityEdgeOperations,
@@ -39,6 +39,7 @@ from .edge_ops import (
     AnatidHasEpisodeEdgeOperations,
     AnatidNextEpisodeEdgeOperations,
 )
+from .erasure import GraphitiErasure
 from .filters import aware
 from .graph_ops import AnatidGraphMaintenanceOperations
 from .legacy import AnatidGraphOperations, AnatidSearchInterface
@@ -100,7 +101,10 @@ class GraphitiDriver(GraphDriver):
     """A Graphiti ``GraphDriver`` over one anatid store file (``":memory:"`` for a private one).
 
     Options: ``read_only`` (open the file read-only), ``workers`` (threads running store calls),
-    ``database`` (the name Graphiti sees; one file holds every group, partitioned by group_id).
+    ``database`` (the name Graphiti sees; one file holds every group, partitioned by group_id),
+    ``audit_deletes`` (Graphiti's deletes end versions and keep them in history, readable with
+    ``as_of``/``history``; by default every delete is an erasure that leaves no byte of the
+    deleted records in the file, see :mod:`anatid_graphiti.erasure`).
     """
 
     # GraphProvider is a closed enum with no registry, so the driver must claim a member. NEO4J is
@@ -117,12 +121,14 @@ class GraphitiDriver(GraphDriver):
         workers: int = DEFAULT_WORKERS,
         database: str = "default",
         store: Store | None = None,
+        audit_deletes: bool = False,
     ) -> None:
         owns = store is None
         store = store if store is not None else Store.open(path, read_only=read_only)
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="anatid-graphiti")
         reason = f"{store.path} was opened read_only" if store.read_only else None
-        self._setup(StoreRunner(store, pool, read_only_reason=reason), owns=owns, database=database)
+        runner = StoreRunner(store, pool, read_only_reason=reason, audit_deletes=audit_deletes)
+        self._setup(runner, owns=owns, database=database)
         self._owns_threads = True
 
     def _setup(self, runner: StoreRunner, *, owns: bool, database: str) -> None:
@@ -175,6 +181,7 @@ class GraphitiDriver(GraphDriver):
             return
         self._closed = True
         if self._owns_threads:
+            await self.runner.finish_erasures()
             await asyncio.to_thread(self.runner.shutdown)
         if self._owns_store:
             await asyncio.to_thread(self.runner.store.close)  # a checkpoint can take a while
@@ -226,12 +233,48 @@ class GraphitiDriver(GraphDriver):
 
         return await self.runner.read(run)
 
-    async def purge(self, group_ids: list[str] | None = None) -> None:
-        """Erase these groups (or everything) with all their history: for erasure requests.
+    # -------------------------------------------------------------------------- erasure
 
-        Graphiti's own deletes (``clear_data``, ``remove_episode`` ...) keep history, which
-        ``as_of`` can still see; this does not.
-        """
+    @property
+    def audit_deletes(self) -> bool:
+        """Whether Graphiti's deletes keep history (the opt-in) rather than erase."""
+        return self.runner.audit_deletes
+
+    async def erase_episode(self, uuid: str) -> GraphitiErasure:
+        """Erase an episode and everything that exists only because of it: the facts whose only
+        episode it is, the entities only it mentions, every version of them and their
+        embeddings. When this returns no byte of them is in the file. Entities mentioned
+        elsewhere stay with their other facts; ``kept_entities`` lists those whose summaries
+        may still mention the erased facts. Raises ``NodeNotFoundError`` for an unknown uuid."""
+        self._refuse_in_transaction("erase_episode")
+        return await self.runner.write(lambda s: erasure.erase_episode(s, uuid))
+
+    async def erase_group(self, group_id: str) -> GraphitiErasure:
+        """Erase every node and edge ever in the group, every version and embedding; gone from
+        the file when this returns."""
+        self._refuse_in_transaction("erase_group")
+        return await self.runner.write(lambda s: erasure.erase_group(s, group_id))
+
+    async def erasures(self, *, pending_only: bool = False) -> list[Erasure]:
+        """The store's erasure receipts, oldest first (``anatid erasures FILE`` lists them too)."""
+        return await self.runner.read(lambda r: self.store.erasures(pending_only=pending_only))
+
+    async def compact(self) -> Compaction:
+        """Complete every pending erasure (a purge inside ``transaction()``, or a
+        ``remove_episode`` that failed half-way): no byte of it stays in the file."""
+        self._refuse_in_transaction("compact")
+        return await self.runner.write(lambda s: s.compact())
+
+    def _refuse_in_transaction(self, what: str) -> None:
+        if self.runner.in_transaction():
+            raise UnsupportedOperation(
+                f"{what}() compacts the file and cannot run inside driver.transaction(); call it "
+                "after the block (deletes inside the block are erased at its commit)"
+            )
+
+    async def purge(self, group_ids: list[str] | None = None) -> None:
+        """Purge these groups (or everything) with all their history, leaving the erasure
+        *pending* until :meth:`compact` (see :meth:`erase_group` for the complete erasure)."""
         if group_ids is None:
             await self.runner.write(lambda s: s.purge_all())
         else:

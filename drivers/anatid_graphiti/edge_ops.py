@@ -24,7 +24,7 @@ from graphiti_core.edges import (
 )
 from graphiti_core.edges import Edge as GraphitiEdge
 
-from anatid_core import Cond, Edge, Store
+from anatid_core import Cond, Edge
 
 from . import mapping as m
 from .errors import edge_not_found
@@ -71,17 +71,16 @@ class EdgeCrud(Generic[M]):
         await self.write_edges(lambda: [m.plain_payload_edge(p, self.rel) for p in payloads])
 
     async def delete(self, executor: QueryExecutor, edge: M, tx: Transaction | None = None) -> None:
-        await self._db.write(lambda s: s.delete_edges([edge.uuid]))
+        """Erase the edge (every version); see :mod:`anatid_graphiti.erasure`."""
+        await self._db.remove(lambda s: ([], [e.id for e in s.find_edges(ids=[edge.uuid])]))
 
     async def delete_by_uuids(
         self, executor: QueryExecutor, uuids: list[str], tx: Transaction | None = None
     ) -> None:
-        def run(s: Store) -> None:
-            with s.transaction():
-                s.delete_edges([e.id for e in s.find_edges(ids=list(uuids), rels=[self.rel])])
-
         if uuids:
-            await self._db.write(run)
+            await self._db.remove(
+                lambda s: ([], [e.id for e in s.find_edges(ids=list(uuids), rels=[self.rel])])
+            )
 
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
         found = await self._db.read(lambda r: self._models([e for e in [r.get_edge(uuid)] if e]))

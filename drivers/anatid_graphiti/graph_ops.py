@@ -15,9 +15,10 @@ from graphiti_core.driver.operations.graph_ops import GraphMaintenanceOperations
 from graphiti_core.driver.query_executor import QueryExecutor
 from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode
 
-from anatid_core import Node
+from anatid_core import Node, Store
 
 from . import mapping as m
+from .erasure import Removal, Targets
 from .runner import ReadTarget, StoreRunner
 
 MAX_PROPAGATION_ROUNDS = 64
@@ -64,8 +65,12 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
         self._db = db
 
     async def clear_data(self, executor: QueryExecutor, group_ids: list[str] | None = None) -> None:
-        """Delete every node (and so every edge), or those of these groups; history is kept."""
-        await self._db.write(lambda s: s.delete_where("node", groups=group_ids))
+        """Erase everything, or every node ever in these groups with its edges (every version;
+        history too unless the driver was opened with ``audit_deletes=True``)."""
+        if group_ids is None:
+            await self._db.remove(Removal(everything=True))
+        elif group_ids:
+            await self._db.remove(Removal(groups=list(group_ids)))
 
     async def build_indices_and_constraints(
         self, executor: QueryExecutor, delete_existing: bool = False
@@ -103,42 +108,49 @@ class AnatidGraphMaintenanceOperations(GraphMaintenanceOperations):
         )
 
     async def delete_nodes(
-        self, uuids: list[str], labels: list[str], group_id: str | None = None
+        self, uuids: list[str], labels: list[str], group_id: str | None = None, *, step: str = ""
     ) -> None:
-        """Delete (detached) the nodes among ``uuids`` carrying any of ``labels``."""
+        """Erase the current nodes among ``uuids`` carrying any of ``labels``, with their edges
+        (``step``: see :meth:`StoreRunner.remove`)."""
 
-        def run(s: Any) -> None:
-            with s.transaction():
-                groups = None if group_id is None else [group_id]
-                found = s.find_nodes(ids=list(uuids), labels=labels, groups=groups)
-                s.delete_nodes([n.id for n in found])
+        def select(s: Store) -> Targets:
+            groups = None if group_id is None else [group_id]
+            return [n.id for n in s.find_nodes(ids=list(uuids), labels=labels, groups=groups)], []
 
         if uuids:
-            await self._db.write(run)
+            await self._db.remove(select, step=step)
 
     async def delete_nodes_of_group(self, group_id: str, labels: list[str]) -> None:
-        await self._db.write(lambda s: s.delete_where("node", groups=[group_id], labels=labels))
+        await self._db.remove(
+            lambda s: ([n.id for n in s.find_nodes(groups=[group_id], labels=labels)], [])
+        )
 
     async def delete_edges(
-        self, uuids: list[str], rels: list[str] | None = None, group_id: str | None = None
+        self,
+        uuids: list[str],
+        rels: list[str] | None = None,
+        group_id: str | None = None,
+        *,
+        step: str = "",
     ) -> None:
-        """Delete the edges among ``uuids`` of any of ``rels`` (any type if None)."""
+        """Erase the current edges among ``uuids`` of any of ``rels`` (any type if None)."""
 
-        def run(s: Any) -> None:
-            with s.transaction():
-                groups = None if group_id is None else [group_id]
-                s.delete_edges(
-                    [e.id for e in s.find_edges(ids=list(uuids), rels=rels, groups=groups)]
-                )
+        def select(s: Store) -> Targets:
+            groups = None if group_id is None else [group_id]
+            return [], [e.id for e in s.find_edges(ids=list(uuids), rels=rels, groups=groups)]
 
         if uuids:
-            await self._db.write(run)
+            await self._db.remove(select, step=step)
 
     async def remove_communities(
         self, executor: QueryExecutor, group_ids: list[str] | None = None
     ) -> None:
-        await self._db.write(
-            lambda s: s.delete_where("node", groups=group_ids or None, labels=[m.COMMUNITY])
+        """Erase the communities (every version, with their HAS_MEMBER edges) before
+        ``build_communities`` makes new ones: they are derived records, and their LLM-written
+        summaries may quote facts that were erased since (docs/drivers/graphiti.md)."""
+        groups = group_ids or None
+        await self._db.remove(
+            lambda s: ([n.id for n in s.find_nodes(groups=groups, labels=[m.COMMUNITY])], [])
         )
 
     async def determine_entity_community(  # type: ignore[override]

@@ -21,7 +21,7 @@ from graphiti_core.driver.query_executor import QueryExecutor, Transaction
 from graphiti_core.nodes import CommunityNode, EntityNode, EpisodeType, EpisodicNode, SagaNode
 from graphiti_core.nodes import Node as GraphitiNode
 
-from anatid_core import Cond, Node, Store
+from anatid_core import Cond, Node
 
 from . import mapping as m
 from .errors import node_not_found
@@ -74,7 +74,8 @@ class NodeCrud(Generic[M]):
         await self._db.write(lambda s: s.upsert_nodes([self.to_core(n) for n in nodes]))
 
     async def delete(self, executor: QueryExecutor, node: M, tx: Transaction | None = None) -> None:
-        await self._db.write(lambda s: s.delete_nodes([node.uuid]))
+        """Erase the node (every version, with its edges); see :mod:`anatid_graphiti.erasure`."""
+        await self._db.remove(lambda s: ([n.id for n in s.find_nodes(ids=[node.uuid])], []))
 
     async def delete_by_group_id(
         self,
@@ -83,8 +84,8 @@ class NodeCrud(Generic[M]):
         tx: Transaction | None = None,
         batch_size: int = 100,
     ) -> None:
-        await self._db.write(
-            lambda s: s.delete_where("node", groups=[group_id], labels=[self.kind])
+        await self._db.remove(
+            lambda s: ([n.id for n in s.find_nodes(groups=[group_id], labels=[self.kind])], [])
         )
 
     async def delete_by_uuids(
@@ -94,12 +95,10 @@ class NodeCrud(Generic[M]):
         tx: Transaction | None = None,
         batch_size: int = 100,
     ) -> None:
-        def run(s: Store) -> None:
-            with s.transaction():
-                s.delete_nodes([n.id for n in s.find_nodes(ids=list(uuids), labels=[self.kind])])
-
         if uuids:
-            await self._db.write(run)
+            await self._db.remove(
+                lambda s: ([n.id for n in s.find_nodes(ids=list(uuids), labels=[self.kind])], [])
+            )
 
     # reads
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from anatid_core import AnatidError, Store, View, retry_delay
 
+from . import erasure
 from .errors import ReadOnlyDriverError, translate
 
 T = TypeVar("T")
@@ -74,6 +75,8 @@ class _PinnedTransaction:
         self._threads = threads
         self._thread = threads.acquire()
         self._cm: AbstractContextManager[Any] | None = None
+        #: Set by a delete purged inside the transaction: compaction waits for the commit.
+        self.compact_after = False
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -119,8 +122,13 @@ class StoreRunner:
         reader: ReadTarget | None = None,
         read_only_reason: str | None = None,
         threads: TransactionThreads | None = None,
+        audit_deletes: bool = False,
     ) -> None:
         self.store = store
+        self.audit_deletes = audit_deletes
+        #: Receipts purged by a ``remove_episode`` whose compaction has not run yet (it failed
+        #: half-way): ``finish_erasures`` (called by the driver's close) completes them.
+        self.deferred: set[int] = set()
         self.threads = threads if threads is not None else TransactionThreads()
         self.reader: ReadTarget = reader if reader is not None else store
         self.pool = pool
@@ -129,8 +137,17 @@ class StoreRunner:
     def view(self, reader: ReadTarget, reason: str) -> StoreRunner:
         """A runner over a read-only view of the same store, sharing the thread pool."""
         return StoreRunner(
-            self.store, self.pool, reader=reader, read_only_reason=reason, threads=self.threads
+            self.store,
+            self.pool,
+            reader=reader,
+            read_only_reason=reason,
+            threads=self.threads,
+            audit_deletes=self.audit_deletes,
         )
+
+    def in_transaction(self) -> bool:
+        """Whether the calling task runs inside ``transaction()``."""
+        return self._pinned() is not None
 
     def _pinned(self) -> _PinnedTransaction | None:
         pinned = _PINNED.get()
@@ -167,6 +184,49 @@ class StoreRunner:
         """Run ``fn(store)`` on a worker thread; refused on a read-only runner."""
         self._check_writable()
         return await self._call(fn, self.store)
+
+    async def remove(self, removal: erasure.Removal | erasure.Select, *, step: str = "") -> None:
+        """A host-level delete (a :class:`~anatid_graphiti.erasure.Removal`, or a function
+        choosing node and edge ids on the worker thread).
+
+        By default an erasure: every version purged and, before this returns, the file compacted
+        (:mod:`anatid_graphiti.erasure`). Inside ``transaction()`` the purge joins it and the
+        compaction runs after the commit. During Graphiti's ``remove_episode``, its deletes of
+        facts and orphans (``step="part"``) purge and the episode's own delete (``step="last"``)
+        compacts once for all. With ``audit_deletes`` the current versions end and history keeps
+        them."""
+        self._check_writable()
+        if not isinstance(removal, erasure.Removal):
+            removal = erasure.Removal.of(removal)
+        if self.audit_deletes:
+            await self._call(erasure.end_versions, self.store, removal)
+            return
+        pinned = self._pinned()
+        if pinned is not None:
+            recorded = await self._call(erasure.purge_removal, self.store, removal)
+            pinned.compact_after = pinned.compact_after or bool(recorded)
+            return
+        deferral = erasure.current_deferral()
+        if deferral is not None and step == "part":
+            recorded = await self._call(erasure.purge_removal, self.store, removal)
+            deferral.pending.extend(recorded)
+            self.deferred.update(recorded)
+            return
+        deferral = erasure.end_episode_removal()
+        recorded = await self._call(erasure.erase_removal, self.store, removal)
+        if deferral is not None and deferral.pending and not recorded:
+            await self._call(Store.compact, self.store)  # the sequence's purges still wait
+        self.deferred.clear()  # any compaction completes every pending erasure
+
+    async def finish_erasures(self) -> None:
+        """Compact if a ``remove_episode`` that failed half-way left its purges pending."""
+        if not self.deferred or self.read_only_reason is not None:
+            return
+        found = await self._call(lambda s: s.erasures(pending_only=True), self.store)
+        pending = {e.id for e in found}
+        if pending & self.deferred:
+            await self._call(Store.compact, self.store)
+        self.deferred.clear()
 
     def _check_writable(self) -> None:
         if self.read_only_reason is not None:
@@ -206,6 +266,8 @@ class StoreRunner:
             raise
         _PINNED.reset(token)
         await pinned.end(None)
+        if pinned.compact_after:  # a delete inside the block purged: now its bytes go
+            await self._call(Store.compact, self.store)
 
     def shutdown(self) -> None:
         """Stop the worker threads (after the last call)."""

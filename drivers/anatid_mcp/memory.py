@@ -82,7 +82,9 @@ class Memory:
                     f"{path} does not exist: --read-only opens an existing memory file"
                 )
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        driver = GraphitiDriver(path, read_only=options.read_only)
+        # The server's deletes keep history (docs/mcp.md: what_changed and get_history show
+        # them), so it opts into the driver's audit mode; erasure is the anatid CLI's job.
+        driver = GraphitiDriver(path, read_only=options.read_only, audit_deletes=True)
         memory = cls(config, options, driver, build_clients(config))
         if not options.read_only:
             await memory.graphiti.build_indices_and_constraints()

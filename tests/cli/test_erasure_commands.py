@@ -37,18 +37,25 @@ def test_erase_a_node_prints_a_completed_receipt_and_leaves_no_byte(path: Path) 
     assert set(receipt["edge_ids"]) == {"e-knows", "e-acme", "e-globex"}
     # alice: 2 versions; e-knows 1, e-acme 2 (closed in valid time), e-globex 1
     assert receipt["versions"] == 2 + 1 + 2 + 1 and len(receipt["digest"]) == 64
+    # the far ends of alice's edges stay (bob deleted but in history): their text may mention her
+    assert receipt["kept_neighbour_ids"] == ["acme", "bob", "globex"]
     assert _bytes(path, needle) == 0
     with Store.open(path, read_only=True) as s:
         assert s.history("alice") == [] and s.get_node("acme") is not None and s.check() == []
     listed = anatid("erasures", path)
     assert listed.code == 0, listed.err
     assert "gone" in listed.out and "node alice" in listed.out and "pending" not in listed.out
+    assert "kept neighbours" in listed.out and "acme, bob, globex" in listed.out
+    listed_json = json.loads(anatid("erasures", path, "--json").out)
+    assert listed_json[0]["kept_neighbour_ids"] == ["acme", "bob", "globex"]
 
 
 def test_erase_a_group_erases_every_record_ever_in_it(path: Path) -> None:
     r = anatid("erase", path, "--group", "g2")
     assert r.code == 0, r.err
-    assert "state     gone (no byte" in r.out
+    assert "gone (no byte" in r.out and "pending" not in r.out
+    # paris goes first, with e-paris: acme stays and is listed; paris is not (it is erased)
+    assert "records          node paris, edge e-paris\nkept neighbours  acme\n" in r.out
     with Store.open(path, read_only=True) as s:
         assert s.history("paris") == [] and s.history("e-paris") == []
         assert s.get_node("acme") is not None

@@ -270,9 +270,9 @@ def test_a_version_1_file_reads_read_only_and_migrates_on_write_opening(built) -
     with Store.open(path, read_only=True) as s:
         assert s.erasures() == [] and s.check() == [] and s.stats()["schema_version"] == 1
     with Store.open(path) as s:
-        assert s.stats()["schema_version"] == SCHEMA_VERSION == 2
+        assert s.stats()["schema_version"] == SCHEMA_VERSION == 3
         receipt = s.erase_nodes(["victim0"])
-        assert s.erasures() == [receipt]
+        assert s.erasures() == [receipt] and receipt.kept_neighbour_ids == ("keep0",)
 
 
 def test_other_threads_wait_for_compaction_and_then_read_the_new_file(built) -> None:
@@ -299,3 +299,83 @@ def test_other_threads_wait_for_compaction_and_then_read_the_new_file(built) -> 
             t.join()
         assert errors == [] and [r.state for r in receipts] == ["gone", "gone"]
     assert os.path.exists(path)
+
+
+# ------------------------------------------------------------------- kept neighbours
+
+
+def _endpoints(store: Store, edge_ids: set[str]) -> set[str]:
+    """Every endpoint of every version of these edges (read before they are erased)."""
+    return {end for e in edge_ids for v in store.history(e) for end in (v.src, v.dst)}
+
+
+def test_receipt_lists_the_nodes_that_stay_but_were_linked_to_erased_edges(built) -> None:
+    path, _ = built
+    with Store.open(path) as s:
+        node = s.erase_nodes(["victim0"])
+        assert node.kept_neighbour_ids == ("keep0",)  # the far end of victim0-knows
+        edge = s.erase_edges(["e3"])
+        assert edge.kept_neighbour_ids == ("keep3", "keep4")  # both ends stay
+        places = [n.id for n in s.find_nodes(groups=["places"])]
+        touching = {e.id for e in s.edges_of(places, direction="both")}
+        expected = _endpoints(s, touching) - set(places)
+        group = s.erase_where("node", groups=["places"])
+        assert set(group.kept_neighbour_ids) == expected and "victim1" in expected
+        assert list(group.kept_neighbour_ids) == sorted(expected)
+        assert all(s.get_node(i) is not None for i in group.kept_neighbour_ids)
+    with Store.open(path, read_only=True) as s:  # recorded, and kept through the compactions
+        assert [e.kept_neighbour_ids for e in s.erasures()] == [
+            ("keep0",),
+            ("keep3", "keep4"),
+            group.kept_neighbour_ids,
+        ]
+
+
+def test_an_erased_neighbour_is_not_listed_as_kept_and_erase_all_lists_none(built) -> None:
+    path, _ = built
+    with Store.open(path) as s:
+        both = s.erase_nodes(["keep3", "keep4"])  # e3 joins them: neither end stays
+        assert "keep3" not in both.kept_neighbour_ids and "keep4" not in both.kept_neighbour_ids
+        assert both.kept_neighbour_ids == ("keep2", "keep5")
+        assert s.erase_all().kept_neighbour_ids == ()
+
+
+def _as_version_2(path: Path) -> None:
+    con = duckdb.connect(str(path))
+    con.execute("ALTER TABLE erasures DROP COLUMN kept_neighbour_ids")
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    con.close()
+
+
+def test_a_version_2_file_reads_its_receipts_with_no_kept_neighbours_and_migrates(built) -> None:
+    path, _ = built
+    with Store.open(path) as s:
+        old = s.erase_nodes(["victim0"])
+    _as_version_2(path)
+    with Store.open(path, read_only=True) as s:
+        assert s.stats()["schema_version"] == 2 and s.check() == []
+        [read] = s.erasures()
+        assert read.kept_neighbour_ids == () and read.node_ids == old.node_ids
+    with Store.open(path) as s:
+        assert s.stats()["schema_version"] == SCHEMA_VERSION == 3 and s.check() == []
+        new = s.erase_nodes(["victim1"])
+        assert [e.kept_neighbour_ids for e in s.erasures()] == [(), ("keep0",)]
+        assert new.kept_neighbour_ids == ("keep0",)
+
+
+def test_purge_returns_the_pending_receipt_inside_a_transaction_and_compact_completes_it(
+    built,
+) -> None:
+    path, _ = built
+    with Store.open(path) as s:
+        assert s.purge().id == 0 and s.erasures() == []  # nothing asked, nothing recorded
+        with s.transaction():
+            receipt = s.purge(nodes=["victim0"], edges=["e3"])
+            assert receipt.state == "pending" and s.get_node("victim0") is None
+        assert receipt.node_ids == ("victim0",)
+        assert receipt.edge_ids == ("e3", "victim0-knows")
+        assert receipt.kept_neighbour_ids == ("keep0", "keep3", "keep4")
+        assert scan(path, tokens(0))["name"] > 0  # pending: the bytes may still be there
+        [done] = s.compact().completed
+        assert done.id == receipt.id and done.state == "gone"
+    assert scan(path, {"name": tokens(0)["name"]}) == {"name": 0}

@@ -66,14 +66,29 @@ async def test_valid_time_view_keeps_only_facts_valid_then(job_change, driver):
     assert facts == ["Alice works at Acme"]
 
 
-async def test_deleted_data_stays_visible_in_the_past(job_change, driver, graphiti):
+async def test_removed_data_is_erased_from_the_past_too(job_change, driver, graphiti):
     _, second, _ = job_change
     before = await now_after_commit()
     await graphiti.remove_episode(second.episode.uuid)
     assert "Globex" not in {n.name for n in await EntityNode.get_by_group_ids(driver, [""])}
-    assert "Globex" in {
-        n.name for n in await EntityNode.get_by_group_ids(driver.as_of(before), [""])
-    }
+    past = {n.name for n in await EntityNode.get_by_group_ids(driver.as_of(before), [""])}
+    assert past == {"Alice", "Acme"}  # a host delete is an erasure: no version of Globex is left
+
+
+async def test_with_audit_deletes_removed_data_stays_visible_in_the_past():
+    driver = GraphitiDriver(":memory:", audit_deletes=True)
+    try:
+        graphiti = make_graphiti(driver)
+        await add(graphiti, "Alice works at Acme.", 1)
+        second = await add(graphiti, "Alice works at Globex.", 30)
+        before = await now_after_commit()
+        await graphiti.remove_episode(second.episode.uuid)
+        assert "Globex" not in {n.name for n in await EntityNode.get_by_group_ids(driver, [""])}
+        past = await EntityNode.get_by_group_ids(driver.as_of(before), [""])
+        assert "Globex" in {n.name for n in past}
+        assert await driver.erasures() == []  # nothing was erased
+    finally:
+        await driver.close()
 
 
 async def test_history_lists_every_version(job_change, driver):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphiti_core.driver.query_executor import QueryExecutor
-from graphiti_core.edges import EntityEdge, HasEpisodeEdge, NextEpisodeEdge
+from graphiti_core.edges import Edge, EntityEdge, HasEpisodeEdge, NextEpisodeEdge
 from graphiti_core.errors import EdgeNotFoundError, GroupsEdgesNotFoundError
 
 from .. import mapping as m
@@ -103,7 +103,10 @@ class EdgeHooks(GraphHooks):
     async def edge_delete_by_uuids(
         self, _cls: Any, driver: QueryExecutor, uuids: list[str], group_id: str | None = None
     ) -> None:
-        await self.ops.graph.delete_edges(uuids, _rels_of(_cls), group_id)
+        # ``remove_episode`` deletes its facts through the base class, before the episode: that
+        # purge may wait for the episode's compaction (StoreRunner.remove).
+        step = "part" if _cls is Edge else ""
+        await self.ops.graph.delete_edges(uuids, _rels_of(_cls), group_id, step=step)
 
     async def edge_get_by_uuid(self, _cls: Any, driver: QueryExecutor, uuid: str) -> Any:
         return await self.ops.entity_edge.get_by_uuid(driver, uuid)

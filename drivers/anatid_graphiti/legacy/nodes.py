@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphiti_core.driver.query_executor import QueryExecutor
-from graphiti_core.nodes import CommunityNode, EntityNode, SagaNode
+from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode, Node, SagaNode
 
 from .. import mapping as m
 from ..node_ops import NodeCrud
@@ -88,8 +88,10 @@ class NodeHooks(GraphHooks):
         await self.ops.graph.save_nodes([node])
 
     async def node_delete(self, node: Any, driver: QueryExecutor) -> None:
-        # Called by Entity/Episodic/Community ``delete``: detach-delete whatever the kind.
-        await self.ops.graph.delete_nodes([node.uuid], [*_BASE_NODE_LABELS, m.SAGA])
+        # Called by Entity/Episodic/Community ``delete``: detach-delete whatever the kind. An
+        # episode's delete is the last step of ``remove_episode``, which compacts once for it.
+        step = "last" if isinstance(node, EpisodicNode) else ""
+        await self.ops.graph.delete_nodes([node.uuid], [*_BASE_NODE_LABELS, m.SAGA], step=step)
 
     async def node_save_bulk(
         self,
@@ -117,7 +119,10 @@ class NodeHooks(GraphHooks):
         group_id: str | None = None,
         batch_size: int = 100,
     ) -> None:
-        await self.ops.graph.delete_nodes(uuids, _labels_of(_cls), group_id)
+        # ``remove_episode`` deletes its orphaned entities through the base class, before the
+        # episode: that purge may wait for the episode's compaction (StoreRunner.remove).
+        step = "part" if _cls is Node else ""
+        await self.ops.graph.delete_nodes(uuids, _labels_of(_cls), group_id, step=step)
 
     async def node_get_by_uuid(self, _cls: Any, driver: QueryExecutor, uuid: str) -> Any:
         return await self.ops.entity_node.get_by_uuid(driver, uuid)
