@@ -45,6 +45,12 @@ def parser() -> argparse.ArgumentParser:
         help="open the file read-only and register only the read tools",
     )
     p.add_argument(
+        "--keep-deleted",
+        action="store_true",
+        help="audit mode: deletes keep the deleted data in history (get_history, as_of) "
+        "instead of erasing it from the file",
+    )
+    p.add_argument(
         "--config", help="YAML file with Graphiti MCP server keys (default: $CONFIG_PATH)"
     )
     p.add_argument(
@@ -125,6 +131,7 @@ async def run(args: argparse.Namespace) -> None:
     options = Options(
         path=args.path or default_path(),
         read_only=args.read_only,
+        keep_deleted=args.keep_deleted,
         max_body=args.max_body,
         concurrency=semaphore_limit(),
     )

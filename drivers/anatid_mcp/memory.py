@@ -33,6 +33,9 @@ class Options:
 
     path: str
     read_only: bool = False
+    #: Audit mode: the delete tools keep what they delete in history (issue 15: a user's delete
+    #: is an erasure unless they ask otherwise).
+    keep_deleted: bool = False
     max_body: int = MAX_BODY_CHARS
     #: Graphiti's ``max_coroutines``: concurrent LLM work per episode (``$SEMAPHORE_LIMIT``, as
     #: in Graphiti's server; lower it when a provider answers 429).
@@ -82,9 +85,10 @@ class Memory:
                     f"{path} does not exist: --read-only opens an existing memory file"
                 )
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # The server's deletes keep history (docs/mcp.md: what_changed and get_history show
-        # them), so it opts into the driver's audit mode; erasure is the anatid CLI's job.
-        driver = GraphitiDriver(path, read_only=options.read_only, audit_deletes=True)
+        # A delete tool erases for good, as every host delete does; --keep-deleted keeps history.
+        driver = GraphitiDriver(
+            path, read_only=options.read_only, audit_deletes=options.keep_deleted
+        )
         memory = cls(config, options, driver, build_clients(config))
         if not options.read_only:
             await memory.graphiti.build_indices_and_constraints()

@@ -32,6 +32,8 @@ Facts carry valid_at / invalid_at (when they held true); a contradicted fact is 
 erased. The memory also keeps every version it ever saved: search_memory_facts and search_nodes
 take as_of (answer from what the memory knew at that instant), get_history lists every version
 of a fact or entity, and what_changed lists what was added, invalidated or deleted in a window.
+delete_episode, delete_entity_edge and clear_graph erase for good: what they delete leaves the
+history too (unless the server runs with --keep-deleted).
 
 add_memory returns at once and processes the episode in the background (in order within its
 group); get_status shows what is still queued. Use specific queries, filter by group_id, and

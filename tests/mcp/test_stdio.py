@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timezone
+from pathlib import Path
 
 from .conftest import call, refuse, remember, settle, stdio_session
 
@@ -224,13 +225,12 @@ async def test_the_other_write_tools(memory_path):
         assert (await call(s, "get_entity_edge", uuid=edge["uuid"]))["fact"] == "Carol manages Dave"
         await call(s, "delete_entity_edge", uuid=edge["uuid"])
         assert "no such uuid" in await refuse(s, "get_entity_edge", uuid=edge["uuid"])
+        # A delete is an erasure: the fact leaves the history too.
+        assert "was ever stored" in await refuse(s, "get_history", uuid=edge["uuid"])
         changes = (await call(s, "what_changed", since=edge["created_at"], group_ids="g2"))[
             "changes"
         ]
-        facts = [(c["change"], c["record"]["fact"]) for c in changes if c["kind"] == "fact"]
-        assert facts == [("added", "Carol manages Dave"), ("deleted", "Carol manages Dave")]
-        versions = (await call(s, "get_history", uuid=edge["uuid"]))["versions"]
-        assert versions[-1]["known_until"] is not None  # deleted, and still in the history
+        assert [c for c in changes if c["kind"] == "fact"] == []
 
         await remember(s, "Alice works at Acme.", 1, group_id="g3", saga="story")
         await remember(s, "Alice knows Bob.", 2, group_id="g3", saga="story")
@@ -256,3 +256,48 @@ async def test_text_that_looks_like_a_query_language_is_stored_as_text(memory_pa
     assert [e["content"] for e in episodes] == [body]
     assert facts and all("Mallory" in f["fact"] for f in facts)
     assert "Mallory" in {n["name"] for n in nodes}
+
+
+async def test_keep_deleted_keeps_what_a_delete_tool_deleted_in_history(memory_path):
+    async with stdio_session(memory_path, "--keep-deleted") as s:
+        triplet = await call(
+            s,
+            "add_triplet",
+            source_node_name="Carol",
+            edge_name="MANAGES",
+            fact="Carol manages Dave",
+            target_node_name="Dave",
+            group_id="g2",
+        )
+        [edge] = triplet["edges"]
+        await call(s, "delete_entity_edge", uuid=edge["uuid"])
+        assert "no such uuid" in await refuse(s, "get_entity_edge", uuid=edge["uuid"])
+        changes = (await call(s, "what_changed", since=edge["created_at"], group_ids="g2"))[
+            "changes"
+        ]
+        facts = [(c["change"], c["record"]["fact"]) for c in changes if c["kind"] == "fact"]
+        assert facts == [("added", "Carol manages Dave"), ("deleted", "Carol manages Dave")]
+        versions = (await call(s, "get_history", uuid=edge["uuid"]))["versions"]
+        assert versions[-1]["known_until"] is not None  # deleted, and still in the history
+
+
+async def test_a_delete_tool_leaves_no_byte_of_the_fact_in_the_file(memory_path):
+    token = "Quetzalfact7731"
+    async with stdio_session(memory_path) as s:
+        triplet = await call(
+            s,
+            "add_triplet",
+            source_node_name="Carol",
+            edge_name="MANAGES",
+            fact=f"Carol manages {token}",
+            target_node_name="Dave",
+            group_id="g2",
+        )
+        [edge] = triplet["edges"]
+        assert any(token.encode() in f.read_bytes() for f in _store_files(memory_path))
+        await call(s, "delete_entity_edge", uuid=edge["uuid"])
+    assert not any(token.encode() in f.read_bytes() for f in _store_files(memory_path))
+
+
+def _store_files(path: Path) -> list[Path]:
+    return [p for p in path.parent.iterdir() if p.name.startswith(path.name) and p.is_file()]
