@@ -29,7 +29,15 @@ from .graphiti_models import TYPES, check_storable, read_pages, tally_group, tal
 from .history import history_counts, write_history
 from .progress import Progress, Silent
 from .report import MigrationReport, Tally
-from .servers import ServerURL, check_server, groups_on, open_driver, parse_url, route
+from .servers import (
+    ServerURL,
+    check_server,
+    close_routed,
+    groups_on,
+    open_driver,
+    parse_url,
+    route,
+)
 
 PathLike = str | os.PathLike[str]
 JOURNAL = "export.json"
@@ -90,7 +98,11 @@ async def _export(
     force: bool,
 ) -> None:
     src = _open_source(path)
-    target = open_driver(server)
+    try:
+        target = open_driver(server)
+    except BaseException:
+        await src.close()
+        raise
     try:
         report.source_format = "anatid file"
         report.reader = await check_server(target, server)
@@ -113,7 +125,7 @@ async def _export(
         _journal(history, path, server, "done")
     finally:
         await src.close()
-        await target.close()
+        await close_routed(target)
 
 
 async def _claim(
@@ -268,7 +280,7 @@ async def _import(server: ServerURL, tmp: Path, report: MigrationReport, progres
         finally:
             await dst.close()
     finally:
-        await source.close()
+        await close_routed(source)
 
 
 __all__ = ["MigrationError", "export_graphiti", "history_counts", "import_graphiti"]

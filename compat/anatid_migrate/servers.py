@@ -10,6 +10,7 @@ Graphiti has no getter for (which groups exist, the server version).
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -91,6 +92,19 @@ def open_driver(server: ServerURL) -> Any:
             f"Graphiti's {server.provider} driver needs the {client!r} package ({exc}); "
             "install it with: pip install 'anatid-drivers[export]'"
         ) from exc
+    except Exception as exc:  # FalkorDriver connects in its constructor
+        raise _unreachable(server, exc) from exc
+
+
+def _unreachable(server: ServerURL, exc: Exception) -> TargetUnreachable:
+    return TargetUnreachable(
+        f"Cannot reach {server.describe()} ({type(exc).__name__}: {exc}). Is the server "
+        "running and the URL right (host, port, user, password)?"
+    )
+
+
+#: The clones :func:`route` made, per root driver, so :func:`close_routed` can wait for them.
+_CLONES: dict[int, dict[str, Any]] = {}
 
 
 def route(driver: Any, group: str) -> Any:
@@ -98,7 +112,20 @@ def route(driver: Any, group: str) -> Any:
     the default database for the default group, ``clone(database=group)`` otherwise."""
     if not group or group == getattr(driver, "_database", None):
         return driver
-    return driver.clone(database=group)
+    clones = _CLONES.setdefault(id(driver), {})
+    if group not in clones:
+        clones[group] = driver.clone(database=group)
+    return clones[group]
+
+
+async def close_routed(driver: Any) -> None:
+    """Close ``driver`` after the index builds its clones started: a FalkorDriver made inside
+    a running loop schedules ``build_indices_and_constraints`` as a task of its own."""
+    for clone in _CLONES.pop(id(driver), {}).values():
+        task = getattr(clone, "_init_task", None)
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+    await driver.close()
 
 
 async def check_server(driver: Any, server: ServerURL) -> str:
@@ -111,10 +138,7 @@ async def check_server(driver: Any, server: ServerURL) -> str:
     except (UnsupportedTarget, TargetUnreachable):
         raise
     except Exception as exc:
-        raise TargetUnreachable(
-            f"Cannot reach {server.describe()} ({type(exc).__name__}: {exc}). Is the server "
-            "running and the URL right (host, port, user, password)?"
-        ) from exc
+        raise _unreachable(server, exc) from exc
     return version
 
 

@@ -40,14 +40,17 @@ def _wait_ready(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @contextmanager
-def falkordb_server(workdir: Path) -> Iterator[str]:
-    """Yield ``falkor://127.0.0.1:PORT`` for a fresh server in ``workdir``; stop it afterwards."""
-    server, module = binaries()
+def falkordb_server(workdir: Path, *, module: bool = True) -> Iterator[str]:
+    """Yield ``falkor://127.0.0.1:PORT`` for a fresh server in ``workdir``; stop it afterwards.
+    ``module=False`` starts the bare Redis server (no FalkorDB), to test that it is refused."""
+    server, module_path = binaries()
     workdir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = workdir / "server.log"
     args = [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(workdir),
-            "--save", "", "--appendonly", "no", "--loadmodule", module]  # fmt: skip
+            "--save", "", "--appendonly", "no"]  # fmt: skip
+    if module:
+        args += ["--loadmodule", module_path]
     with open(log, "wb") as out:
         proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
     try:
