@@ -1,8 +1,8 @@
 """The ``anatid-migrate`` command line:
 
-    anatid-migrate graphiti|cognee SOURCE TARGET [options]     from Kuzu / LadybugDB
-    anatid-migrate export graphiti FILE --to URL [options]     to a Graphiti server backend
-    anatid-migrate import graphiti --from URL FILE [options]   from a Graphiti server backend
+anatid-migrate graphiti|cognee SOURCE TARGET [options]     from Kuzu / LadybugDB
+anatid-migrate export graphiti FILE --to URL [options]     to a Graphiti server backend
+anatid-migrate import graphiti --from URL FILE [options]   from a Graphiti server backend
 """
 
 from __future__ import annotations
@@ -60,12 +60,22 @@ def _server_commands(sub: Any) -> None:
     exp_sub = exp.add_subparsers(dest="framework", required=True)
     e = exp_sub.add_parser("graphiti", help="write FILE through Graphiti's driver of URL")
     e.add_argument("file", metavar="FILE", help="the anatid file (read only)")
-    e.add_argument("--to", required=True, metavar="URL",
-                   help="falkor://HOST:PORT (or redis://) for FalkorDB, bolt://HOST:PORT for Neo4j")
-    e.add_argument("--history", metavar="DIR",
-                   help="where the Parquet timeline goes (default: FILE.history beside FILE)")
-    e.add_argument("--force", action="store_true",
-                   help="clear this file's groups on a non-empty server and write them anew")
+    e.add_argument(
+        "--to",
+        required=True,
+        metavar="URL",
+        help="falkor://HOST:PORT (or redis://) for FalkorDB, bolt://HOST:PORT for Neo4j",
+    )
+    e.add_argument(
+        "--history",
+        metavar="DIR",
+        help="where the Parquet timeline goes (default: FILE.history beside FILE)",
+    )
+    e.add_argument(
+        "--force",
+        action="store_true",
+        help="clear this file's groups on a non-empty server and write them anew",
+    )
     imp = sub.add_parser("import", help="move a Graphiti server backend into a new anatid file")
     imp_sub = imp.add_subparsers(dest="framework", required=True)
     i = imp_sub.add_parser("graphiti", help="read every group of URL into FILE")

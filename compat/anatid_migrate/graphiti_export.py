@@ -258,7 +258,9 @@ def _remove_store_files(path: Path) -> None:
         Path(name).unlink(missing_ok=True)
 
 
-async def _import(server: ServerURL, tmp: Path, report: MigrationReport, progress: Progress) -> None:
+async def _import(
+    server: ServerURL, tmp: Path, report: MigrationReport, progress: Progress
+) -> None:
     from anatid_graphiti import GraphitiDriver
 
     source = open_driver(server)

@@ -74,13 +74,12 @@ def open_driver(server: ServerURL) -> Any:
         if server.provider == "falkordb":
             from graphiti_core.driver.falkordb_driver import FalkorDriver
 
-            kwargs = {"database": server.database} if server.database else {}
             return FalkorDriver(
                 host=server.host,
                 port=server.port,
                 username=server.username,
                 password=server.password,
-                **kwargs,
+                database=server.database or "default_db",  # FalkorDriver's own default
             )
         from graphiti_core.driver.neo4j_driver import Neo4jDriver
 

