@@ -82,6 +82,11 @@ def _server_commands(sub: Any) -> None:
     i.add_argument("--from", dest="url", required=True, metavar="URL", help="as for export --to")
     i.add_argument("file", metavar="FILE", help="the anatid file to create")
     i.add_argument("--force", action="store_true", help="replace an existing FILE")
+    i.add_argument(
+        "--history",
+        metavar="DIR",
+        help="restore the full timeline an export wrote there (every version)",
+    )
     for s in (e, i):
         s.add_argument("--dry-run", action="store_true", help="read and report only")
         s.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -113,8 +118,8 @@ def _run(args: argparse.Namespace) -> MigrationReport:
         if args.kind == "export":
             return export_graphiti(args.file, args.to, history_dir=args.history,
                                    dry_run=args.dry_run, force=args.force, progress=progress)  # fmt: skip
-        return import_graphiti(args.url, args.file, dry_run=args.dry_run, force=args.force,
-                               progress=progress)  # fmt: skip
+        return import_graphiti(args.url, args.file, history_dir=args.history,
+                               dry_run=args.dry_run, force=args.force, progress=progress)  # fmt: skip
     from . import migrate_cognee, migrate_graphiti
 
     run = migrate_graphiti if args.kind == "graphiti" else migrate_cognee

@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from anatid_core import AnatidError, Store
+from anatid_core import AnatidError, Store, restore_timeline
 
 from .errors import MigrationError, TargetExists, TargetNotEmpty, UnsupportedSource
 from .graphiti_models import TYPES, check_storable, read_pages, tally_group, tally_page, write_page
-from .history import history_counts, write_history
+from .history import MANIFEST, history_counts, read_history, write_history
 from .progress import Progress, Silent
 from .report import MigrationReport, Tally
 from .servers import (
@@ -222,12 +222,16 @@ def import_graphiti(
     url: str,
     target: PathLike,
     *,
+    history_dir: PathLike | None = None,
     dry_run: bool = False,
     force: bool = False,
     progress: Progress | None = None,
 ) -> MigrationReport:
     """Import every group of the Graphiti server at ``url`` into a new anatid file ``target``.
 
+    With ``history_dir`` (the Parquet timeline an export wrote), the file's whole history is
+    restored first, with its recorded transaction times; the server's current state is then
+    saved over it, so whatever changed on the server since the export becomes a new version.
     The file is written as a temporary file beside ``target`` and renamed into place only after
     it reads back, through GraphitiDriver, equal to what the server returned.
     """
@@ -239,8 +243,11 @@ def import_graphiti(
     started = time.monotonic()
     progress = progress or Silent()
     tmp = path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
+    history = Path(history_dir).resolve() if history_dir else None
+    if history is not None and history_counts(history) is None:
+        raise UnsupportedSource(f"{history} holds no history written by an export ({MANIFEST})")
     try:
-        asyncio.run(_import(server, tmp, report, progress))
+        asyncio.run(_import(server, tmp, history, report, progress))
         if not dry_run:
             path.with_name(path.name + ".wal").unlink(missing_ok=True)
             os.replace(tmp, path)
@@ -251,6 +258,17 @@ def import_graphiti(
     return report
 
 
+def _restore(tmp: Path, history: Path | None, report: MigrationReport) -> int:
+    """Write the exported timeline into ``tmp`` (an empty file); the versions written."""
+    if history is None:
+        return 0
+    try:
+        counts = restore_timeline(tmp, read_history(history, "node"), read_history(history, "edge"))  # type: ignore[arg-type]
+    except AnatidError as exc:
+        raise UnsupportedSource(f"The history in {history} cannot be restored: {exc}") from exc
+    return sum(counts.values())
+
+
 def _remove_store_files(path: Path) -> None:
     from anatid_core import store_files
 
@@ -259,7 +277,11 @@ def _remove_store_files(path: Path) -> None:
 
 
 async def _import(
-    server: ServerURL, tmp: Path, report: MigrationReport, progress: Progress
+    server: ServerURL,
+    tmp: Path,
+    history: Path | None,
+    report: MigrationReport,
+    progress: Progress,
 ) -> None:
     from anatid_graphiti import GraphitiDriver
 
@@ -274,11 +296,19 @@ async def _import(
                 await _copy_group(gdriver, None, group, report, progress, write=False, check=False)
             return
         _remove_store_files(tmp)
+        restored = _restore(tmp, history, report)
         dst = GraphitiDriver(str(tmp))
         try:
             for group, gdriver in sorted(groups.items()):
                 await _copy_group(gdriver, dst, group, report, progress, write=True, check=False)
             await _verify(dst, sorted(groups), report, progress, 0)
+            if history is not None:
+                stats = dst.store.stats()
+                newer = stats["node_versions"] + stats["edge_versions"] - restored
+                report.notes.append(
+                    f"history: {restored} versions restored from {history} with their recorded "
+                    f"times; {newer} new versions for what changed on the server since the export"
+                )
         finally:
             await dst.close()
     finally:

@@ -4,8 +4,8 @@ A Graphiti server holds only the current state. The anatid file also holds every
 version of every record, on both time axes (valid time, and transaction time: when the store
 learned it). ``Store.versions`` returns that whole timeline; it is written here as
 ``nodes.parquet`` and ``edges.parquet``, one row per version, with ``props`` in anatid's own
-JSON encoding (so datetimes, tuples and bytes keep their types) and, for the current version of
-each record, its embedding as float32. ``read_history`` reads the files back as
+JSON encoding (so datetimes, tuples and bytes keep their types) and its embedding as float32
+(an earlier version's as the store returned it as of that version's transaction time). ``read_history`` reads the files back as
 :class:`anatid_core.Node` / :class:`anatid_core.Edge` versions.
 """
 
@@ -72,6 +72,24 @@ def _row(item: Item, embedding: Any) -> dict[str, Any]:
     return row
 
 
+def _embeddings(store: Store, kind: Kind, page: list[Item]) -> dict[tuple[str, Any], Any]:
+    """Each version's embedding, keyed by (id, tx_from): the current versions' from the store,
+    an earlier version's from the store as of the instant it was written (one read per
+    transaction instant)."""
+    out: dict[tuple[str, Any], Any] = {}
+    current = [v.id for v in page if v.tx_to is None]
+    for id_, vec in store.get_embedding_arrays(current, kind=kind).items():
+        out[(id_, None)] = vec
+    by_instant: dict[Any, list[str]] = {}
+    for v in page:
+        if v.tx_to is not None:
+            by_instant.setdefault(v.tx_from, []).append(v.id)
+    for instant, ids in by_instant.items():
+        for id_, vec in store.as_of(tx_time=instant).get_embedding_arrays(ids, kind=kind).items():
+            out[(id_, instant)] = vec
+    return out
+
+
 def _pages(store: Store, kind: Kind) -> Iterator[list[Item]]:
     offset = 0
     while True:
@@ -91,9 +109,11 @@ def write_history(store: Store, directory: Path, source: str) -> dict[str, int]:
         n = 0
         with pq.ParquetWriter(tmp, SCHEMAS[kind]) as writer:
             for page in _pages(store, kind):
-                current = [v.id for v in page if v.tx_to is None]
-                vectors = store.get_embedding_arrays(current, kind=kind)
-                rows = [_row(v, vectors.get(v.id) if v.tx_to is None else None) for v in page]
+                vectors = _embeddings(store, kind, page)
+                rows = [
+                    _row(v, vectors.get((v.id, None if v.tx_to is None else v.tx_from)))
+                    for v in page
+                ]
                 writer.write_table(pa.Table.from_pylist(rows, schema=SCHEMAS[kind]))
                 n += len(rows)
         tmp.replace(directory / FILES[kind])  # a file appears only when complete

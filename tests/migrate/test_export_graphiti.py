@@ -326,3 +326,74 @@ def test_cli_exports_and_imports_with_exit_codes(memory: Path, server: str, tmp_
     back = cli("import", "graphiti", "--from", server, str(tmp_path / "back.duckdb"))
     assert back.returncode == 0, back.stderr
     assert "verified: yes" in back.stdout
+
+
+def _timeline(path: Path) -> list[tuple[Any, ...]]:
+    """Every version of every record (both time axes, content, embedding), vid aside."""
+    out: list[tuple[Any, ...]] = []
+    with Store.open(path, read_only=True) as store:
+        for kind in ("node", "edge"):
+            for v in store.versions(kind):
+                vec = store.as_of(tx_time=v.tx_from).get_embedding_arrays([v.id], kind=kind)
+                emb = vec[v.id].tobytes() if v.id in vec else None
+                out.append((kind, v.id, v.group, v.name, v.text, json.dumps(v.props, default=str,
+                            sort_keys=True), v.valid_from, v.valid_to, v.tx_from, v.tx_to,
+                            getattr(v, "labels", None), getattr(v, "rel", None), emb))  # fmt: skip
+    return sorted(out, key=repr)
+
+
+def test_import_with_history_restores_the_whole_timeline(
+    memory: Path, server: str, tmp_path: Path
+) -> None:
+    history = tmp_path / "history"
+    export_graphiti(memory, server, history_dir=history)
+    back = tmp_path / "back.duckdb"
+
+    report = import_graphiti(server, back, history_dir=history)
+
+    assert report.verified
+    assert _timeline(back) == _timeline(memory)  # every version, at its recorded times
+    with Store.open(memory, read_only=True) as old, Store.open(back, read_only=True) as new:
+        assert new.check() == []
+        alice = next(n for n in old.find_nodes(groups=["g1"]) if n.name == "Alice")
+        first = old.history(alice.id)[0]
+        # Time travel works on the restored file as on the original.
+        then = new.as_of(tx_time=first.tx_from).get_node(alice.id)
+        assert then is not None and then.text == first.text and then.props == first.props
+        now_new, now_old = new.get_node(alice.id), old.get_node(alice.id)
+        assert now_new is not None and now_old is not None and now_new.text == now_old.text
+    assert any("restored" in n for n in report.notes)
+    _assert_same(asyncio.run(_anatid_side(back)), asyncio.run(_anatid_side(memory)))
+
+
+def test_a_change_made_on_the_server_after_export_becomes_a_new_version(
+    memory: Path, server: str, tmp_path: Path
+) -> None:
+    history = tmp_path / "history"
+    export_graphiti(memory, server, history_dir=history)
+
+    async def edit_on_server() -> str:
+        driver = FalkorDriver(host="127.0.0.1", port=_port(server))
+        try:
+            g1 = driver.clone(database="g1")
+            nodes = await EntityNode.get_by_group_ids(g1, ["g1"], with_embeddings=True)
+            bob = next(n for n in nodes if n.name == "Bob")
+            bob.summary = "Bob now leads Globex."
+            await bob.save(g1)
+            if g1._init_task is not None:
+                await asyncio.gather(g1._init_task, return_exceptions=True)
+            return bob.uuid
+        finally:
+            await driver.close()
+
+    bob = asyncio.run(edit_on_server())
+    back = tmp_path / "back.duckdb"
+    report = import_graphiti(server, back, history_dir=history)
+
+    assert report.verified
+    with Store.open(memory, read_only=True) as old, Store.open(back, read_only=True) as new:
+        before, after = old.history(bob), new.history(bob)
+        assert len(after) == len(before) + 1
+        assert [(v.tx_from, v.text) for v in after[:-1]] == [(v.tx_from, v.text) for v in before]
+        assert after[-1].tx_from is not None and after[-1].tx_from > before[-1].tx_from  # type: ignore[operator]
+        assert after[-1].text != before[-1].text
