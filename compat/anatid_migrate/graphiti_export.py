@@ -112,10 +112,11 @@ async def _export(
         progress.phase("read" if report.dry_run else "export", total)
         for group in groups:
             await _copy_group(src, target if report.dry_run else route(target, group), group,
-                              report, progress, write=not report.dry_run, check=True)  # fmt: skip
+                              report, progress, write=not report.dry_run, check=True,
+                              by_listing=False)  # fmt: skip
         if report.dry_run:
             return
-        await _verify(target, groups, report, progress, total)
+        await _verify(target, groups, report, progress, total, by_listing=True)
         counts = write_history(src.store, history, str(path))
         report.notes.append(
             f"history: {counts['node']} node and {counts['edge']} edge versions (every version, "
@@ -178,13 +179,14 @@ async def _copy_group(
     *,
     write: bool,
     check: bool,
+    by_listing: bool,
 ) -> None:
     """Read ``group`` from ``src`` page by page, tally it, and (if ``write``) save it to
     ``dst``; ``check`` refuses values a server cannot store (before that page is written)."""
     if write:
         await dst.build_indices_and_constraints()
     for t in TYPES:
-        async for page in read_pages(src, t, group):
+        async for page in read_pages(src, t, group, by_listing=by_listing):
             tally_page(report.source_tally, t, page)
             report.tables_read[t.kind] = report.tables_read.get(t.kind, 0) + len(page)
             if check:
@@ -196,14 +198,20 @@ async def _copy_group(
 
 
 async def _verify(
-    target: Any, groups: list[str], report: MigrationReport, progress: Progress, total: int
+    target: Any,
+    groups: list[str],
+    report: MigrationReport,
+    progress: Progress,
+    total: int,
+    *,
+    by_listing: bool,
 ) -> None:
     from .errors import VerificationFailed
 
     progress.phase("verify", total)
     report.target_tally = Tally()
     for group in groups:
-        await tally_group(route(target, group), group, report.target_tally)
+        await tally_group(route(target, group), group, report.target_tally, by_listing=by_listing)
     progress.advance(sum(report.target_tally.counts.values()))
     problems = report.source_tally.mismatches(report.target_tally)
     if problems:
@@ -293,15 +301,26 @@ async def _import(
         progress.phase("read" if report.dry_run else "import", 0)
         if report.dry_run:
             for group, gdriver in sorted(groups.items()):
-                await _copy_group(gdriver, None, group, report, progress, write=False, check=False)
+                await _copy_group(
+                    gdriver,
+                    None,
+                    group,
+                    report,
+                    progress,
+                    write=False,
+                    check=False,
+                    by_listing=True,
+                )
             return
         _remove_store_files(tmp)
         restored = _restore(tmp, history, report)
         dst = GraphitiDriver(str(tmp))
         try:
             for group, gdriver in sorted(groups.items()):
-                await _copy_group(gdriver, dst, group, report, progress, write=True, check=False)
-            await _verify(dst, sorted(groups), report, progress, 0)
+                await _copy_group(
+                    gdriver, dst, group, report, progress, write=True, check=False, by_listing=True
+                )
+            await _verify(dst, sorted(groups), report, progress, 0, by_listing=False)
             if history is not None:
                 stats = dst.store.stats()
                 newer = stats["node_versions"] + stats["edge_versions"] - restored

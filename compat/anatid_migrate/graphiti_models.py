@@ -40,22 +40,25 @@ SAVE_CONCURRENCY = 16
 class ModelType:
     kind: str  # the name the report uses (as in the Kuzu import)
     cls: Any
+    pattern: str  # Graphiti's own pattern for the record, ``x`` bound to it
     embedding: str | None = None  # the model field holding its vector
     bulk: str | None = None  # its argument of add_nodes_and_edges_bulk, if it has one
 
 
 #: In write order: nodes before the edges that MATCH them.
 TYPES: tuple[ModelType, ...] = (
-    ModelType("episode", EpisodicNode, bulk="episodic_nodes"),
-    ModelType("entity", EntityNode, "name_embedding", bulk="entity_nodes"),
-    ModelType("community", CommunityNode, "name_embedding"),
-    ModelType("saga", SagaNode),
-    ModelType("mentions", EpisodicEdge, bulk="episodic_edges"),
-    ModelType("fact", EntityEdge, "fact_embedding", bulk="entity_edges"),
-    ModelType("has_member", CommunityEdge),
-    ModelType("has_episode", HasEpisodeEdge),
-    ModelType("next_episode", NextEpisodeEdge),
-)
+    ModelType("episode", EpisodicNode, "(x:Episodic)", bulk="episodic_nodes"),
+    ModelType("entity", EntityNode, "(x:Entity)", "name_embedding", bulk="entity_nodes"),
+    ModelType("community", CommunityNode, "(x:Community)", "name_embedding"),
+    ModelType("saga", SagaNode, "(x:Saga)"),
+    ModelType("mentions", EpisodicEdge, "(:Episodic)-[x:MENTIONS]->(:Entity)",
+              bulk="episodic_edges"),
+    ModelType("fact", EntityEdge, "(:Entity)-[x:RELATES_TO]->(:Entity)", "fact_embedding",
+              bulk="entity_edges"),
+    ModelType("has_member", CommunityEdge, "(:Community)-[x:HAS_MEMBER]->()"),
+    ModelType("has_episode", HasEpisodeEdge, "(:Saga)-[x:HAS_EPISODE]->(:Episodic)"),
+    ModelType("next_episode", NextEpisodeEdge, "(:Episodic)-[x:NEXT_EPISODE]->(:Episodic)"),
+)  # fmt: skip
 
 
 class NoEmbedder(EmbedderClient):
@@ -72,8 +75,23 @@ class NoEmbedder(EmbedderClient):
         return [await self.create(x) for x in input_data_list]
 
 
-async def read_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
-    """Every model of type ``t`` in ``group``, a page at a time, embeddings loaded."""
+async def read_pages(
+    driver: Any, t: ModelType, group: str, *, by_listing: bool = False
+) -> AsyncIterator[list[Any]]:
+    """Every model of type ``t`` in ``group``, a page at a time, embeddings loaded.
+
+    ``by_listing`` is for server backends: Graphiti's ``uuid_cursor`` paging cannot be trusted
+    on FalkorDB (its string ``<`` disagrees with its ``ORDER BY``, so pages overlap), so the
+    group's uuids are listed first and read with Graphiti's ``get_by_uuids``, a page at a time.
+    """
+    pages = _listed_pages(driver, t, group) if by_listing else _cursor_pages(driver, t, group)
+    async for page in pages:
+        if t.embedding is not None:
+            await _load_embeddings(driver, t, page)
+        yield page
+
+
+async def _cursor_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
     cursor: str | None = None
     while True:
         kwargs: dict[str, Any] = {"limit": PAGE, "uuid_cursor": cursor}
@@ -85,12 +103,23 @@ async def read_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[lis
             page = []  # EpisodicEdge's getter raises where the others return nothing
         if not page:
             return
-        if t.embedding is not None:
-            await _load_embeddings(driver, t, page)
         yield page
         if len(page) < PAGE:
             return
         cursor = min(m.uuid for m in page)  # Graphiti pages by uuid, descending
+
+
+async def _listed_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
+    records, _, _ = await driver.execute_query(
+        f"MATCH {t.pattern} WHERE x.group_id = $group_id RETURN x.uuid AS uuid",
+        group_id=group,
+        routing_="r",
+    )
+    uuids = sorted({str(r["uuid"]) for r in records})
+    for lo in range(0, len(uuids), PAGE):
+        page = await t.cls.get_by_uuids(driver, uuids[lo : lo + PAGE])
+        if page:
+            yield page
 
 
 async def _load_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
@@ -179,8 +208,8 @@ def tally_page(tally: Tally, t: ModelType, page: Sequence[Any]) -> None:
         tally.add(t.kind, tally_fields(t, model))
 
 
-async def tally_group(driver: Any, group: str, tally: Tally) -> None:
+async def tally_group(driver: Any, group: str, tally: Tally, *, by_listing: bool) -> None:
     """Tally everything Graphiti's getters return for ``group`` from ``driver``."""
     for t in TYPES:
-        async for page in read_pages(driver, t, group):
+        async for page in read_pages(driver, t, group, by_listing=by_listing):
             tally_page(tally, t, page)
