@@ -37,6 +37,7 @@ from .model import (
 )
 from .recall import rrf
 from .removal import remove_store, store_files
+from .restore import restore_timeline
 from .retry import RETRY, retry_delay, with_retries
 from .schema import SCHEMA_VERSION
 from .store import SETTINGS, Store
@@ -78,6 +79,7 @@ __all__ = [
     "WriteResult",
     "lease_files",
     "remove_store",
+    "restore_timeline",
     "retry_delay",
     "rrf",
     "store_files",

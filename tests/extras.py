@@ -16,6 +16,7 @@ EXTRAS = {
     "cognee": "cognee",
     "mcp": "mcp",
     "migrate": "rich",
+    "export": "falkordb",
 }
 
 

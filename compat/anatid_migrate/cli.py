@@ -1,4 +1,9 @@
-"""``anatid-migrate graphiti|cognee SOURCE TARGET [options]``: the command-line front end."""
+"""The ``anatid-migrate`` command line:
+
+anatid-migrate graphiti|cognee SOURCE TARGET [options]     from Kuzu / LadybugDB
+anatid-migrate export graphiti FILE --to URL [options]     to a Graphiti server backend
+anatid-migrate import graphiti --from URL FILE [options]   from a Graphiti server backend
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .errors import MigrationError, VerificationFailed
 from .progress import for_stream
+from .report import MigrationReport
 
 EXIT_ERROR = 1
 EXIT_VERIFY = 3
@@ -43,7 +50,46 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--dry-run", action="store_true", help="read SOURCE and report only")
         s.add_argument("--force", action="store_true", help="replace an existing TARGET")
         s.add_argument("--json", action="store_true", help="print the report as JSON")
+    _server_commands(sub)
     return p
+
+
+def _server_commands(sub: Any) -> None:
+    """``export graphiti FILE --to URL`` and ``import graphiti --from URL FILE`` (issue 18)."""
+    exp = sub.add_parser("export", help="move an anatid file to a Graphiti server backend")
+    exp_sub = exp.add_subparsers(dest="framework", required=True)
+    e = exp_sub.add_parser("graphiti", help="write FILE through Graphiti's driver of URL")
+    e.add_argument("file", metavar="FILE", help="the anatid file (read only)")
+    e.add_argument(
+        "--to",
+        required=True,
+        metavar="URL",
+        help="falkor://HOST:PORT (or redis://) for FalkorDB, bolt://HOST:PORT for Neo4j",
+    )
+    e.add_argument(
+        "--history",
+        metavar="DIR",
+        help="where the Parquet timeline goes (default: FILE.history beside FILE)",
+    )
+    e.add_argument(
+        "--force",
+        action="store_true",
+        help="clear this file's groups on a non-empty server and write them anew",
+    )
+    imp = sub.add_parser("import", help="move a Graphiti server backend into a new anatid file")
+    imp_sub = imp.add_subparsers(dest="framework", required=True)
+    i = imp_sub.add_parser("graphiti", help="read every group of URL into FILE")
+    i.add_argument("--from", dest="url", required=True, metavar="URL", help="as for export --to")
+    i.add_argument("file", metavar="FILE", help="the anatid file to create")
+    i.add_argument("--force", action="store_true", help="replace an existing FILE")
+    i.add_argument(
+        "--history",
+        metavar="DIR",
+        help="restore the full timeline an export wrote there (every version)",
+    )
+    for s in (e, i):
+        s.add_argument("--dry-run", action="store_true", help="read and report only")
+        s.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,19 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Cognee logs its start-up at INFO when the anatid Cognee adapter is imported; a one-shot
     # command keeps stderr for its own progress and errors.
     os.environ.setdefault("LOG_LEVEL", "ERROR")
-    from . import migrate_cognee, migrate_graphiti
-
-    run = migrate_graphiti if args.kind == "graphiti" else migrate_cognee
     try:
-        report = run(
-            args.source,
-            args.target,
-            reader_python=args.reader_python,
-            bootstrap_reader=args.bootstrap_reader,
-            dry_run=args.dry_run,
-            force=args.force,
-            progress=for_stream(sys.stderr),
-        )
+        report = _run(args)
     except VerificationFailed as exc:
         print(exc.report.format(), file=sys.stderr)
         print(f"anatid-migrate: {exc}", file=sys.stderr)
@@ -73,6 +108,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     print(json.dumps(report.to_dict(), indent=1) if args.json else report.format())
     return 0
+
+
+def _run(args: argparse.Namespace) -> MigrationReport:
+    progress = for_stream(sys.stderr)
+    if args.kind in ("export", "import"):
+        from .graphiti_export import export_graphiti, import_graphiti
+
+        if args.kind == "export":
+            return export_graphiti(args.file, args.to, history_dir=args.history,
+                                   dry_run=args.dry_run, force=args.force, progress=progress)  # fmt: skip
+        return import_graphiti(args.url, args.file, history_dir=args.history,
+                               dry_run=args.dry_run, force=args.force, progress=progress)  # fmt: skip
+    from . import migrate_cognee, migrate_graphiti
+
+    run = migrate_graphiti if args.kind == "graphiti" else migrate_cognee
+    return run(
+        args.source,
+        args.target,
+        reader_python=args.reader_python,
+        bootstrap_reader=args.bootstrap_reader,
+        dry_run=args.dry_run,
+        force=args.force,
+        progress=progress,
+    )
 
 
 if __name__ == "__main__":

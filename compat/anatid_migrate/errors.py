@@ -8,7 +8,11 @@
     ├── SourceReadError       the reader subprocess failed (corrupt file, engine error)
     ├── TargetExists          TARGET exists and --force was not given
     ├── UnknownSchema         the source is not a Graphiti / Cognee graph
-    └── VerificationFailed    source and target disagree after loading (carries the report)
+    ├── VerificationFailed    source and target disagree after loading (carries the report)
+    ├── TargetUnreachable     the server of an export / import URL does not answer
+    ├── TargetNotEmpty        the export's server already holds a graph (pass --force)
+    ├── UnsupportedTarget     a URL scheme or server version the export does not handle
+    └── UnsupportedValue      a record holds a value the server cannot store (names it)
 """
 
 from __future__ import annotations
@@ -47,3 +51,19 @@ class VerificationFailed(MigrationError):
     def __init__(self, message: str, report: MigrationReport) -> None:
         super().__init__(message)
         self.report = report
+
+
+class TargetUnreachable(MigrationError):
+    pass
+
+
+class TargetNotEmpty(MigrationError):
+    pass
+
+
+class UnsupportedTarget(MigrationError):
+    pass
+
+
+class UnsupportedValue(MigrationError):
+    pass

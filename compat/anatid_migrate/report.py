@@ -56,6 +56,7 @@ class MigrationReport:
     target_tally: Tally = field(default_factory=Tally)
     not_migrated: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     verified: bool = False
     seconds: float = 0.0
 
@@ -73,6 +74,7 @@ class MigrationReport:
             "target_counts": dict(self.target_tally.counts),
             "not_migrated": list(self.not_migrated),
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
             "verified": self.verified,
             "seconds": round(self.seconds, 3),
         }
@@ -93,6 +95,8 @@ class MigrationReport:
             lines.append(f"not migrated: {item}")
         for item in self.warnings:
             lines.append(f"warning: {item}")
+        for item in self.notes:
+            lines.append(f"note: {item}")
         if not self.dry_run:
             lines.append("verified: yes" if self.verified else "verified: NO")
         lines.append(f"took {self.seconds:.1f} s")

@@ -1,0 +1,337 @@
+"""Move a Graphiti memory between an anatid file and a Graphiti server backend (issue 18).
+
+``export_graphiti(FILE, URL)`` reads every group of the anatid file as Graphiti models through
+``anatid_graphiti.GraphitiDriver`` and writes them through Graphiti's own driver of the server
+(``FalkorDriver``, ``Neo4jDriver``), group by group as Graphiti routes groups. The file's full
+timeline is written beside it as Parquet (see :mod:`anatid_migrate.history`): the server holds
+only the current state. ``import_graphiti(URL, FILE)`` is the reverse, into a new anatid file.
+
+Verification reads every group back through the receiving driver with Graphiti's getters and
+compares counts per type and checksums of the models (embeddings as float32) with what was read.
+Saves are MERGE by uuid, so an interrupted export is completed by running it again: a journal
+(``export.json`` in the history directory) tells a rerun that the non-empty server it finds is
+its own unfinished work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from anatid_core import AnatidError, Store, restore_timeline
+
+from .errors import MigrationError, TargetExists, TargetNotEmpty, UnsupportedSource
+from .graphiti_models import TYPES, check_storable, read_pages, tally_group, tally_page, write_page
+from .history import MANIFEST, history_counts, read_history, write_history
+from .progress import Progress, Silent
+from .report import MigrationReport, Tally
+from .servers import (
+    ServerURL,
+    check_server,
+    close_routed,
+    groups_on,
+    open_driver,
+    parse_url,
+    route,
+)
+
+PathLike = str | os.PathLike[str]
+JOURNAL = "export.json"
+
+
+def default_history_dir(file: Path) -> Path:
+    return file.with_name(file.name + ".history")
+
+
+def export_graphiti(
+    source: PathLike,
+    url: str,
+    *,
+    history_dir: PathLike | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> MigrationReport:
+    """Export the anatid file ``source`` to the Graphiti server at ``url``; see the module doc."""
+    path = Path(source).resolve()
+    server = parse_url(url)
+    history = Path(history_dir).resolve() if history_dir else default_history_dir(path)
+    report = MigrationReport("graphiti export", str(path), server.describe(), dry_run=dry_run)
+    started = time.monotonic()
+    progress = progress or Silent()
+    try:
+        asyncio.run(_export(path, server, history, report, progress, force=force))
+    finally:
+        progress.close()
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _open_source(path: Path) -> Any:
+    from anatid_graphiti import GraphitiDriver
+
+    if not path.is_file():
+        raise UnsupportedSource(f"{path} does not exist or is not a file (an anatid file)")
+    try:
+        return GraphitiDriver(str(path), read_only=True)
+    except AnatidError as exc:
+        raise UnsupportedSource(f"{path} is not an anatid file that can be read: {exc}") from exc
+
+
+def _source_groups(store: Store) -> tuple[list[str], int]:
+    stats = store.stats()
+    groups = sorted(set(stats["nodes_by_group"]) | set(stats["edges_by_group"]))
+    return groups, int(stats["nodes"]) + int(stats["edges"])
+
+
+async def _export(
+    path: Path,
+    server: ServerURL,
+    history: Path,
+    report: MigrationReport,
+    progress: Progress,
+    *,
+    force: bool,
+) -> None:
+    src = _open_source(path)
+    try:
+        target = open_driver(server)
+    except BaseException:
+        await src.close()
+        raise
+    try:
+        report.source_format = "anatid file"
+        report.reader = await check_server(target, server)
+        groups, total = _source_groups(src.store)
+        if not report.dry_run:
+            await _claim(target, server, history, path, groups, force=force)
+        progress.phase("read" if report.dry_run else "export", total)
+        for group in groups:
+            await _copy_group(src, target if report.dry_run else route(target, group), group,
+                              report, progress, write=not report.dry_run, check=True,
+                              by_listing=False)  # fmt: skip
+        if report.dry_run:
+            return
+        await _verify(target, groups, report, progress, total, by_listing=True)
+        counts = write_history(src.store, history, str(path))
+        report.notes.append(
+            f"history: {counts['node']} node and {counts['edge']} edge versions (every version, "
+            f"valid and transaction time) written to {history}; the server keeps only the "
+            "current state"
+        )
+        _journal(history, path, server, "done")
+    finally:
+        await src.close()
+        await close_routed(target)
+
+
+async def _claim(
+    target: Any, server: ServerURL, history: Path, path: Path, groups: list[str], *, force: bool
+) -> None:
+    """Refuse a server that holds a graph, unless it is this export's unfinished work (the
+    journal says so) or ``force``; then record in the journal that the export is under way."""
+    found = sorted(await groups_on(target, server))
+    journal = _read_journal(history)
+    resuming = bool(
+        journal
+        and journal.get("state") == "writing"
+        and journal.get("source") == str(path)
+        and journal.get("target") == server.describe()
+    )
+    if found and not resuming and not force:
+        raise TargetNotEmpty(
+            f"{server.describe()} already holds groups {found}. Export into an empty server, or "
+            "pass --force (force=True) to clear the groups this file holds and write them anew "
+            "(other groups are left alone)."
+        )
+    if found and force and not resuming:
+        from graphiti_core.utils.maintenance.graph_data_operations import clear_data
+
+        for group in set(groups) & set(found):
+            await clear_data(route(target, group), [group])
+    _journal(history, path, server, "writing")
+
+
+def _read_journal(history: Path) -> dict[str, Any] | None:
+    try:
+        return dict(json.loads((history / JOURNAL).read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def _journal(history: Path, path: Path, server: ServerURL, state: str) -> None:
+    history.mkdir(parents=True, exist_ok=True)
+    tmp = history / (JOURNAL + ".tmp")
+    tmp.write_text(json.dumps({"source": str(path), "target": server.describe(), "state": state}))
+    tmp.replace(history / JOURNAL)
+
+
+async def _copy_group(
+    src: Any,
+    dst: Any,
+    group: str,
+    report: MigrationReport,
+    progress: Progress,
+    *,
+    write: bool,
+    check: bool,
+    by_listing: bool,
+) -> None:
+    """Read ``group`` from ``src`` page by page, tally it, and (if ``write``) save it to
+    ``dst``; ``check`` refuses values a server cannot store (before that page is written)."""
+    if write:
+        await dst.build_indices_and_constraints()
+    for t in TYPES:
+        async for page in read_pages(src, t, group, by_listing=by_listing):
+            tally_page(report.source_tally, t, page)
+            report.tables_read[t.kind] = report.tables_read.get(t.kind, 0) + len(page)
+            if check:
+                check_storable(t, page)
+            if write:
+                await write_page(dst, t, page)
+                report.written[t.kind] = report.written.get(t.kind, 0) + len(page)
+            progress.advance(len(page))
+
+
+async def _verify(
+    target: Any,
+    groups: list[str],
+    report: MigrationReport,
+    progress: Progress,
+    total: int,
+    *,
+    by_listing: bool,
+) -> None:
+    from .errors import VerificationFailed
+
+    progress.phase("verify", total)
+    report.target_tally = Tally()
+    for group in groups:
+        await tally_group(route(target, group), group, report.target_tally, by_listing=by_listing)
+    progress.advance(sum(report.target_tally.counts.values()))
+    problems = report.source_tally.mismatches(report.target_tally)
+    if problems:
+        raise VerificationFailed(
+            "What the target returns through its driver differs from the source "
+            "(rerun to complete an interrupted export):\n  " + "\n  ".join(problems),
+            report,
+        )
+    report.verified = True
+
+
+# ------------------------------------------------------------------------------ import
+
+
+def import_graphiti(
+    url: str,
+    target: PathLike,
+    *,
+    history_dir: PathLike | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> MigrationReport:
+    """Import every group of the Graphiti server at ``url`` into a new anatid file ``target``.
+
+    With ``history_dir`` (the Parquet timeline an export wrote), the file's whole history is
+    restored first, with its recorded transaction times; the server's current state is then
+    saved over it, so whatever changed on the server since the export becomes a new version.
+    The file is written as a temporary file beside ``target`` and renamed into place only after
+    it reads back, through GraphitiDriver, equal to what the server returned.
+    """
+    path = Path(target).resolve()
+    server = parse_url(url)
+    report = MigrationReport("graphiti import", server.describe(), str(path), dry_run=dry_run)
+    if path.exists() and not force and not dry_run:
+        raise TargetExists(f"{path} already exists; pass --force (force=True) to replace it.")
+    started = time.monotonic()
+    progress = progress or Silent()
+    tmp = path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
+    history = Path(history_dir).resolve() if history_dir else None
+    if history is not None and history_counts(history) is None:
+        raise UnsupportedSource(f"{history} holds no history written by an export ({MANIFEST})")
+    try:
+        asyncio.run(_import(server, tmp, history, report, progress))
+        if not dry_run:
+            path.with_name(path.name + ".wal").unlink(missing_ok=True)
+            os.replace(tmp, path)
+    finally:
+        progress.close()
+        _remove_store_files(tmp)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _restore(tmp: Path, history: Path | None, report: MigrationReport) -> int:
+    """Write the exported timeline into ``tmp`` (an empty file); the versions written."""
+    if history is None:
+        return 0
+    try:
+        counts = restore_timeline(tmp, read_history(history, "node"), read_history(history, "edge"))  # type: ignore[arg-type]
+    except AnatidError as exc:
+        raise UnsupportedSource(f"The history in {history} cannot be restored: {exc}") from exc
+    return sum(counts.values())
+
+
+def _remove_store_files(path: Path) -> None:
+    from anatid_core import store_files
+
+    for name in store_files(str(path)):
+        Path(name).unlink(missing_ok=True)
+
+
+async def _import(
+    server: ServerURL,
+    tmp: Path,
+    history: Path | None,
+    report: MigrationReport,
+    progress: Progress,
+) -> None:
+    from anatid_graphiti import GraphitiDriver
+
+    source = open_driver(server)
+    try:
+        report.source_format = await check_server(source, server)
+        report.reader = "Graphiti " + type(source).__name__
+        groups = await groups_on(source, server)
+        progress.phase("read" if report.dry_run else "import", 0)
+        if report.dry_run:
+            for group, gdriver in sorted(groups.items()):
+                await _copy_group(
+                    gdriver,
+                    None,
+                    group,
+                    report,
+                    progress,
+                    write=False,
+                    check=False,
+                    by_listing=True,
+                )
+            return
+        _remove_store_files(tmp)
+        restored = _restore(tmp, history, report)
+        dst = GraphitiDriver(str(tmp))
+        try:
+            for group, gdriver in sorted(groups.items()):
+                await _copy_group(
+                    gdriver, dst, group, report, progress, write=True, check=False, by_listing=True
+                )
+            await _verify(dst, sorted(groups), report, progress, 0, by_listing=False)
+            if history is not None:
+                stats = dst.store.stats()
+                newer = stats["node_versions"] + stats["edge_versions"] - restored
+                report.notes.append(
+                    f"history: {restored} versions restored from {history} with their recorded "
+                    f"times; {newer} new versions for what changed on the server since the export"
+                )
+        finally:
+            await dst.close()
+    finally:
+        await close_routed(source)
+
+
+__all__ = ["MigrationError", "export_graphiti", "history_counts", "import_graphiti"]

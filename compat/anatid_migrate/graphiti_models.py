@@ -1,0 +1,251 @@
+"""Graphiti's models of one group, read and written through any Graphiti ``GraphDriver``.
+
+Reading uses Graphiti's own getters (``EntityNode.get_by_group_ids(..., with_embeddings=True)``
+and friends, paged by ``uuid_cursor``); writing uses Graphiti's own bulk save
+(``add_nodes_and_edges_bulk``) for episodes, entities, facts and MENTIONS edges, and the models'
+``save`` for the rest. Both are MERGE by uuid on every Graphiti backend, so writing a page twice
+leaves one record: an interrupted copy is completed by running it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphiti_core.edges import (
+    CommunityEdge,
+    EntityEdge,
+    EpisodicEdge,
+    HasEpisodeEdge,
+    NextEpisodeEdge,
+)
+from graphiti_core.embedder.client import EmbedderClient
+from graphiti_core.errors import EdgeNotFoundError, GroupsEdgesNotFoundError, NodeNotFoundError
+from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode, SagaNode
+from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
+
+from anatid_core import Store
+
+from .errors import MigrationError, UnsupportedValue
+from .report import Tally
+from .vectors import vector_digest
+
+#: Records per getter call and per bulk save.
+PAGE = 500
+#: Concurrent ``save`` calls for the types without a bulk path.
+SAVE_CONCURRENCY = 16
+
+
+@dataclass(frozen=True)
+class ModelType:
+    kind: str  # the name the report uses (as in the Kuzu import)
+    cls: Any
+    pattern: str  # Graphiti's own pattern for the record, ``x`` bound to it
+    embedding: str | None = None  # the model field holding its vector
+    bulk: str | None = None  # its argument of add_nodes_and_edges_bulk, if it has one
+
+
+#: In write order: nodes before the edges that MATCH them.
+TYPES: tuple[ModelType, ...] = (
+    ModelType("episode", EpisodicNode, "(x:Episodic)", bulk="episodic_nodes"),
+    ModelType("entity", EntityNode, "(x:Entity)", "name_embedding", bulk="entity_nodes"),
+    ModelType("community", CommunityNode, "(x:Community)", "name_embedding"),
+    ModelType("saga", SagaNode, "(x:Saga)"),
+    ModelType("mentions", EpisodicEdge, "(:Episodic)-[x:MENTIONS]->(:Entity)",
+              bulk="episodic_edges"),
+    ModelType("fact", EntityEdge, "(:Entity)-[x:RELATES_TO]->(:Entity)", "fact_embedding",
+              bulk="entity_edges"),
+    ModelType("has_member", CommunityEdge, "(:Community)-[x:HAS_MEMBER]->()"),
+    ModelType("has_episode", HasEpisodeEdge, "(:Saga)-[x:HAS_EPISODE]->(:Episodic)"),
+    ModelType("next_episode", NextEpisodeEdge, "(:Episodic)-[x:NEXT_EPISODE]->(:Episodic)"),
+)  # fmt: skip
+
+
+class NoEmbedder(EmbedderClient):
+    """Handed to the bulk save, which embeds a model only when its vector is missing: a copy
+    moves embeddings and never computes new ones."""
+
+    async def create(self, input_data: Any) -> list[float]:
+        raise MigrationError(
+            "A Graphiti entity or fact has no embedding, and the bulk save would compute one "
+            "with an embedder; the export moves embeddings only. Re-embed it in the source first."
+        )
+
+    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
+        return [await self.create(x) for x in input_data_list]
+
+
+async def read_pages(
+    driver: Any, t: ModelType, group: str, *, by_listing: bool = False
+) -> AsyncIterator[list[Any]]:
+    """Every model of type ``t`` in ``group``, a page at a time, embeddings loaded.
+
+    ``by_listing`` is for server backends: Graphiti's ``uuid_cursor`` paging cannot be trusted
+    on FalkorDB (its string ``<`` disagrees with its ``ORDER BY``, so pages overlap), so the
+    group's uuids are listed first and read with Graphiti's ``get_by_uuids``, a page at a time.
+    """
+    pages = _listed_pages(driver, t, group) if by_listing else _cursor_pages(driver, t, group)
+    async for page in pages:
+        if t.embedding is not None:
+            if by_listing:
+                await _page_embeddings(driver, t, page)
+            else:
+                _store_embeddings(driver, t, page)
+            await _load_embeddings(driver, t, page)
+        yield page
+
+
+async def _page_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
+    """A page's vectors in one query, in the shape Graphiti's own getters return them
+    (``x.name_embedding AS ...``): one ``load_*_embedding`` per record costs a scan each on
+    FalkorDB, whose relationship properties have no index (O(n^2) for the facts)."""
+    records, _, _ = await driver.execute_query(
+        f"MATCH {t.pattern} WHERE x.uuid IN $uuids RETURN x.uuid AS uuid, "
+        f"x.{t.embedding} AS embedding",
+        uuids=[m.uuid for m in page],
+        routing_="r",
+    )
+    found = {str(r["uuid"]): r["embedding"] for r in records}
+    for m in page:
+        vec = found.get(m.uuid)
+        if getattr(m, t.embedding or "") is None and vec is not None:
+            setattr(m, t.embedding or "", [float(x) for x in vec])
+
+
+def _store_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
+    """On GraphitiDriver, a page's vectors from its store in one read (the getters it answers
+    through ``graph_operations_interface`` ignore ``with_embeddings``)."""
+    store = getattr(driver, "store", None)
+    if not isinstance(store, Store):
+        return
+    kind = "edge" if t.cls is EntityEdge else "node"
+    vectors = store.get_embedding_arrays([m.uuid for m in page], kind=kind)
+    for m in page:
+        vec = vectors.get(m.uuid)
+        if getattr(m, t.embedding or "") is None and vec is not None:
+            setattr(m, t.embedding or "", vec.tolist())
+
+
+async def _cursor_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
+    cursor: str | None = None
+    while True:
+        kwargs: dict[str, Any] = {"limit": PAGE, "uuid_cursor": cursor}
+        if t.cls in (EntityNode, EntityEdge):
+            kwargs["with_embeddings"] = True
+        try:
+            page = await t.cls.get_by_group_ids(driver, [group], **kwargs)
+        except GroupsEdgesNotFoundError:
+            page = []  # EpisodicEdge's getter raises where the others return nothing
+        if not page:
+            return
+        yield page
+        if len(page) < PAGE:
+            return
+        cursor = min(m.uuid for m in page)  # Graphiti pages by uuid, descending
+
+
+async def _listed_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
+    records, _, _ = await driver.execute_query(
+        f"MATCH {t.pattern} WHERE x.group_id = $group_id RETURN x.uuid AS uuid",
+        group_id=group,
+        routing_="r",
+    )
+    uuids = sorted({str(r["uuid"]) for r in records})
+    for lo in range(0, len(uuids), PAGE):
+        page = await t.cls.get_by_uuids(driver, uuids[lo : lo + PAGE])
+        if page:
+            yield page
+
+
+async def _load_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
+    """Fill any vector still missing with Graphiti's own per-record loaders (a record stored
+    without one stays without)."""
+    missing = [m for m in page if getattr(m, t.embedding or "") is None]
+    limit = asyncio.Semaphore(SAVE_CONCURRENCY)
+
+    async def load(model: Any) -> None:
+        async with limit:
+            try:
+                if isinstance(model, EntityEdge):
+                    await model.load_fact_embedding(driver)
+                else:
+                    await model.load_name_embedding(driver)
+            except (NodeNotFoundError, EdgeNotFoundError):
+                pass  # stored without one: nothing to load
+
+    await asyncio.gather(*(load(m) for m in missing))
+
+
+async def write_page(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
+    """Save ``page`` through ``driver``: Graphiti's bulk save where it has one, else each
+    model's ``save``. A model without its vector goes through ``save`` too (the bulk save would
+    embed it, and an export never computes embeddings)."""
+    if t.bulk is not None:
+        bulk = [m for m in page if t.embedding is None or getattr(m, t.embedding) is not None]
+        lists: dict[str, list[Any]] = {
+            "episodic_nodes": [],
+            "episodic_edges": [],
+            "entity_nodes": [],
+            "entity_edges": [],
+        }
+        lists[t.bulk] = bulk
+        if bulk:
+            await add_nodes_and_edges_bulk(driver, embedder=NoEmbedder(), **lists)
+        if len(bulk) == len(page):
+            return
+        page = [m for m in page if getattr(m, t.embedding or "") is None]
+    limit = asyncio.Semaphore(SAVE_CONCURRENCY)
+
+    async def save(model: Any) -> None:
+        async with limit:
+            await model.save(driver)
+
+    await asyncio.gather(*(save(m) for m in page))
+
+
+def _primitive(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(v is None or isinstance(v, str | int | float | bool) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def check_storable(t: ModelType, page: Sequence[Any]) -> None:
+    """Raise before writing a page the server cannot hold. Graphiti writes custom attributes as
+    properties of the node or edge, and FalkorDB and Neo4j store only primitive values and
+    arrays of them there: a map or a list of maps would fail mid-write."""
+    for model in page:
+        for key, value in (getattr(model, "attributes", None) or {}).items():
+            if not _primitive(value):
+                raise UnsupportedValue(
+                    f"{t.kind} {model.uuid} ({getattr(model, 'name', '')!r}): attribute {key!r} "
+                    f"is {type(value).__name__} {value!r:.80}. Graphiti stores attributes as "
+                    "server properties, which hold only strings, numbers, booleans and arrays "
+                    "of them: flatten or JSON-encode it in the source, then export again."
+                )
+
+
+def tally_fields(t: ModelType, model: Any) -> dict[str, Any]:
+    """What verification compares: the model as Graphiti serialises it, its vector hashed as
+    float32 (the precision every backend stores), its labels as a set (a graph database returns
+    a node's labels in its own order, FalkorDB's by label creation)."""
+    fields = model.model_dump(mode="json")
+    if "labels" in fields:
+        fields["labels"] = sorted(fields["labels"])
+    if t.embedding is not None:
+        vec = getattr(model, t.embedding)
+        fields[t.embedding] = None if vec is None else vector_digest(vec)
+    return fields
+
+
+def tally_page(tally: Tally, t: ModelType, page: Sequence[Any]) -> None:
+    for model in page:
+        tally.add(t.kind, tally_fields(t, model))
+
+
+async def tally_group(driver: Any, group: str, tally: Tally, *, by_listing: bool) -> None:
+    """Tally everything Graphiti's getters return for ``group`` from ``driver``."""
+    for t in TYPES:
+        async for page in read_pages(driver, t, group, by_listing=by_listing):
+            tally_page(tally, t, page)
