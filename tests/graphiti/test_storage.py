@@ -191,6 +191,23 @@ async def test_get_by_group_ids_pages_by_uuid_descending(driver):
     assert [n.uuid for n in rest] == ["u2", "u1", "u0"]
 
 
+async def test_get_by_group_ids_with_embeddings_returns_them_as_the_cypher_backends_do(driver):
+    # Graphiti drops with_embeddings on its way to the hook; Kuzu and FalkorDB run the Cypher
+    # fallback, which returns them. A fetch-edit-save must not lose the embedding.
+    a, b = pair("g")
+    edge = edge_between(a, b)
+    for record in (a, b, edge):
+        await record.save(driver)
+    nodes = await EntityNode.get_by_group_ids(driver, ["g"], with_embeddings=True)
+    assert {n.name: n.name_embedding for n in nodes} == {"Ann": [1.0, 0.0], "Bo": [0.0, 1.0]}
+    [fact] = await EntityEdge.get_by_group_ids(driver, ["g"], with_embeddings=True)
+    assert fact.fact_embedding == [0.5, 0.5]
+    plain = await EntityNode.get_by_group_ids(driver, ["g"])
+    assert [n.name_embedding for n in plain] == [None, None]
+    [plain_fact] = await EntityEdge.get_by_group_ids(driver, ["g"])
+    assert plain_fact.fact_embedding is None
+
+
 async def test_namespaces_use_the_operations_interfaces(graphiti, driver):
     a, b = pair()
     await graphiti.nodes.entity.save(a)

@@ -15,7 +15,7 @@ from graphiti_core.errors import EdgeNotFoundError, GroupsEdgesNotFoundError
 
 from .. import mapping as m
 from ..edge_ops import EdgeCrud
-from .hooks import GraphHooks, HookTable, getter_hooks, table, with_hooks
+from .hooks import GraphHooks, HookTable, caller_asked_embeddings, getter_hooks, table, with_hooks
 from .payloads import dumps, entity_edge_payload, models
 
 
@@ -124,7 +124,10 @@ class EdgeHooks(GraphHooks):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[Any]:
+        embeddings = caller_asked_embeddings()
         edges = await self.ops.entity_edge.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        if embeddings:
+            await self.ops.entity_edge.load_embeddings_bulk(driver, edges)
         return _found(edges, GroupsEdgesNotFoundError(group_ids))
 
     async def edge_load_embeddings(self, edge: Any, driver: QueryExecutor) -> None:

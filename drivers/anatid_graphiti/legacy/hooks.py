@@ -11,6 +11,7 @@ Graphiti's behaviour for one kind differs (e.g. raising on an empty result).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -91,3 +92,18 @@ def with_hooks(**tables: HookTable) -> Callable[[C], C]:
 
 
 __all__ = ["GraphHooks", "HookTable", "getter_hooks", "table", "with_hooks"]
+
+
+def caller_asked_embeddings() -> bool:
+    """Whether the model method that called this hook was given ``with_embeddings=True``.
+
+    ``EntityNode.get_by_group_ids`` and ``EntityEdge.get_by_group_ids`` take ``with_embeddings``
+    but do not pass it to the hook (graphiti-core 0.31.2), while their Cypher fallback, which Kuzu
+    and FalkorDB run, returns the embeddings. Without them a caller that fetches, edits and saves
+    would store the model without its embedding. The flag is read from the calling method's frame:
+    call this first thing in the hook, before any ``await``, while that frame is the caller.
+    """
+    frame = sys._getframe(2)  # 0: here, 1: the hook, 2: Graphiti's model method
+    return (
+        frame.f_code.co_name == "get_by_group_ids" and frame.f_locals.get("with_embeddings") is True
+    )

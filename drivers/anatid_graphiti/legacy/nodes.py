@@ -14,7 +14,7 @@ from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode, Node, S
 
 from .. import mapping as m
 from ..node_ops import NodeCrud
-from .hooks import GraphHooks, HookTable, getter_hooks, table, with_hooks
+from .hooks import GraphHooks, HookTable, caller_asked_embeddings, getter_hooks, table, with_hooks
 from .payloads import models
 
 # ``Node.delete_by_group_id`` / ``Node.delete_by_uuids`` reach Entity, Episodic and Community
@@ -141,7 +141,11 @@ class NodeHooks(GraphHooks):
         limit: int | None = None,
         uuid_cursor: str | None = None,
     ) -> list[Any]:
-        return await self.ops.entity_node.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        embeddings = caller_asked_embeddings()
+        nodes = await self.ops.entity_node.get_by_group_ids(driver, group_ids, limit, uuid_cursor)
+        if embeddings:
+            await self.ops.entity_node.load_embeddings_bulk(driver, nodes)
+        return nodes
 
     async def node_get_by_names(
         self, _cls: Any, driver: QueryExecutor, names: list[str], group_ids: list[str]
