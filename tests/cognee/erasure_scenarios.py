@@ -137,7 +137,7 @@ def scan() -> dict[str, dict[str, bool]]:
     return {doc: {k: v in data for k, v in needles(doc).items()} for doc in DOCS}
 
 
-async def _setup() -> Any:
+async def _setup(uncompressed: bool = True) -> Any:
     import anatid_cognee
     from cognee.infrastructure.databases.graph import get_graph_engine
     from cognee.low_level import setup
@@ -150,7 +150,8 @@ async def _setup() -> Any:
     graph = await get_graph_engine()
     # DuckDB compresses floats (ALP), which would hide a vector's bytes from the scan even
     # before deletion; stored uncompressed, the scan can see them (the copy keeps the setting).
-    graph._store.connection._con.execute("SET force_compression = 'uncompressed'").fetchall()
+    if uncompressed:
+        graph._store.connection._con.execute("SET force_compression = 'uncompressed'").fetchall()
     return graph
 
 
