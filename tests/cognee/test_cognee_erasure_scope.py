@@ -20,6 +20,8 @@ from cognee.infrastructure.engine import DataPoint
 from tests.cognee.cognee_fakes import HashEmbeddingEngine
 
 TOKEN = "zqSCOPETOKENq"
+#: Only in an edge: the graph side of the file.
+EDGE_TOKEN = "zqEDGEONLYTOKENq"
 
 
 class Thing(DataPoint):
@@ -44,7 +46,7 @@ async def pair(tmp_path: Path):
 async def _seed(graph, vector) -> tuple[Thing, Thing]:
     gone, kept = Thing(name=f"gone {TOKEN}"), Thing(name="kept")
     await graph.add_nodes([gone, kept])
-    await graph.add_edges([(gone.id, kept.id, "knows", {"note": TOKEN})])
+    await graph.add_edges([(gone.id, kept.id, "knows", {"note": EDGE_TOKEN})])
     await vector.create_data_points("Thing_name", [gone, kept])
     return gone, kept
 
@@ -57,6 +59,7 @@ async def test_deletes_outside_the_scope_keep_history(pair):
     assert len(await graph.history(str(gone.id))) == 1
     assert graph._store.erasures() == []
     assert TOKEN.encode() in _bytes(path)
+    assert EDGE_TOKEN.encode() in _bytes(path)
 
 
 async def test_deletes_inside_the_scope_are_pending_then_gone_when_it_ends(pair):
@@ -72,6 +75,7 @@ async def test_deletes_inside_the_scope_are_pending_then_gone_when_it_ends(pair)
     assert {r.state for r in after} == {"gone"}
     assert len({r.gone_at for r in after}) == 1  # one compaction for the whole scope
     assert TOKEN.encode() not in _bytes(path)
+    assert EDGE_TOKEN.encode() not in _bytes(path)
     assert await graph.has_node(str(kept.id))
     assert [r.id for r in await vector.retrieve("Thing_name", [str(kept.id)])] == [kept.id]
 
@@ -133,3 +137,36 @@ def test_every_public_deletion_path_of_cognee_opens_the_scope():
     for attr in ("prune_system", "prune_data"):
         assert getattr(getattr(cognee.prune, attr), "__anatid_erasure__", False), attr
     assert {t[2] for t in TARGETS} >= {"_forget_dataset_memory", "_forget_data_memory"}
+
+
+async def test_the_dataset_handler_erases_or_under_the_audit_setting_keeps_the_file(
+    tmp_path: Path, monkeypatch
+):
+    from anatid_cognee import handlers
+    from anatid_cognee.records import GRAPH_GROUP, META_GROUP
+
+    for keep in (False, True):
+        path = tmp_path / f"d{keep}.duckdb"
+        graph = AnatidGraphAdapter(graph_database_url=str(path))
+        vector = AnatidVectorAdapter(url=str(path), embedding_engine=HashEmbeddingEngine())
+        await _seed(graph, vector)
+        await vector.close()
+        await graph.close()
+        if keep:
+            monkeypatch.setenv(KEEP_DELETED_ENV, "1")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await handlers._erase(str(path), [GRAPH_GROUP, META_GROUP], graph=True)
+        # The vector rows remain, so the file stays: the graph compacted out of it, or (audit)
+        # kept in history with its bytes.
+        assert path.exists()
+        assert (EDGE_TOKEN.encode() in _bytes(path)) is keep
+        assert TOKEN.encode() in _bytes(path)  # the vector row's name
+        reopened = AnatidGraphAdapter(graph_database_url=str(path))
+        try:
+            receipts = reopened._store.erasures()
+            assert (receipts == []) is keep
+            assert all(r.state == "gone" for r in receipts)
+            assert await reopened.get_graph_counts() == (0, 0)
+        finally:
+            await reopened.close()
