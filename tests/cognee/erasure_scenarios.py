@@ -55,7 +55,7 @@ def long_text(doc: str) -> str:
 
 
 def entity_id(doc: str) -> str:
-    return str(uuid5(NAMESPACE_URL, f"anatid-erasure-entity-{doc}"))
+    return str(uuid5(NAMESPACE_URL, f"anatid-erasure-entity-{doc}"))  # the Entity's id
 
 
 @functools.cache
@@ -68,7 +68,7 @@ def _models() -> Any:
         name: str
         tag: str = ""
         details: dict = {}
-        metadata: dict = {"index_fields": ["name"]}
+        metadata: dict = {"index_fields": ["name"]}  # pyright: ignore[reportIncompatibleVariableOverride]
 
     return Note
 
@@ -87,7 +87,7 @@ def points(doc: str, data_id: Any, *, version: int = 1) -> list[Any]:
         id=uuid5(NAMESPACE_URL, "anatid-erasure-type"), name="person", description="a person"
     )
     entity = Entity(
-        id=entity_id(doc),
+        id=uuid5(NAMESPACE_URL, f"anatid-erasure-entity-{doc}"),
         name=f"entity {tok['name']}",
         description=f"first version {tok['old_version']}" if version == 1 else "second version",
         is_a=kind,
@@ -147,7 +147,7 @@ async def _setup(uncompressed: bool = True) -> Any:
     install_hash_embeddings()
     anatid_cognee.configure(str(MEMORY_FILE))
     await setup()
-    graph = await get_graph_engine()
+    graph: Any = await get_graph_engine()
     # DuckDB compresses floats (ALP), which would hide a vector's bytes from the scan even
     # before deletion; stored uncompressed, the scan can see them (the copy keeps the setting).
     if uncompressed:
@@ -178,7 +178,7 @@ async def _fill(docs: list[str]) -> None:
 async def _dataset(name: str) -> Any:
     import cognee
 
-    (found,) = [d for d in await cognee.datasets.list_datasets() if d.name == name]
+    (found,) = [d for d in await cognee.datasets.list_datasets() if str(d.name) == name]
     return found
 
 
@@ -186,7 +186,7 @@ async def _data_of(doc: str) -> Any:
     import cognee
 
     dataset = await _dataset(DOCS[doc])
-    (data,) = [d for d in await cognee.datasets.list_data(dataset.id) if d.name == doc]
+    (data,) = [d for d in await cognee.datasets.list_data(dataset.id) if str(d.name) == doc]
     return dataset, data
 
 

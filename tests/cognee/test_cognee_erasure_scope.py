@@ -26,7 +26,7 @@ EDGE_TOKEN = "zqEDGEONLYTOKENq"
 
 class Thing(DataPoint):
     name: str
-    metadata: dict = {"index_fields": ["name"]}
+    metadata: dict = {"index_fields": ["name"]}  # pyright: ignore[reportIncompatibleVariableOverride]
 
 
 def _bytes(path: Path) -> bytes:
