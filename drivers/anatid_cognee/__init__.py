@@ -13,6 +13,7 @@ Cognee's own config::
                                         "vector_dataset_database_handler": "anatid_vector"})
 """
 
+from .erasures import KEEP_DELETED_ENV, DeletedDataKept, erasure
 from .errors import CypherNotSupported, ReadOnlyAdapter
 from .graph_adapter import AnatidGraphAdapter
 from .handlers import AnatidGraphDatasetDatabaseHandler, AnatidVectorDatasetDatabaseHandler
@@ -27,7 +28,10 @@ __all__ = [
     "AnatidVectorAdapter",
     "AnatidVectorDatasetDatabaseHandler",
     "CypherNotSupported",
+    "DeletedDataKept",
+    "KEEP_DELETED_ENV",
     "ReadOnlyAdapter",
     "configure",
+    "erasure",
     "register",
 ]

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from anatid_core import Store, with_retries
 
-from . import store_registry
+from . import erasures, store_registry
 from .errors import cognee_errors, read_only
 
 T = TypeVar("T")
@@ -90,3 +90,26 @@ class StoreBacked:
         if self._read_only:
             raise read_only(what)
         return await asyncio.to_thread(self._call, work, self._store, *args)
+
+    async def _delete(self, what: str, soft: Callable[..., Any], hard: Callable[..., Any]) -> None:
+        """A deletion: ``hard`` (a purge of every version) inside an erasure scope, i.e. during
+        one of Cognee's deletion calls (:mod:`anatid_cognee.erasures`); ``soft`` (history
+        kept) otherwise, as for the updates Cognee's pipelines make."""
+        if erasures.erasing():
+            await self._write(what, hard)
+            erasures.note_purged(self.path)
+        else:
+            await self._write(what, soft)
+
+    async def _erase(
+        self, what: str, hard: Callable[..., Any], soft: Callable[..., Any] | None = None
+    ) -> None:
+        """An erasure whatever the context (``prune``, ``delete_graph``, the explicit purges):
+        done and compacted by the time the outermost erasure scope ends (this call, when
+        none is open). ``soft`` runs instead under the audit setting, when given."""
+        async with erasures.erasure():
+            if soft is not None and erasures.keep_deleted():
+                await self._write(what, soft)
+                return
+            await self._write(what, hard)
+            erasures.note_purged(self.path)

@@ -120,40 +120,58 @@ class GraphWrites(StoreBacked):
         await self.delete_nodes([node_id])
 
     async def delete_nodes(self, node_ids: list[str]) -> None:
-        """Detach-delete; missing ids are ignored. History is kept for ``as_of`` reads."""
+        """Detach-delete; missing ids are ignored. During a Cognee deletion call every version
+        goes (an erasure); otherwise history is kept for ``as_of`` reads."""
         ids = unique_strings(node_ids)
         if not ids:
             return
 
-        def work(store: Any) -> None:
+        def graph_ids(store: Any) -> list[str]:
             # Only graph nodes: a vector row or metadata node sharing the file is not ours.
-            graph_ids = [n.id for n in store.find_nodes(ids=ids, groups=GROUPS)]
-            if graph_ids:
-                store.delete_nodes(graph_ids, detach=True)
+            return [n.id for n in store.find_nodes(ids=ids, groups=GROUPS)]
 
-        await self._write("delete_nodes", work)
+        def soft(store: Any) -> None:
+            with store.transaction():
+                if found := graph_ids(store):
+                    store.delete_nodes(found, detach=True)
+
+        def hard(store: Any) -> None:
+            with store.transaction():
+                if found := graph_ids(store):
+                    store.purge_nodes(found)
+
+        await self._delete("delete_nodes", soft, hard)
 
     async def delete_edge_triples(self, edges: list[Any]) -> None:
-        """Delete edges by identity, keeping their endpoint nodes."""
+        """Delete edges by identity, keeping their endpoint nodes (every version of the edges
+        during a Cognee deletion call)."""
         ids = [edge_id(str(e.source_id), str(e.target_id), str(e.relationship_name)) for e in edges]
         if ids:
-            await self._write("delete_edge_triples", lambda s: s.delete_edges(ids))
+            await self._delete(
+                "delete_edge_triples", lambda s: s.delete_edges(ids), lambda s: s.purge_edges(ids)
+            )
 
     async def delete_graph(self) -> None:
-        """Erase the graph and its metadata (every version). Vector rows in the same file stay:
-        ``prune()`` on the vector adapter owns those."""
+        """Erase the graph and its metadata (every version; compacted when Cognee's call
+        returns). Vector rows in the same file stay: ``prune()`` on the vector adapter owns
+        those. Under the audit setting the records are deleted with their history kept."""
 
-        def work(store: Any) -> None:
+        def hard(store: Any) -> None:
             with store.transaction():
                 store.purge_where("node", groups=[GRAPH_GROUP, META_GROUP])
                 store.purge_where("edge", groups=[GRAPH_GROUP])
 
-        await self._write("delete_graph", work)
+        def soft(store: Any) -> None:
+            with store.transaction():
+                store.delete_where("edge", groups=[GRAPH_GROUP])
+                store.delete_where("node", groups=[GRAPH_GROUP, META_GROUP])
+
+        await self._erase("delete_graph", hard, soft)
 
     async def purge_nodes(self, node_ids: list[str]) -> None:
-        """Erase graph nodes, their edges and every past version of them (erasure requests).
-
-        Cognee's own deletes keep history for ``as_of`` reads; this does not."""
+        """Erase graph nodes, their edges and every past version of them (erasure requests),
+        so that no byte of them is left in the file when this returns (or when the enclosing
+        Cognee deletion call returns)."""
         ids = unique_strings(node_ids)
         if not ids:
             return
@@ -171,7 +189,7 @@ class GraphWrites(StoreBacked):
                 if graph_ids or gone:
                     store.purge_nodes([*graph_ids, *gone])
 
-        await self._write("purge_nodes", work)
+        await self._erase("purge_nodes", work)
 
     async def update_node(self, node_id: str, values: dict[str, Any]) -> bool:
         """Merge ``values`` into a node's properties; False if it does not exist."""

@@ -7,7 +7,8 @@ id>.anatid.duckdb``, so a dataset's graph and vectors share one DuckDB database.
 
 Deleting a dataset's graph erases the graph records and deleting its vectors erases the vector
 records (Cognee's ``prune_system`` may delete one side only); whichever leaves the file empty
-removes it, with its WAL and lock files, as LadybugDB's and LanceDB's handlers remove theirs.
+removes it, with its WAL and lock files, as LadybugDB's and LanceDB's handlers remove theirs;
+a file that stays is compacted when Cognee's deletion call returns (issue 15).
 Both first evict the dataset's engines from Cognee's caches, which closes their adapters; an
 adapter still held elsewhere in the process keeps the file until it lets go, and the file is
 removed then (issue 14).
@@ -23,7 +24,7 @@ from cognee.infrastructure.databases.dataset_database_handler import (
     DatasetDatabaseHandlerInterface,
 )
 
-from . import store_registry
+from . import erasures, store_registry
 from .errors import cognee_errors, handler_mismatch, unusable_location
 from .paths import PROVIDER, databases_directory, dataset_filename
 from .records import GRAPH_GROUP, META_GROUP
@@ -114,28 +115,41 @@ def _graph_file(dataset_database: Any) -> str:
 async def _erase(path: str, groups: list[str] | None, *, graph: bool) -> None:
     import asyncio
 
-    await asyncio.to_thread(_erase_sync, path, groups, graph)
+    async with erasures.erasure():
+        keep = erasures.keep_deleted()
+        await asyncio.to_thread(_erase_sync, path, groups, graph, keep)
+        if not keep:
+            erasures.note_purged(path)  # compacted when Cognee's deletion call returns
 
 
-def _erase_sync(path: str, groups: list[str] | None, graph: bool) -> None:
-    """Erase one side of a dataset file; remove the file once nothing is left in it."""
+def _erase_sync(path: str, groups: list[str] | None, graph: bool, keep: bool) -> None:
+    """Erase one side of a dataset file; remove the file once nothing is left in it. Under
+    the audit setting the records are deleted with their history kept, and so is the file."""
     if not os.path.exists(path):
         return
     store = store_registry.acquire(path)
     try:
         with cognee_errors(), store.transaction():
-            if graph:
-                store.purge_where("node", groups=groups)
-                store.purge_where("edge", groups=groups)
-            else:
-                vector_groups = [g for g in _groups(store) if g.startswith("cognee.vector")]
-                if vector_groups:
-                    store.purge_where("node", groups=vector_groups)
+            if not graph:
+                groups = [g for g in _groups(store) if g.startswith("cognee.vector")]
+            if groups:
+                _remove_groups(store, groups, graph=graph, keep=keep)
         empty = store.count_nodes() == 0 and store.count_edges() == 0
     finally:
         store_registry.release(store)
-    if empty:
+    if empty and not keep:
         store_registry.remove_when_released(path)
+
+
+def _remove_groups(store: Any, groups: list[str], *, graph: bool, keep: bool) -> None:
+    if keep:
+        if graph:
+            store.delete_where("edge", groups=groups)
+        store.delete_where("node", groups=groups)
+        return
+    store.purge_where("node", groups=groups)
+    if graph:
+        store.purge_where("edge", groups=groups)
 
 
 def _groups(store: Any) -> list[str]:

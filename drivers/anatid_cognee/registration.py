@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from . import handler_defaults, shutdown, store_registry
+from . import handler_defaults, host_deletes, shutdown, store_registry
 from .handlers import (
     GRAPH_HANDLER,
     VECTOR_HANDLER,
@@ -19,7 +19,8 @@ _lock = threading.Lock()
 def register() -> None:
     """Register provider ``"anatid"`` with Cognee's graph and vector factories and the two
     dataset handlers (``anatid_graph``, ``anatid_vector``), make those handlers Cognee's
-    default for the anatid provider (:mod:`anatid_cognee.handler_defaults`), and have every
+    default for the anatid provider (:mod:`anatid_cognee.handler_defaults`), make Cognee's
+    deletion calls erasures (:mod:`anatid_cognee.host_deletes`), and have every
     anatid file closed at exit and on SIGTERM (:mod:`anatid_cognee.shutdown`; armed here, as
     Cognee loads, so a server started later restores our handler when it stops). Idempotent."""
     from cognee.infrastructure.databases.dataset_database_handler import (
@@ -37,6 +38,7 @@ def register() -> None:
         use_dataset_database_handler(GRAPH_HANDLER, AnatidGraphDatasetDatabaseHandler, PROVIDER)
         use_dataset_database_handler(VECTOR_HANDLER, AnatidVectorDatasetDatabaseHandler, PROVIDER)
         handler_defaults.install()
+        host_deletes.install()
     shutdown.arm(store_registry.close_all)
 
 

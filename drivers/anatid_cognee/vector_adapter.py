@@ -24,6 +24,7 @@ from cognee.infrastructure.engine.utils import parse_id
 from anatid_core import Node
 
 from .adapter_base import StoreBacked
+from .erasures import erasing, note_purged
 from .errors import collection_not_found
 from .paths import vector_path
 
@@ -266,17 +267,23 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
         await self._write("update_payload", work)
 
     async def delete_data_points(self, collection_name: str, data_point_ids: list[Any]) -> None:
-        """Idempotent; history is kept for ``as_of`` searches."""
+        """Idempotent. During a Cognee deletion call every version and embedding goes (an
+        erasure); otherwise history is kept for ``as_of`` searches."""
         ids = [row_id(collection_name, i) for i in data_point_ids]
         if ids:
-            await self._write("delete_data_points", lambda s: s.delete_nodes(ids, detach=False))
+            await self._delete(
+                "delete_data_points",
+                lambda s: s.delete_nodes(ids, detach=False),
+                lambda s: s.purge_nodes(ids),
+            )
 
     async def purge_data_points(self, collection_name: str, data_point_ids: list[Any]) -> None:
-        """Erase rows with every past version and embedding (erasure requests); Cognee's own
-        ``delete_data_points`` keeps history for ``as_of`` searches."""
+        """Erase rows with every past version and embedding (erasure requests), so that no
+        byte of them is left in the file when this returns (or when the enclosing Cognee
+        deletion call returns)."""
         ids = [row_id(collection_name, i) for i in data_point_ids]
         if ids:
-            await self._write("purge_data_points", lambda s: s.purge_nodes(ids))
+            await self._erase("purge_data_points", lambda s: s.purge_nodes(ids))
 
     async def remove_belongs_to_set_tags(
         self, tags: list[str], node_ids: list[str] | None = None
@@ -286,6 +293,7 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
             return
         tag_set = set(tags)
         scope = {str(i) for i in node_ids} if node_ids is not None else None
+        erase = erasing()
 
         def work(store: Any) -> None:
             with store.transaction():
@@ -308,23 +316,33 @@ class AnatidVectorAdapter(StoreBacked, VectorDBInterface):
                     )
                 if rewritten:
                     store.upsert_nodes(rewritten)
-                if emptied:
+                if emptied and erase:
+                    store.purge_nodes(emptied)
+                elif emptied:
                     store.delete_nodes(emptied, detach=False)
 
         await self._write("remove_belongs_to_set_tags", work)
+        if erase:
+            note_purged(self.path)
 
     async def prune(self) -> None:
-        """Erase every collection (all versions). The graph in the same file is untouched:
-        Cognee prunes vectors before it deletes the graph."""
+        """Erase every collection (all versions; compacted when Cognee's call returns). The
+        graph in the same file is untouched: Cognee prunes vectors before it deletes the
+        graph. Under the audit setting the rows are deleted with their history kept."""
 
-        def work(store: Any) -> None:
+        def groups(store: Any) -> list[str]:
+            names = [n.name for n in store.find_nodes(groups=[COLLECTIONS_GROUP])]
+            return [COLLECTIONS_GROUP, *(row_group(n) for n in names)]
+
+        def hard(store: Any) -> None:
             with store.transaction():
-                names = [n.name for n in store.find_nodes(groups=[COLLECTIONS_GROUP])]
-                store.purge_where(
-                    "node", groups=[COLLECTIONS_GROUP, *(row_group(n) for n in names)]
-                )
+                store.purge_where("node", groups=groups(store))
 
-        await self._write("prune", work)
+        def soft(store: Any) -> None:
+            with store.transaction():
+                store.delete_where("node", groups=groups(store))
+
+        await self._erase("prune", hard, soft)
 
     # ------------------------------------------------------------------ reads
 
