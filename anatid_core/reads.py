@@ -57,6 +57,9 @@ class Reader(GraphReads):
 
     def _get_one(self, kind: Kind, id: str) -> Item | None:
         check_id(id)
+        found = self._from_memory(kind, [id])
+        if found is not None:
+            return found[0] if found else None
         rows = self._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
             f"WHERE r.id = ? AND {self.visibility.sql()}",
@@ -68,6 +71,9 @@ class Reader(GraphReads):
         wanted = id_list(ids)
         if not wanted:
             return []
+        found = self._from_memory(kind, list(dict.fromkeys(wanted)))
+        if found is not None:
+            return found
         rows = self._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
             f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self.visibility.sql()}",
@@ -75,6 +81,22 @@ class Reader(GraphReads):
         )
         by_id = {row[1]: item_from_row(kind, row) for row in rows}
         return [by_id[i] for i in dict.fromkeys(wanted) if i in by_id]
+
+    def _from_memory(self, kind: Kind, ids: list[str]) -> list[Item] | None:
+        """The current records of ``ids`` (in order, missing ones left out) from the in-memory
+        view (:mod:`anatid_core.current`); None where SQL must answer (a past view, this
+        thread's own transaction, the view off or too big)."""
+        current = self.connection.current
+        if self.connection.closed or not self.visibility.is_current or not current.usable():
+            return None
+        if current.view(kind) is None:
+            return None
+        with self.connection.published.reading():  # never half of a commit
+            view = current.loaded(kind)  # dropped meanwhile (another process's commit): SQL
+            if view is None:
+                return None
+            rows = [view.by_id.get(i) for i in ids]
+        return [item_from_row(kind, row) for row in rows if row is not None]
 
     # ----------------------------------------------------------------------------- lists
 

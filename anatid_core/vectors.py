@@ -452,4 +452,7 @@ class VectorCache:
                 m.remove(removed)
 
     def forget(self) -> None:
+        """Drop every matrix (after a purge of everything, or of records another process
+        purged): the in-memory current records go with them, for the same reason."""
         self._spaces.clear()
+        self._connection.current.forget()

@@ -1,0 +1,155 @@
+"""The current records of each kind, held in memory beside the file (issue 16).
+
+Reads by id and single-record saves are the operations an agent does most, and each was one or
+more SQL round trips (a point query costs far more than a dict lookup, and much more again on a
+loaded machine). So the connection keeps, per kind, every current version as the row SQL would
+return (plus its content hash): by id, and the id of each version id.
+
+The file stays the truth; this view is derived and is only used where it cannot differ from what
+SQL would answer:
+
+* it is built from the tables on first use, under the write lock (no commit lands in between);
+* each commit applies its own changes right after COMMIT, under the publish lock (readers see
+  the view before a transaction or after it, never half of it): new versions are added, closed
+  or purged ones removed (by version id, so purges that only know version ids are covered);
+* it is dropped whenever that is not possible: after another process had the file
+  (``Connection._catch_up``), around compaction (``Connection.exclusive``), after a purge of
+  everything (``VectorCache.forget``), and when it would grow past ``SETTINGS
+  ['current_records_limit']`` records of one kind (then SQL answers, as before);
+* reads use it only for the current state outside the reader's own transaction (inside one,
+  SQL sees the uncommitted writes; ``as_of`` views always read SQL).
+
+Memory: one tuple per current record holding its columns (id, name, text, props JSON, ...), so
+about the size of those strings plus ~0.4 KB; see docs/benchmarks.md for a measured figure.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from .model import Kind
+from .rows import cols_of, table_of
+
+
+class _Connection(Protocol):
+    """What the view needs of :class:`~anatid_core.connection.Connection` (which owns it)."""
+
+    @property
+    def write_lock(self) -> AbstractContextManager[Any]: ...
+
+    def in_own_transaction(self) -> bool: ...
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+#: A current version as ``SELECT {cols_of(kind)}, r.chash`` returns it.
+Row = tuple[Any, ...]
+
+#: Default most current records of one kind kept in memory (``SETTINGS``); 0 turns the view off.
+DEFAULT_LIMIT = 200_000
+
+
+class _KindView:
+    """The current rows of one kind: by id, and the id of each version."""
+
+    __slots__ = ("by_id", "by_vid")
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, Row] = {}
+        self.by_vid: dict[int, str] = {}
+
+    def add(self, row: Row) -> None:
+        old = self.by_id.get(row[1])
+        if old is not None:
+            self.by_vid.pop(old[0], None)
+        self.by_id[row[1]] = row
+        self.by_vid[row[0]] = row[1]
+
+    def remove_vids(self, vids: Iterable[int]) -> None:
+        for vid in vids:
+            rid = self.by_vid.pop(vid, None)
+            if rid is not None:
+                self.by_id.pop(rid, None)
+
+
+class CurrentRecords:
+    """Every current version of each kind, in step with the commits of this process."""
+
+    def __init__(self, connection: _Connection, limit: Any) -> None:
+        self._connection = connection
+        self._limit = limit  # a callable giving the limit now (SETTINGS may change at run time)
+        self._views: dict[Kind, _KindView] = {}
+        self._too_big: set[Kind] = set()
+        self._lock = threading.RLock()
+
+    def usable(self) -> bool:
+        """Whether this thread's reads may use the view (not inside its own transaction)."""
+        return not self._connection.in_own_transaction()
+
+    def view(self, kind: Kind) -> _KindView | None:
+        """The view of ``kind``, built now if needed; None if it is off or too big. Call
+        outside the publish lock (building takes the write lock); read it inside."""
+        with self._lock:
+            found = self._views.get(kind)
+            if found is not None or kind in self._too_big:
+                return found
+        limit = int(self._limit())
+        if limit <= 0:
+            return None
+        with self._connection.write_lock:
+            with self._lock:
+                found = self._views.get(kind)
+                if found is not None or kind in self._too_big:
+                    return found
+            built = self._build(kind, limit)
+            with self._lock:
+                if built is None:
+                    self._too_big.add(kind)
+                else:
+                    self._views[kind] = built
+            return built
+
+    def loaded(self, kind: Kind) -> _KindView | None:
+        """The view of ``kind`` if it is built (never builds it)."""
+        with self._lock:
+            return self._views.get(kind)
+
+    def _build(self, kind: Kind, limit: int) -> _KindView | None:
+        table = table_of(kind)
+        count = self._connection.query(f"SELECT count(*) FROM {table} WHERE tx_to IS NULL")
+        if int(count[0][0]) > limit:
+            return None
+        view = _KindView()
+        for row in self._connection.query(
+            f"SELECT {cols_of(kind)}, r.chash FROM {table} r WHERE r.tx_to IS NULL"
+        ):
+            view.add(row)
+        return view
+
+    # --------------------------------------------------------------- kept in step by commits
+
+    def after_commit(self, kind: Kind, removed: Iterable[int], added: list[Row]) -> None:
+        """Apply one commit's changes: drop the ``removed`` versions, add the ``added`` rows.
+        A view not built yet is left alone (it reads the tables, commit included, when used)."""
+        with self._lock:
+            view = self._views.get(kind)
+            if view is None:
+                return
+            view.remove_vids(removed)
+            for row in added:
+                view.add(row)
+            if len(view.by_id) > int(self._limit()):
+                del self._views[kind]
+                self._too_big.add(kind)
+
+    def forget(self) -> None:
+        """Drop every view (each is built again on next use)."""
+        with self._lock:
+            self._views.clear()
+            self._too_big.clear()
+
+
+__all__ = ["DEFAULT_LIMIT", "CurrentRecords", "Row"]
