@@ -84,6 +84,10 @@ class CurrentRecords:
         self._views: dict[Kind, _KindView] = {}
         self._too_big: set[Kind] = set()
         self._lock = threading.RLock()
+        #: (kind, space) -> (table, dimension) of the vector spaces known to exist, so that a
+        #: write with an embedding need not look its space up (set after the COMMIT that
+        #: created or first used it; dropped with the views).
+        self.spaces: dict[tuple[Kind, str], tuple[str, int]] = {}
 
     def usable(self) -> bool:
         """Whether this thread's reads may use the view (not inside its own transaction)."""
@@ -150,6 +154,7 @@ class CurrentRecords:
         with self._lock:
             self._views.clear()
             self._too_big.clear()
+            self.spaces.clear()
 
 
 __all__ = ["DEFAULT_LIMIT", "CurrentRecords", "Row"]

@@ -145,7 +145,7 @@ class Writer:
         rows = current_rows(kind, changed, vids.tolist(), tx.time_us)
         records = self.connection.current
         tx.after_commit.append(lambda: records.after_commit(kind, (), rows))
-        self._insert_embeddings(tx, kind, changed, vids)
+        self._insert_embeddings(tx, kind, changed, vids, fresh)
         return WriteResult(
             written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
         )
@@ -219,7 +219,7 @@ class Writer:
         )
 
     def _insert_embeddings(
-        self, tx: Tx, kind: Kind, rows: list[Prepared], vids: np.ndarray
+        self, tx: Tx, kind: Kind, rows: list[Prepared], vids: np.ndarray, fresh: bool
     ) -> None:
         cache = self.vectors
         by_space: dict[str, list[int]] = {}
@@ -234,7 +234,7 @@ class Writer:
                     f"{space!r}; a vector space has one dimension"
                 )
             dim = dims.pop()
-            tbl = ensure_space(tx.cursor, kind, space, dim)
+            tbl = self._space_table(tx, kind, space, dim, fresh)
             mat = np.stack([rows[i].vector for i in idx])  # type: ignore[misc]
             space_vids = vids[idx]
             insert_vectors(tx.cursor, tbl, space_vids, mat)
@@ -246,6 +246,17 @@ class Writer:
                     kind, s, np.zeros(0, dtype=np.int64), v, m, g, i, t
                 )
             )
+
+    def _space_table(self, tx: Tx, kind: Kind, space: str, dim: int, fresh: bool) -> str:
+        """The table of a vector space: known from an earlier commit when the transaction has
+        written nothing yet (so cannot have dropped it), else looked up or created."""
+        spaces = self.connection.current.spaces
+        known = spaces.get((kind, space)) if fresh else None
+        if known is not None and known[1] == dim:
+            return known[0]
+        tbl = ensure_space(tx.cursor, kind, space, dim)
+        tx.after_commit.append(lambda: spaces.__setitem__((kind, space), (tbl, dim)))
+        return tbl
 
     def _close_versions(self, tx: Tx, kind: Kind, vids: list[int]) -> None:
         """End these versions in transaction time at the transaction's instant."""

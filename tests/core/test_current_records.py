@@ -202,3 +202,14 @@ def test_another_process_commits_are_seen(store: Store) -> None:
     _same_as_sql(store, NODES, EDGES)
     store.upsert_edge(Edge("e0", "n0", "n1", "KNOWS", props={"w": 7}))  # its version ids go on
     assert store.check() == []
+
+
+def test_vector_spaces_are_found_again_after_a_purge_of_everything(store: Store) -> None:
+    store.upsert_nodes([Node("v1", embedding=[1.0, 0.0])])
+    store.upsert_nodes([Node("v2", embedding=[0.0, 1.0])])  # the space is known now
+    store.purge_all()  # drops the space's table
+    store.upsert_nodes([Node("v3", embedding=[1.0, 0.0])])
+    assert [h.id for h in store.search_vector([1.0, 0.0], k=5)] == ["v3"]
+    with pytest.raises(InvalidInput, match="dimension"):
+        store.upsert_nodes([Node("v4", embedding=[1.0, 0.0, 0.0])])
+    assert store.check() == []
