@@ -25,6 +25,7 @@ about the size of those strings plus ~0.4 KB; see docs/benchmarks.md for a measu
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -52,27 +53,60 @@ Row = tuple[Any, ...]
 DEFAULT_LIMIT = 200_000
 
 
+#: Where the group and valid_from sit in a row of each kind (see rows.NODE_COLS / EDGE_COLS).
+GROUP_AT: dict[Kind, int] = {"node": 2, "edge": 5}
+VALID_FROM_AT: dict[Kind, int] = {"node": 8, "edge": 10}
+
+#: A commit changing more records than this drops the recency order instead of editing it (it
+#: is sorted again on next use: cheaper than many list insertions).
+RECENCY_EDITS = 64
+
+
 class _KindView:
-    """The current rows of one kind: by id, and the id of each version."""
+    """The current rows of one kind: by id, the id of each version, and (built on first use)
+    the records with a valid_from, newest first: ``(-valid_from, id)`` ascending, the order
+    ``ORDER BY valid_from DESC, id`` gives."""
 
-    __slots__ = ("by_id", "by_vid")
+    __slots__ = ("by_id", "by_vid", "recency", "_vf")
 
-    def __init__(self) -> None:
+    def __init__(self, kind: Kind) -> None:
         self.by_id: dict[str, Row] = {}
         self.by_vid: dict[int, str] = {}
+        self.recency: list[tuple[int, str]] | None = None
+        self._vf = VALID_FROM_AT[kind]
 
     def add(self, row: Row) -> None:
         old = self.by_id.get(row[1])
         if old is not None:
             self.by_vid.pop(old[0], None)
+            self._unorder(old)
         self.by_id[row[1]] = row
         self.by_vid[row[0]] = row[1]
+        if self.recency is not None and row[self._vf] is not None:
+            bisect.insort(self.recency, (-row[self._vf], row[1]))
 
     def remove_vids(self, vids: Iterable[int]) -> None:
         for vid in vids:
             rid = self.by_vid.pop(vid, None)
             if rid is not None:
-                self.by_id.pop(rid, None)
+                row = self.by_id.pop(rid, None)
+                if row is not None:
+                    self._unorder(row)
+
+    def _unorder(self, row: Row) -> None:
+        if self.recency is None or row[self._vf] is None:
+            return
+        key = (-row[self._vf], row[1])
+        at = bisect.bisect_left(self.recency, key)
+        if at < len(self.recency) and self.recency[at] == key:
+            del self.recency[at]
+
+    def newest(self) -> list[tuple[int, str]]:
+        """The recency order, sorted now if it is not built."""
+        if self.recency is None:
+            vf = self._vf
+            self.recency = sorted((-r[vf], r[1]) for r in self.by_id.values() if r[vf] is not None)
+        return self.recency
 
 
 class CurrentRecords:
@@ -126,7 +160,7 @@ class CurrentRecords:
         count = self._connection.query(f"SELECT count(*) FROM {table} WHERE tx_to IS NULL")
         if int(count[0][0]) > limit:
             return None
-        view = _KindView()
+        view = _KindView(kind)
         for row in self._connection.query(
             f"SELECT {cols_of(kind)}, r.chash FROM {table} r WHERE r.tx_to IS NULL"
         ):
@@ -142,6 +176,9 @@ class CurrentRecords:
             view = self._views.get(kind)
             if view is None:
                 return
+            removed = list(removed)
+            if len(removed) + len(added) > RECENCY_EDITS:
+                view.recency = None
             view.remove_vids(removed)
             for row in added:
                 view.add(row)

@@ -7,19 +7,48 @@ built over a :class:`~anatid_core.connection.Connection` and the in-memory index
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
-from .codec import check_id
+from .codec import check_id, to_micros
 from .connection import Connection
+from .current import GROUP_AT, Row
 from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
-from .model import Edge, Hit, Item, Kind, Node, RecallHit, Where
+from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
 from .recall import check_arms, fuse, graph_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
 from .turns import verbs_take_turns
 from .vectors import VectorCache, cosine_search, embedding_arrays_of, embeddings_of
+
+#: Most records the in-memory recency order walks for one newest-first query before SQL answers.
+NEWEST_SCAN = 5_000
+
+
+def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
+    """An iterable argument read once (a generator), so that two paths can look at it."""
+    return values if values is None or isinstance(values, (str, list, tuple)) else list(values)
+
+
+def _valid_from_bound(where: Where | None) -> int | None:
+    """The latest valid_from (microseconds) allowed by ``[[Cond("valid_from", "<=" or "<",
+    t)]]``; None for any other filter."""
+    if not isinstance(where, (list, tuple)) or len(where) != 1:
+        return None
+    conj = where[0]
+    if not isinstance(conj, (list, tuple)) or len(conj) != 1 or not isinstance(conj[0], Cond):
+        return None
+    cond = conj[0]
+    if cond.field != "valid_from" or cond.op not in ("<=", "<"):
+        return None
+    value = cond.value
+    if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
+        return None
+    micros = to_micros(value, what="valid_from")
+    return micros if cond.op == "<=" else micros - 1
 
 
 @verbs_take_turns
@@ -118,7 +147,12 @@ class Reader(GraphReads):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Node]:
+        groups = _listed(groups)
         f = self._filter("node", ids=ids, groups=groups, labels=labels, names=names, where=where)
+        if ids is None and labels is None and names is None:
+            newest = self._newest_from_memory("node", groups, where, order_by, limit, offset)
+            if newest is not None:
+                return newest  # type: ignore[return-value]
         return self._find("node", f, order_by, limit, offset)  # type: ignore[return-value]
 
     def find_edges(
@@ -135,10 +169,55 @@ class Reader(GraphReads):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Edge]:
+        groups = _listed(groups)
         f = self._filter(
             "edge", ids=ids, groups=groups, rels=rels, names=names, src=src, dst=dst, where=where
         )
+        if ids is None and rels is None and names is None and src is None and dst is None:
+            newest = self._newest_from_memory("edge", groups, where, order_by, limit, offset)
+            if newest is not None:
+                return newest  # type: ignore[return-value]
         return self._find("edge", f, order_by, limit, offset)  # type: ignore[return-value]
+
+    def _newest_from_memory(
+        self,
+        kind: Kind,
+        groups: Iterable[str] | None,
+        where: Where | None,
+        order_by: str | Sequence[str] | None,
+        limit: int | None,
+        offset: int,
+    ) -> list[Item] | None:
+        """``find_*(groups=..., where=[[Cond("valid_from", "<=", t)]], order_by="-valid_from",
+        limit=n)``: the newest records valid from an instant on or before ``t`` (Graphiti's
+        ``retrieve_episodes``), from the in-memory recency order (:mod:`anatid_core.current`).
+        None where SQL answers: another query shape, a past view, this thread's transaction."""
+        if order_by != "-valid_from" or not isinstance(limit, int) or limit <= 0 or offset != 0:
+            return None
+        bound = _valid_from_bound(where)
+        current = self.connection.current
+        if bound is None or self.connection.closed or not self.visibility.is_current:
+            return None
+        if not current.usable() or current.view(kind) is None:
+            return None
+        wanted = None if groups is None else set(groups)
+        at_group = GROUP_AT[kind]
+        rows: list[Row] = []
+        with self.connection.published.reading():
+            view = current.loaded(kind)
+            if view is None:
+                return None
+            order = view.newest()
+            start = bisect.bisect_left(order, (-bound, ""))
+            for i in range(start, len(order)):
+                if len(rows) == limit:
+                    break
+                if i - start > NEWEST_SCAN:  # a rare group among many: the SQL index is better
+                    return None
+                row = view.by_id[order[i][1]]
+                if wanted is None or row[at_group] in wanted:
+                    rows.append(row)
+        return [item_from_row(kind, row) for row in rows]
 
     def _find(
         self,

@@ -213,3 +213,64 @@ def test_vector_spaces_are_found_again_after_a_purge_of_everything(store: Store)
     with pytest.raises(InvalidInput, match="dimension"):
         store.upsert_nodes([Node("v4", embedding=[1.0, 0.0, 0.0])])
     assert store.check() == []
+
+
+def _newest_both_ways(s: Store, kind: str, **kw: object) -> list:
+    """From memory, and from SQL (an as_of view of now never uses the in-memory records)."""
+    sql = s.as_of(tx_time=datetime.now(timezone.utc))
+    fast = (s.find_nodes if kind == "node" else s.find_edges)(order_by="-valid_from", **kw)  # type: ignore[arg-type]
+    slow = (sql.find_nodes if kind == "node" else sql.find_edges)(order_by="-valid_from", **kw)  # type: ignore[arg-type]
+    return [fast, slow]
+
+
+def test_newest_first_queries_match_sql(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from anatid_core import Cond
+
+    with Store.open(tmp_path / "n.duckdb") as s:
+        # ties in valid_from (ordered by id), two groups, records without valid_from
+        s.upsert_nodes(
+            [
+                Node(f"ep{i:03d}", group=f"g{i % 2}", valid_from=T + timedelta(minutes=i // 3))
+                for i in range(150)  # more than one commit's worth of edits: sorted again
+            ]
+            + [Node(f"ent{i}", group="g0") for i in range(5)]
+        )
+        s.upsert_edges(
+            [
+                Edge(f"x{i}", "ep000", "ent0", "R", group="g0", valid_from=T + timedelta(minutes=i))
+                for i in range(5)
+            ]
+        )
+
+        def check() -> None:
+            for groups in (None, ["g0"], ["g1"], [], ["nope"], iter(["g1"])):
+                for op in ("<=", "<"):
+                    for minutes in (-1, 0, 7, 10, 1000):
+                        where = [[Cond("valid_from", op, T + timedelta(minutes=minutes))]]
+                        g = list(groups) if groups is not None else None
+                        for limit in (1, 4, 200):
+                            fast, slow = _newest_both_ways(
+                                s, "node", groups=g, where=where, limit=limit
+                            )
+                            assert fast == slow
+                        fast, slow = _newest_both_ways(s, "edge", where=where, limit=3)
+                        assert fast == slow
+
+        s.get_node("ep000")  # build the view, then edit it commit by commit
+        s.find_nodes(where=[[Cond("valid_from", "<=", T)]], order_by="-valid_from", limit=1)
+        check()
+        s.upsert_nodes([Node("ep005", group="g1", valid_from=T + timedelta(minutes=500))])
+        s.upsert_nodes([Node("ep006", group="g0")])  # loses its valid_from
+        s.delete_nodes(["ep007"])
+        s.purge_nodes(["ep008"])
+        check()
+        assert s.connection.current.loaded("node") is not None  # memory answered throughout
+        past = datetime.now(timezone.utc)
+        s.delete_nodes(["ep149"])
+        where = [[Cond("valid_from", "<=", T + timedelta(minutes=1000))]]
+        kept = s.as_of(tx_time=past).find_nodes(where=where, order_by="-valid_from", limit=1)
+        assert [n.id for n in kept] == ["ep005"]
+        newest = s.find_nodes(where=where, order_by="-valid_from", limit=2)
+        assert [n.id for n in newest] == ["ep005", "ep147"]  # ep147 and ep148 tie: by id
