@@ -123,6 +123,10 @@ class CurrentRecords:
         #: created or first used it; dropped with the views).
         self.spaces: dict[tuple[Kind, str], tuple[str, int]] = {}
 
+    def enabled(self) -> bool:
+        """Whether the in-memory state is on (``SETTINGS['current_records_limit']`` > 0)."""
+        return int(self._limit()) > 0
+
     def usable(self) -> bool:
         """Whether this thread's reads may use the view (not inside its own transaction)."""
         return not self._connection.in_own_transaction()

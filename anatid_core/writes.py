@@ -250,8 +250,9 @@ class Writer:
     def _space_table(self, tx: Tx, kind: Kind, space: str, dim: int, fresh: bool) -> str:
         """The table of a vector space: known from an earlier commit when the transaction has
         written nothing yet (so cannot have dropped it), else looked up or created."""
-        spaces = self.connection.current.spaces
-        known = spaces.get((kind, space)) if fresh else None
+        current = self.connection.current
+        spaces = current.spaces
+        known = spaces.get((kind, space)) if fresh and current.enabled() else None
         if known is not None and known[1] == dim:
             return known[0]
         tbl = ensure_space(tx.cursor, kind, space, dim)
