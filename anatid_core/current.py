@@ -67,31 +67,75 @@ class _KindView:
     the records with a valid_from, newest first: ``(-valid_from, id)`` ascending, the order
     ``ORDER BY valid_from DESC, id`` gives."""
 
-    __slots__ = ("by_id", "by_vid", "recency", "_vf")
+    __slots__ = ("by_id", "by_vid", "recency", "ends", "_vf")
 
     def __init__(self, kind: Kind) -> None:
         self.by_id: dict[str, Row] = {}
         self.by_vid: dict[int, str] = {}
         self.recency: list[tuple[int, str]] | None = None
+        #: Edges only: the ids of the current edges at each node, by row position of the end
+        #: (2: src, 3: dst), for expansions without SQL.
+        self.ends: dict[int, dict[str, set[str]]] | None = (
+            {2: {}, 3: {}} if kind == "edge" else None
+        )
         self._vf = VALID_FROM_AT[kind]
 
     def add(self, row: Row) -> None:
         old = self.by_id.get(row[1])
         if old is not None:
-            self.by_vid.pop(old[0], None)
-            self._unorder(old)
+            self._drop(old)
         self.by_id[row[1]] = row
         self.by_vid[row[0]] = row[1]
         if self.recency is not None and row[self._vf] is not None:
             bisect.insort(self.recency, (-row[self._vf], row[1]))
+        if self.ends is not None:
+            for at, index in self.ends.items():
+                index.setdefault(row[at], set()).add(row[1])
 
     def remove_vids(self, vids: Iterable[int]) -> None:
         for vid in vids:
-            rid = self.by_vid.pop(vid, None)
+            rid = self.by_vid.get(vid)
             if rid is not None:
                 row = self.by_id.pop(rid, None)
                 if row is not None:
-                    self._unorder(row)
+                    self._drop(row)
+                self.by_vid.pop(vid, None)
+
+    def _drop(self, row: Row) -> None:
+        """Take ``row`` out of the secondary structures (the caller updates by_id)."""
+        self.by_vid.pop(row[0], None)
+        self._unorder(row)
+        if self.ends is not None:
+            for at, index in self.ends.items():
+                ids = index.get(row[at])
+                if ids is not None:
+                    ids.discard(row[1])
+                    if not ids:
+                        del index[row[at]]
+
+    def walk(
+        self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
+    ) -> list[Row]:
+        """``(hop, *edge row)`` for every edge met at each hop up to ``depth``, as
+        ``GraphReads._expand_in_one_query`` reads them by SQL: hop k takes the edges whose
+        ``near`` end is a ``far`` end of an edge of hop k-1 (the seeds for hop 1)."""
+        assert self.ends is not None
+        out: list[Row] = []
+        frontier = set(seeds)
+        for hop in range(1, depth + 1):
+            reached: set[str] = set()
+            for near, far in sides:
+                index = self.ends[near]
+                for node in frontier:
+                    for eid in index.get(node, ()):
+                        row = self.by_id[eid]
+                        if rels is None or row[4] in rels:
+                            out.append((hop, *row[:-1]))
+                            reached.add(row[far])
+            if not reached:
+                break
+            frontier = reached
+        return out
 
     def _unorder(self, row: Row) -> None:
         if self.recency is None or row[self._vf] is None:

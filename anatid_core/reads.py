@@ -179,6 +179,20 @@ class Reader(GraphReads):
                 return newest  # type: ignore[return-value]
         return self._find("edge", f, order_by, limit, offset)  # type: ignore[return-value]
 
+    def _walk_from_memory(
+        self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
+    ) -> list[tuple[Any, ...]] | None:
+        """The edge rows of an unfiltered expansion from the in-memory current edges (see
+        ``GraphReads._expand_in_one_query``); None where SQL answers."""
+        current = self.connection.current
+        if self.connection.closed or not self.visibility.is_current or not current.usable():
+            return None
+        if current.view("edge") is None:
+            return None
+        with self.connection.published.reading():
+            view = current.loaded("edge")
+            return None if view is None else view.walk(seeds, depth, sides, rels)
+
     def _newest_from_memory(
         self,
         kind: Kind,

@@ -274,3 +274,36 @@ def test_newest_first_queries_match_sql(tmp_path: Path) -> None:
         assert [n.id for n in kept] == ["ep005"]
         newest = s.find_nodes(where=where, order_by="-valid_from", limit=2)
         assert [n.id for n in newest] == ["ep005", "ep147"]  # ep147 and ep148 tie: by id
+
+
+def test_expansions_from_memory_match_sql(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(3)
+    with Store.open(tmp_path / "x.duckdb") as s:
+        s.upsert_nodes([Node(f"v{i}") for i in range(40)])
+        s.upsert_edges(
+            [
+                Edge(f"x{i}", f"v{rng.randrange(40)}", f"v{rng.randrange(40)}", rng.choice("AB"))
+                for i in range(120)
+            ]
+        )
+
+        def check() -> None:
+            sql = s.as_of(tx_time=datetime.now(timezone.utc))  # never from memory
+            for seeds in (["v0"], ["v1", "v2", "nope"], []):
+                for depth in (1, 2, 3):
+                    for direction in ("out", "in", "both"):
+                        for rels in (None, ["A"], [], iter(["B"])):
+                            kw = {"depth": depth, "direction": direction}
+                            r = list(rels) if rels is not None else None
+                            assert s.expand(seeds, rels=r, **kw) == sql.expand(seeds, rels=r, **kw)
+
+        s.get_edge("x0")  # the edge view is built
+        check()
+        s.delete_nodes(["v3"])  # detaches its edges
+        s.delete_edges(["x5", "x6"])
+        s.upsert_edges([Edge("x7", "v0", "v1", "A"), Edge("new", "v1", "v0", "B")])  # moved
+        s.purge_edges(["x8"])
+        check()
+        assert s.connection.current.loaded("edge") is not None
