@@ -307,3 +307,43 @@ def test_expansions_from_memory_match_sql(tmp_path: Path) -> None:
         s.purge_edges(["x8"])
         check()
         assert s.connection.current.loaded("edge") is not None
+
+
+def test_searches_fetching_from_memory_match_sql(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.duckdb") as s:
+        s.upsert_nodes(
+            [
+                Node(
+                    f"d{i}",
+                    group=f"g{i % 3}",
+                    labels=("Entity",) if i % 2 else ("Episodic",),
+                    name=f"alpha {i}",
+                    text="beta gamma" if i % 4 else "alpha",
+                    embedding=[1.0, i / 10.0],
+                )
+                for i in range(30)
+            ]
+        )
+        s.upsert_edges(
+            [Edge(f"r{i}", f"d{i}", f"d{i + 1}", "AB"[i % 2], text="alpha") for i in range(9)]
+        )
+
+        def check() -> None:
+            sql = s.as_of(tx_time=datetime.now(timezone.utc))  # never from memory
+            for groups in (None, ["g1"], ["g0", "g2"], []):
+                for labels in (None, ["Entity"], ["nope"]):
+                    kw = {"groups": groups, "labels": labels, "k": 7}
+                    assert s.search_text("alpha", **kw) == sql.search_text("alpha", **kw)
+                    # (scores: float32 in memory against DuckDB's cosine, so compare the records)
+                    near = [(h.id, h.item) for h in s.search_vector([1.0, 0.5], **kw)]
+                    assert near == [(h.id, h.item) for h in sql.search_vector([1.0, 0.5], **kw)]
+                for rels in (None, ["A"]):
+                    kw = {"groups": groups, "rels": rels, "kind": "edge"}
+                    assert s.search_text("alpha", **kw) == sql.search_text("alpha", **kw)
+
+        check()
+        assert s.connection.current.loaded("node") is not None
+        s.upsert_nodes([Node("d1", group="g2", labels=("Entity",), name="alpha again")])
+        s.delete_nodes(["d3"])
+        s.purge_nodes(["d5"])
+        check()
