@@ -23,6 +23,7 @@ from typing import Any
 import duckdb
 
 from . import schema
+from .current import DEFAULT_LIMIT, CurrentRecords
 from .dberrors import open_error, write_error
 from .errors import (
     AnatidError,
@@ -43,6 +44,9 @@ from .turns import FileTurns, first_turn
 SETTINGS: dict[str, Any] = {
     # How long a writer waits for another thread's transaction before giving up (seconds).
     "write_lock_timeout": 60.0,
+    # Most current records of one kind kept in memory for reads by id and single-record saves
+    # (anatid_core.current); above it those go to SQL. 0 turns the in-memory view off.
+    "current_records_limit": DEFAULT_LIMIT,
 }
 
 #: DuckDB settings for every connection. anatid uses no extension, and DuckDB would otherwise
@@ -286,6 +290,8 @@ class Connection:
         #: Called with (last known transaction time, whether records were purged meanwhile)
         #: after the file was taken back from another process (the in-memory indexes catch up).
         self.on_catch_up: list[Callable[[int, bool], None]] = []
+        #: Every current record in memory, in step with this process's commits.
+        self.current = CurrentRecords(self, lambda: SETTINGS["current_records_limit"])
         self._load_counters()
 
     @classmethod
@@ -395,6 +401,7 @@ class Connection:
 
     def _catch_up(self) -> None:
         since, purges = self._last_tx_us, self._purges
+        self.current.forget()  # another process wrote: built again from the tables on next use
         self._load_counters()
         purged = self._purges != purges
         for catch_up in self.on_catch_up:
@@ -485,10 +492,12 @@ class Connection:
         with _NO_TURN if turns is None else turns.exclusive():
             self._lock_for_writing()
             try:
+                self.current.forget()  # the file is replaced: read it again after
                 if turns is not None:
                     self._close_cursors()
                 yield self._con
             finally:
+                self.current.forget()
                 if turns is not None:
                     self._close_cursors()  # opened on the file before the swap
                 self.write_lock.release()

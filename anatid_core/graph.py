@@ -21,6 +21,9 @@ class RecordReads(Protocol):
     def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
     def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+    def _walk_from_memory(
+        self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
+    ) -> list[tuple[Any, ...]] | None: ...
 
 
 @verbs_take_turns
@@ -186,7 +189,38 @@ class GraphReads(RecordReads):
         }.get(direction)
         if sides is None:
             raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
-        f = self._edge_filter(rels)
+        if rels is not None and not isinstance(rels, (str, list, tuple)):
+            rels = list(rels)  # read twice below
+        f = self._edge_filter(rels)  # validates rels
+        at = {"src": 2, "dst": 3}  # positions in an edge row
+        rows = self._walk_from_memory(
+            seed_ids,
+            depth,
+            [(at[near], at[far]) for near, far in sides],
+            None if rels is None else set(rels),
+        )
+        if rows is None:
+            rows = self._expand_rows(seed_ids, depth, sides, f)
+        rows = sorted(rows, key=lambda r: (r[0], r[2]))
+        distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
+        edges: list[Edge] = []
+        seen: set[int] = set()
+        for row in rows:
+            if row[1] in seen:
+                continue
+            seen.add(row[1])
+            hop, e = int(row[0]), edge_from_row(row[1:])
+            edges.append(e)
+            for end in (e.src, e.dst):
+                if end not in distance:
+                    distance[end] = hop
+        return _subgraph({n.id: n for n in self.get_nodes(list(distance))}, distance, edges)
+
+    def _expand_rows(
+        self, seed_ids: list[str], depth: int, sides: list[tuple[str, str]], f: SqlFilter
+    ) -> list[tuple[Any, ...]]:
+        """``(hop, *edge row)`` of every edge met at each hop, by SQL (see the in-memory
+        ``_KindView.walk`` for the same walk over the current records)."""
         ctes: list[str] = []
         params: list[Any] = []
         for hop in range(1, depth + 1):
@@ -206,20 +240,7 @@ class GraphReads(RecordReads):
         sql = f"WITH {', '.join(ctes)} " + " UNION ALL ".join(
             f"SELECT * EXCLUDE (nxt) FROM h{h}" for h in range(1, depth + 1)
         )
-        rows = sorted(self._query(sql, params), key=lambda r: (r[0], r[2]))
-        distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
-        edges: list[Edge] = []
-        seen: set[int] = set()
-        for row in rows:
-            if row[1] in seen:
-                continue
-            seen.add(row[1])
-            hop, e = int(row[0]), edge_from_row(row[1:])
-            edges.append(e)
-            for end in (e.src, e.dst):
-                if end not in distance:
-                    distance[end] = hop
-        return _subgraph({n.id: n for n in self.get_nodes(list(distance))}, distance, edges)
+        return self._query(sql, params)
 
     def degrees(
         self,

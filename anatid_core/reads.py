@@ -7,19 +7,48 @@ built over a :class:`~anatid_core.connection.Connection` and the in-memory index
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
-from .codec import check_id
+from .codec import check_id, to_micros
 from .connection import Connection
+from .current import GROUP_AT, Row
 from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
-from .model import Edge, Hit, Item, Kind, Node, RecallHit, Where
+from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
 from .recall import check_arms, fuse, graph_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
 from .turns import verbs_take_turns
 from .vectors import VectorCache, cosine_search, embedding_arrays_of, embeddings_of
+
+#: Most records the in-memory recency order walks for one newest-first query before SQL answers.
+NEWEST_SCAN = 5_000
+
+
+def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
+    """An iterable argument read once (a generator), so that two paths can look at it."""
+    return values if values is None or isinstance(values, (str, list, tuple)) else list(values)
+
+
+def _valid_from_bound(where: Where | None) -> int | None:
+    """The latest valid_from (microseconds) allowed by ``[[Cond("valid_from", "<=" or "<",
+    t)]]``; None for any other filter."""
+    if not isinstance(where, (list, tuple)) or len(where) != 1:
+        return None
+    conj = where[0]
+    if not isinstance(conj, (list, tuple)) or len(conj) != 1 or not isinstance(conj[0], Cond):
+        return None
+    cond = conj[0]
+    if cond.field != "valid_from" or cond.op not in ("<=", "<"):
+        return None
+    value = cond.value
+    if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
+        return None
+    micros = to_micros(value, what="valid_from")
+    return micros if cond.op == "<=" else micros - 1
 
 
 @verbs_take_turns
@@ -57,6 +86,9 @@ class Reader(GraphReads):
 
     def _get_one(self, kind: Kind, id: str) -> Item | None:
         check_id(id)
+        found = self._from_memory(kind, [id])
+        if found is not None:
+            return found[0] if found else None
         rows = self._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
             f"WHERE r.id = ? AND {self.visibility.sql()}",
@@ -68,6 +100,9 @@ class Reader(GraphReads):
         wanted = id_list(ids)
         if not wanted:
             return []
+        found = self._from_memory(kind, list(dict.fromkeys(wanted)))
+        if found is not None:
+            return found
         rows = self._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
             f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self.visibility.sql()}",
@@ -75,6 +110,22 @@ class Reader(GraphReads):
         )
         by_id = {row[1]: item_from_row(kind, row) for row in rows}
         return [by_id[i] for i in dict.fromkeys(wanted) if i in by_id]
+
+    def _from_memory(self, kind: Kind, ids: list[str]) -> list[Item] | None:
+        """The current records of ``ids`` (in order, missing ones left out) from the in-memory
+        view (:mod:`anatid_core.current`); None where SQL must answer (a past view, this
+        thread's own transaction, the view off or too big)."""
+        current = self.connection.current
+        if self.connection.closed or not self.visibility.is_current or not current.usable():
+            return None
+        if current.view(kind) is None:
+            return None
+        with self.connection.published.reading():  # never half of a commit
+            view = current.loaded(kind)  # dropped meanwhile (another process's commit): SQL
+            if view is None:
+                return None
+            rows = [view.by_id.get(i) for i in ids]
+        return [item_from_row(kind, row) for row in rows if row is not None]
 
     # ----------------------------------------------------------------------------- lists
 
@@ -96,7 +147,12 @@ class Reader(GraphReads):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Node]:
+        groups = _listed(groups)
         f = self._filter("node", ids=ids, groups=groups, labels=labels, names=names, where=where)
+        if ids is None and labels is None and names is None:
+            newest = self._newest_from_memory("node", groups, where, order_by, limit, offset)
+            if newest is not None:
+                return newest  # type: ignore[return-value]
         return self._find("node", f, order_by, limit, offset)  # type: ignore[return-value]
 
     def find_edges(
@@ -113,10 +169,69 @@ class Reader(GraphReads):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Edge]:
+        groups = _listed(groups)
         f = self._filter(
             "edge", ids=ids, groups=groups, rels=rels, names=names, src=src, dst=dst, where=where
         )
+        if ids is None and rels is None and names is None and src is None and dst is None:
+            newest = self._newest_from_memory("edge", groups, where, order_by, limit, offset)
+            if newest is not None:
+                return newest  # type: ignore[return-value]
         return self._find("edge", f, order_by, limit, offset)  # type: ignore[return-value]
+
+    def _walk_from_memory(
+        self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
+    ) -> list[tuple[Any, ...]] | None:
+        """The edge rows of an unfiltered expansion from the in-memory current edges (see
+        ``GraphReads._expand_in_one_query``); None where SQL answers."""
+        current = self.connection.current
+        if self.connection.closed or not self.visibility.is_current or not current.usable():
+            return None
+        if current.view("edge") is None:
+            return None
+        with self.connection.published.reading():
+            view = current.loaded("edge")
+            return None if view is None else view.walk(seeds, depth, sides, rels)
+
+    def _newest_from_memory(
+        self,
+        kind: Kind,
+        groups: Iterable[str] | None,
+        where: Where | None,
+        order_by: str | Sequence[str] | None,
+        limit: int | None,
+        offset: int,
+    ) -> list[Item] | None:
+        """``find_*(groups=..., where=[[Cond("valid_from", "<=", t)]], order_by="-valid_from",
+        limit=n)``: the newest records valid from an instant on or before ``t`` (Graphiti's
+        ``retrieve_episodes``), from the in-memory recency order (:mod:`anatid_core.current`).
+        None where SQL answers: another query shape, a past view, this thread's transaction."""
+        if order_by != "-valid_from" or not isinstance(limit, int) or limit <= 0 or offset != 0:
+            return None
+        bound = _valid_from_bound(where)
+        current = self.connection.current
+        if bound is None or self.connection.closed or not self.visibility.is_current:
+            return None
+        if not current.usable() or current.view(kind) is None:
+            return None
+        wanted = None if groups is None else set(groups)
+        at_group = GROUP_AT[kind]
+        rows: list[Row] = []
+        with self.connection.published.reading():
+            view = current.loaded(kind)
+            if view is None:
+                return None
+            order = view.newest()
+            start = bisect.bisect_left(order, (-bound, ""))
+            for i in range(start, len(order)):
+                if len(rows) == limit:
+                    break
+                if i - start > NEWEST_SCAN:  # a rare group among many: the SQL index is better
+                    return None
+                row = view.by_id[order[i][1]]
+                if wanted is None or row[at_group] in wanted:
+                    rows.append(row)
+        return [item_from_row(kind, row) for row in rows]
 
     def _find(
         self,

@@ -67,13 +67,23 @@ def bm25_search(
     if not terms or k == 0:
         return []
     if vis.is_current and cache.usable():
+        tags: tuple[list[str] | None, list[str] | None] | None = None
+        if only_tags:
+            tags = (_listed(groups), _listed(labels))
+            groups, labels = tags
+            db.current.view(kind)  # the winners' rows come from memory (built outside the lock)
         while True:
             cache.load(kind)  # outside the publish lock: loading waits for writers
             with cache.consistent():
                 scored = cache.search_loaded(kind, terms, groups, labels)
                 if scored is not None:  # else forgotten (purge_all) since: load it again
-                    return _materialise(db, kind, scored, k, f, final=only_tags and scored.complete)
+                    final = only_tags and scored.complete
+                    return _materialise(db, kind, scored, k, f, final=final, tags=tags)
     return _sql_search(db, vis, kind, terms, k, f)
+
+
+def _listed(values: Iterable[str] | None) -> list[str] | None:
+    return None if values is None else list(values)
 
 
 def _sql_search(
@@ -120,6 +130,7 @@ def _materialise(
     f: SqlFilter,
     *,
     final: bool,
+    tags: tuple[list[str] | None, list[str] | None] | None = None,
 ) -> list[Hit]:
     """Walk the cache's ranking best-first, keeping candidates that pass the filters in SQL.
 
@@ -139,7 +150,7 @@ def _materialise(
         mask[top] = False
         remaining = remaining[mask]
         score_of = {int(v): float(sc) for v, sc in zip(vids[chunk], scores[chunk], strict=True)}
-        for row in fetch_versions(db, kind, [str(i) for i in ids[chunk]], score_of, f):
+        for row in fetch_versions(db, kind, [str(i) for i in ids[chunk]], score_of, f, tags):
             if len(hits) == k:
                 break
             hits.append(
@@ -164,17 +175,26 @@ def top_with_ties(scores: np.ndarray, take: int) -> np.ndarray:
 
 
 def fetch_versions(
-    db: Connection, kind: Kind, ids: list[str], score_of: dict[int, float], f: SqlFilter
+    db: Connection,
+    kind: Kind,
+    ids: list[str],
+    score_of: dict[int, float],
+    f: SqlFilter,
+    tags: tuple[list[str] | None, list[str] | None] | None = None,
 ) -> list[tuple[Any, ...]]:
-    """Rows of the scored versions that pass ``f``, best first, fetched through the id index.
+    """Rows of the scored versions that pass ``f``, best first, fetched through the id index,
+    or from the in-memory current records when ``f`` is the current visibility and ``tags``
+    (groups, labels or rels) and nothing else (the caller holds the publish lock).
 
     A row whose version is no longer the one scored (a commit landed meanwhile) is dropped.
     """
-    rows = db.query(
-        f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-        f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {f.sql()}",
-        [ids, *f.params],
-    )
+    rows = None if tags is None else db.current.rows_passing(kind, ids, *tags)
+    if rows is None:
+        rows = db.query(
+            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
+            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {f.sql()}",
+            [ids, *f.params],
+        )
     rows = [r for r in rows if r[0] in score_of]
     rows.sort(key=lambda r: (-score_of[r[0]], r[1]))
     return rows

@@ -191,7 +191,11 @@ def cosine_search(
     if k < 0:
         raise InvalidInput(f"k must be >= 0, got {k}")
     q = as_vector(vector, what="query vector")
-    found = space_table(db.cursor(), kind, space)
+    current = db.current
+    # A space a commit of this process has used is known (outside this thread's transaction).
+    found = current.spaces.get((kind, space)) if current.usable() and current.enabled() else None
+    if found is None:
+        found = space_table(db.cursor(), kind, space)
     if found is None or k == 0:
         return []
     tbl, dim = found
@@ -204,6 +208,7 @@ def cosine_search(
     if norm == 0.0:
         return []  # cosine is undefined for a zero vector: nothing is similar to it
     if vis.is_current and cache.usable():
+        current.view(kind)  # the winners' rows come from memory (built outside the lock)
         while True:
             matrix = cache.matrix(kind, space, tbl, dim)  # outside the lock: loading waits
             with cache.consistent():
@@ -284,7 +289,7 @@ def _cached_search(
 
     visible = SqlFilter(kind)
     visible.add(vis.sql())
-    rows = fetch_versions(db, kind, [ids[i] for i in ordered], score_of, visible)[:k]
+    rows = fetch_versions(db, kind, [ids[i] for i in ordered], score_of, visible, (None, None))[:k]
     return [
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
         for i, row in enumerate(rows)
@@ -466,4 +471,7 @@ class VectorCache:
                 m.remove(removed)
 
     def forget(self) -> None:
+        """Drop every matrix (after a purge of everything, or of records another process
+        purged): the in-memory current records go with them, for the same reason."""
         self._spaces.clear()
+        self._connection.current.forget()

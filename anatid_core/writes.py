@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from .codec import check_id, to_micros
 from .connection import Connection, Tx
+from .current import Row
 from .errors import InvalidInput, NotFound
 from .filters import record_filter
 from .model import Edge, Item, Kind, Node, Where, WriteResult
@@ -54,8 +55,9 @@ class Writer:
         prepared = dedupe([prepare(n, "node", i) for i, n in enumerate(listed(nodes, "nodes"))])
         if not prepared:
             return WriteResult()
+        fresh = not self.connection.in_own_transaction()
         with self.connection.transaction() as tx:
-            return self._write_versions(tx, "node", prepared, skipped=0)
+            return self._write_versions(tx, "node", prepared, skipped=0, fresh=fresh)
 
     def upsert_edges(
         self, edges: Iterable[Edge], *, missing_endpoints: Literal["error", "skip"] = "error"
@@ -66,15 +68,10 @@ class Writer:
         prepared = dedupe([prepare(e, "edge", i) for i, e in enumerate(listed(edges, "edges"))])
         if not prepared:
             return WriteResult()
+        fresh = not self.connection.in_own_transaction()
         with self.connection.transaction() as tx:
             ends = {p.item.src for p in prepared} | {p.item.dst for p in prepared}  # type: ignore[union-attr]
-            present = {
-                r[0]
-                for r in tx.cursor.execute(
-                    "SELECT DISTINCT id FROM nodes WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
-                    [sorted(ends)],
-                ).fetchall()
-            }
+            present = self._current_nodes(tx, ends, fresh)
             kept = [p for p in prepared if p.item.src in present and p.item.dst in present]  # type: ignore[union-attr]
             if len(kept) != len(prepared) and missing_endpoints == "error":
                 bad = next(p.item for p in prepared if p not in kept)
@@ -83,22 +80,47 @@ class Writer:
                     f"edge {bad.id!r} points at missing node(s) {missing}; write the nodes first, "
                     "or pass missing_endpoints='skip'"
                 )
-            return self._write_versions(tx, "edge", kept, skipped=len(prepared) - len(kept))
+            return self._write_versions(
+                tx, "edge", kept, skipped=len(prepared) - len(kept), fresh=fresh
+            )
 
-    def _write_versions(
-        self, tx: Tx, kind: Kind, prepared: list[Prepared], *, skipped: int
-    ) -> WriteResult:
-        cur = tx.cursor
-        table = table_of(kind)
-        ids = [p.item.id for p in prepared]
-        current = {
-            r[0]: (int(r[1]), int(r[2]), r[3], r[4])
-            for r in cur.execute(
-                f"SELECT id, vid, chash, space, grp FROM {table} "
+    def _current_nodes(self, tx: Tx, ids: set[str], fresh: bool) -> set[str]:
+        """Which of ``ids`` are current nodes. A transaction that has written nothing yet sees
+        what was committed, which the in-memory view holds; otherwise SQL answers."""
+        view = self.connection.current.view("node") if fresh else None
+        if view is not None:
+            return {i for i in ids if i in view.by_id}
+        return {
+            r[0]
+            for r in tx.cursor.execute(
+                "SELECT DISTINCT id FROM nodes WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+                [sorted(ids)],
+            ).fetchall()
+        }
+
+    def _current_versions(
+        self, tx: Tx, kind: Kind, ids: list[str], fresh: bool
+    ) -> dict[str, tuple[int, int]]:
+        """(version id, content hash) of the current version of each of ``ids`` that has one
+        (from the in-memory view when the transaction has written nothing yet)."""
+        view = self.connection.current.view(kind) if fresh else None
+        if view is not None:
+            rows = [view.by_id.get(i) for i in ids]
+            return {r[1]: (int(r[0]), int(r[-1])) for r in rows if r is not None}
+        return {
+            r[0]: (int(r[1]), int(r[2]))
+            for r in tx.cursor.execute(
+                f"SELECT id, vid, chash FROM {table_of(kind)} "
                 "WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
                 [ids],
             ).fetchall()
         }
+
+    def _write_versions(
+        self, tx: Tx, kind: Kind, prepared: list[Prepared], *, skipped: int, fresh: bool = False
+    ) -> WriteResult:
+        cur = tx.cursor
+        current = self._current_versions(tx, kind, [p.item.id for p in prepared], fresh)
         changed = [
             p for p in prepared if p.item.id not in current or current[p.item.id][1] != p.chash
         ]
@@ -120,7 +142,10 @@ class Writer:
         tx.after_commit.append(
             lambda: text.after_commit(kind, empty, vids, lens, ids, groups, tags, postings)
         )
-        self._insert_embeddings(tx, kind, changed, vids)
+        rows = current_rows(kind, changed, vids.tolist(), tx.time_us)
+        records = self.connection.current
+        tx.after_commit.append(lambda: records.after_commit(kind, (), rows))
+        self._insert_embeddings(tx, kind, changed, vids, fresh)
         return WriteResult(
             written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
         )
@@ -194,7 +219,7 @@ class Writer:
         )
 
     def _insert_embeddings(
-        self, tx: Tx, kind: Kind, rows: list[Prepared], vids: np.ndarray
+        self, tx: Tx, kind: Kind, rows: list[Prepared], vids: np.ndarray, fresh: bool
     ) -> None:
         cache = self.vectors
         by_space: dict[str, list[int]] = {}
@@ -209,7 +234,7 @@ class Writer:
                     f"{space!r}; a vector space has one dimension"
                 )
             dim = dims.pop()
-            tbl = ensure_space(tx.cursor, kind, space, dim)
+            tbl = self._space_table(tx, kind, space, dim, fresh)
             mat = np.stack([rows[i].vector for i in idx])  # type: ignore[misc]
             space_vids = vids[idx]
             insert_vectors(tx.cursor, tbl, space_vids, mat)
@@ -221,6 +246,18 @@ class Writer:
                     kind, s, np.zeros(0, dtype=np.int64), v, m, g, i, t
                 )
             )
+
+    def _space_table(self, tx: Tx, kind: Kind, space: str, dim: int, fresh: bool) -> str:
+        """The table of a vector space: known from an earlier commit when the transaction has
+        written nothing yet (so cannot have dropped it), else looked up or created."""
+        current = self.connection.current
+        spaces = current.spaces
+        known = spaces.get((kind, space)) if fresh and current.enabled() else None
+        if known is not None and known[1] == dim:
+            return known[0]
+        tbl = ensure_space(tx.cursor, kind, space, dim)
+        tx.after_commit.append(lambda: spaces.__setitem__((kind, space), (tbl, dim)))
+        return tbl
 
     def _close_versions(self, tx: Tx, kind: Kind, vids: list[int]) -> None:
         """End these versions in transaction time at the transaction's instant."""
@@ -238,7 +275,9 @@ class Writer:
         text = self.text_cache
         empty = np.zeros(0, dtype=np.int64)
         no_postings: tuple[list[str], np.ndarray, np.ndarray] = ([], empty, np.zeros(0))
+        records = self.connection.current
         tx.after_commit.append(lambda: vectors.remove_everywhere(kind, gone))
+        tx.after_commit.append(lambda: records.after_commit(kind, vids, []))
         tx.after_commit.append(
             lambda: text.after_commit(kind, gone, empty, np.zeros(0), [], [], [], no_postings)
         )
@@ -350,3 +389,20 @@ class Writer:
             f.params,
         )
         return [r[0] for r in rows]
+
+
+def current_rows(kind: Kind, rows: list[Prepared], vids: list[int], tx_us: int) -> list[Row]:
+    """The rows just inserted, as ``SELECT {cols_of(kind)}, r.chash`` reads them back (the
+    in-memory view of current records takes them after COMMIT)."""
+    out: list[Row] = []
+    for vid, p in zip(vids, rows, strict=True):
+        i = p.item
+        space = i.space if p.vector is not None else None
+        if kind == "node":
+            head: tuple[Any, ...] = (vid, i.id, i.group, tuple(i.labels))  # type: ignore[union-attr]
+        else:
+            head = (vid, i.id, i.src, i.dst, i.rel, i.group)  # type: ignore[union-attr]
+        out.append(
+            (*head, i.name, i.text, p.props, space, p.valid_from, p.valid_to, tx_us, None, p.chash)
+        )
+    return out

@@ -218,6 +218,18 @@ async def main(args: argparse.Namespace) -> None:
     graph = anatid_cognee.AnatidGraphAdapter(graph_database_url=anatid_path)
     print("anatid graph ...", file=sys.stderr)
     results["anatid"] = await bench_graph(graph, data, args.full_reads)
+    if args.baseline:  # the same adapter with the in-memory current records off (issue 16)
+        from anatid_core import SETTINGS
+
+        limit = SETTINGS["current_records_limit"]
+        SETTINGS["current_records_limit"] = 0
+        base = anatid_cognee.AnatidGraphAdapter(
+            graph_database_url=os.path.join(tmp, "anatid-sql.duckdb")
+        )
+        print("anatid graph, in-memory current records off ...", file=sys.stderr)
+        results["anatid-sql"] = await bench_graph(base, data, args.full_reads)
+        await base.close()
+        SETTINGS["current_records_limit"] = limit
 
     texts = [
         f"chunk {i} about topic {i % 97} and entity {i * 7 % 1009}" for i in range(args.vectors)
@@ -277,6 +289,19 @@ def report(args: argparse.Namespace, results: dict, sizes: dict) -> None:
         f"| vector search top-10 p50 (p95) | {v['p50']:.2f} ({v['p95']:.2f}) ms | "
         f"{lq['p50']:.2f} ({lq['p95']:.2f}) ms | {lq['p50'] / v['p50']:.1f}x |"
     )
+    if "anatid-sql" in results:
+        base = results["anatid-sql"]
+        print("\n| operation | anatid | anatid, in-memory current records off | ratio |")
+        print("|---|---|---|---|")
+        for key, value in ours.items():
+            b = base[key]
+            if isinstance(value, dict):
+                print(
+                    f"| {key} p50 (p95) | {value['p50']:.2f} ({value['p95']:.2f}) ms | "
+                    f"{b['p50']:.2f} ({b['p95']:.2f}) ms | {b['p50'] / value['p50']:.1f}x |"
+                )
+            else:
+                print(f"| {key} | {value:,.0f} rows/s | {b:,.0f} rows/s | {value / b:.1f}x |")
     print(
         f"\nfiles: anatid (graph + vectors, one file) {sizes['anatid']:.1f} MB; "
         f"LadybugDB {sizes['ladybug']:.1f} MB + LanceDB {sizes['lancedb']:.1f} MB"
@@ -294,6 +319,11 @@ if __name__ == "__main__":
         choices=["subprocess", "direct"],
         default="subprocess",
         help="how LadybugDB and LanceDB run (Cognee's default: subprocess)",
+    )
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also run the anatid graph with its in-memory current records off (same run)",
     )
     parsed = parser.parse_args()
     scale = 1.0 if parsed.full else 0.2

@@ -42,10 +42,21 @@ DIM = 1024
 BATCHES = 10
 SIZES = {
     "tiny": {"entities": 200, "facts": 400, "episodes": 20},
+    "1k": {"entities": 1_000, "facts": 2_000, "episodes": 100},
     "reduced": {"entities": 2_000, "facts": 4_000, "episodes": 200},
     "full": {"entities": 10_000, "facts": 20_000, "episodes": 1_000},
 }
-KUZU_PYTHON = "/work/venvs/kuzu-graphiti/bin/python"
+KUZU_PYTHON = next(
+    (
+        p
+        for p in (
+            "/work/venvs/kuzu-graphiti/bin/python",
+            os.path.expanduser("~/.cache/anatid-migrate/venvs/graphiti-kuzu/bin/python"),
+        )
+        if os.path.exists(p)
+    ),
+    "/work/venvs/kuzu-graphiti/bin/python",
+)
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
 
@@ -167,9 +178,14 @@ async def atimed(fn: Any, repeat: int) -> dict[str, float]:
 
 
 def open_driver(backend: str, path: str) -> Any:
-    if backend == "anatid":
+    if backend.startswith("anatid"):
         sys.path[:0] = [str(REPO), str(REPO / "drivers")]
         from anatid_graphiti import GraphitiDriver
+
+        from anatid_core import SETTINGS
+
+        if backend == "anatid-sql":  # the baseline: no in-memory current records (issue 16)
+            SETTINGS["current_records_limit"] = 0
 
         return GraphitiDriver(path)
     import warnings
@@ -307,6 +323,27 @@ def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, A
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def baseline_table(ours: dict[str, Any], sql: dict[str, Any]) -> str:
+    """anatid against itself with the in-memory current records off, in the same run."""
+    lines = ["| operation | anatid | anatid, view off | ratio |", "|---|---|---|---|"]
+    for op in OPS:
+        lines.append(
+            f"| {op} p50 / p95 | {ours[op]['p50']:.2f} / {ours[op]['p95']:.2f} ms "
+            f"| {sql[op]['p50']:.2f} / {sql[op]['p95']:.2f} ms | {sql[op]['p50'] / ours[op]['p50']:.1f}x |"
+        )
+    return "\n".join(lines)
+
+
+OPS = (
+    "edge hybrid search",
+    "node hybrid search",
+    "node BFS depth 2",
+    "retrieve_episodes",
+    "get 100 by uuid",
+    "edge re-save",
+)
+
+
 def table(ours: dict[str, Any], kuzu: dict[str, Any]) -> str:
     lines = ["| operation | anatid | Kuzu | ratio (x faster / smaller) |", "|---|---|---|---|"]
     a, k = ours["ingest"], kuzu["ingest"]
@@ -315,14 +352,7 @@ def table(ours: dict[str, Any], kuzu: dict[str, Any]) -> str:
         f"| {k['rows_per_s']:,.0f} rows/s ({k['seconds']:.1f} s, FTS build {k['index_seconds']:.1f} s) "
         f"| {a['rows_per_s'] / k['rows_per_s']:.1f}x |"
     )
-    for op in (
-        "edge hybrid search",
-        "node hybrid search",
-        "node BFS depth 2",
-        "retrieve_episodes",
-        "get 100 by uuid",
-        "edge re-save",
-    ):
+    for op in OPS:
         lines.append(
             f"| {op} p50 / p95 | {ours[op]['p50']:.1f} / {ours[op]['p95']:.1f} ms "
             f"| {kuzu[op]['p50']:.1f} / {kuzu[op]['p95']:.1f} ms | {kuzu[op]['p50'] / ours[op]['p50']:.1f}x |"
@@ -344,16 +374,32 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the issue's size (10k/20k/1k)")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--kuzu-python", default=KUZU_PYTHON)
-    parser.add_argument("--only", choices=["anatid", "kuzu"])
-    parser.add_argument("--worker", choices=["anatid", "kuzu"], help=argparse.SUPPRESS)
-    parser.add_argument("--size", default="reduced", help=argparse.SUPPRESS)
+    parser.add_argument("--only", choices=["anatid", "anatid-sql", "kuzu"])
+    parser.add_argument(
+        "--size", choices=sorted(SIZES), help="a named size instead of --full / reduced"
+    )
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also run anatid with its in-memory current records off (the pre-issue-16 paths)",
+    )
+    parser.add_argument(
+        "--worker", choices=["anatid", "anatid-sql", "kuzu"], help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
+    size = args.size or ("full" if args.full else "reduced")
     if args.worker:
-        print(json.dumps(asyncio.run(work(args.worker, args.size, args.repeat))))
+        print(json.dumps(asyncio.run(work(args.worker, size, args.repeat))))
         return
-    size = "full" if args.full else "reduced"
     results = {}
-    for backend, python in (("anatid", sys.executable), ("kuzu", args.kuzu_python)):
+    backends = [
+        ("anatid", sys.executable),
+        ("anatid-sql", sys.executable),
+        ("kuzu", args.kuzu_python),
+    ]
+    for backend, python in backends:
+        if backend == "anatid-sql" and not args.baseline and args.only != backend:
+            continue
         if args.only in (None, backend):
             results[backend] = run_worker(python, backend, size, args.repeat)
             print(f"{backend}: {json.dumps(results[backend])}", flush=True)
@@ -367,8 +413,11 @@ def main() -> None:
         f"\nsize {size} {SIZES[size]}, dim {DIM}, repeat {args.repeat}; commit {commit}, "
         f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores\n"
     )
-    if len(results) == 2:
+    if "anatid" in results and "kuzu" in results:
         print(table(results["anatid"], results["kuzu"]))
+    if "anatid" in results and "anatid-sql" in results:
+        print()
+        print(baseline_table(results["anatid"], results["anatid-sql"]))
 
 
 if __name__ == "__main__":

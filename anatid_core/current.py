@@ -1,0 +1,276 @@
+"""The current records of each kind, held in memory beside the file (issue 16).
+
+Reads by id and single-record saves are the operations an agent does most, and each was one or
+more SQL round trips (a point query costs far more than a dict lookup, and much more again on a
+loaded machine). So the connection keeps, per kind, every current version as the row SQL would
+return (plus its content hash): by id, by version id, newest first by valid_from (sorted on the
+first such query: Graphiti's ``retrieve_episodes``) and, for edges, by endpoint (expansions).
+
+The file stays the truth; this view is derived and is only used where it cannot differ from what
+SQL would answer:
+
+* it is built from the tables on first use, under the write lock (no commit lands in between);
+* each commit applies its own changes right after COMMIT, under the publish lock (readers see
+  the view before a transaction or after it, never half of it): new versions are added, closed
+  or purged ones removed (by version id, so purges that only know version ids are covered);
+* it is dropped whenever that is not possible: after another process had the file
+  (``Connection._catch_up``), around compaction (``Connection.exclusive``), after a purge of
+  everything (``VectorCache.forget``), and when it would grow past ``SETTINGS
+  ['current_records_limit']`` records of one kind (then SQL answers, as before);
+* reads use it only for the current state outside the reader's own transaction (inside one,
+  SQL sees the uncommitted writes; ``as_of`` views always read SQL).
+
+Memory: one tuple per current record holding its columns (id, name, text, props JSON, ...), plus
+the adjacency of each edge: measured with tracemalloc on Graphiti-shaped records, 95 MB per 100k
+entity nodes and 145 MB per 100k facts (edges). The default limit (100,000 current records per
+kind) bounds it at about 240 MB; ``SETTINGS['current_records_limit'] = 0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from .model import Kind
+from .rows import cols_of, table_of
+
+
+class _Connection(Protocol):
+    """What the view needs of :class:`~anatid_core.connection.Connection` (which owns it)."""
+
+    @property
+    def write_lock(self) -> AbstractContextManager[Any]: ...
+
+    def in_own_transaction(self) -> bool: ...
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+#: A current version as ``SELECT {cols_of(kind)}, r.chash`` returns it.
+Row = tuple[Any, ...]
+
+#: Default most current records of one kind kept in memory (``SETTINGS``); 0 turns the view off.
+DEFAULT_LIMIT = 100_000
+
+
+#: Where the group and valid_from sit in a row of each kind (see rows.NODE_COLS / EDGE_COLS).
+GROUP_AT: dict[Kind, int] = {"node": 2, "edge": 5}
+VALID_FROM_AT: dict[Kind, int] = {"node": 8, "edge": 10}
+
+#: A commit changing more records than this drops the recency order instead of editing it (it
+#: is sorted again on next use: cheaper than many list insertions).
+RECENCY_EDITS = 64
+
+
+class _KindView:
+    """The current rows of one kind: by id, the id of each version, and (built on first use)
+    the records with a valid_from, newest first: ``(-valid_from, id)`` ascending, the order
+    ``ORDER BY valid_from DESC, id`` gives."""
+
+    __slots__ = ("by_id", "by_vid", "recency", "ends", "_vf")
+
+    def __init__(self, kind: Kind) -> None:
+        self.by_id: dict[str, Row] = {}
+        self.by_vid: dict[int, str] = {}
+        self.recency: list[tuple[int, str]] | None = None
+        #: Edges only: the ids of the current edges at each node, by row position of the end
+        #: (2: src, 3: dst), for expansions without SQL.
+        self.ends: dict[int, dict[str, set[str]]] | None = (
+            {2: {}, 3: {}} if kind == "edge" else None
+        )
+        self._vf = VALID_FROM_AT[kind]
+
+    def add(self, row: Row) -> None:
+        old = self.by_id.get(row[1])
+        if old is not None:
+            self._drop(old)
+        self.by_id[row[1]] = row
+        self.by_vid[row[0]] = row[1]
+        if self.recency is not None and row[self._vf] is not None:
+            bisect.insort(self.recency, (-row[self._vf], row[1]))
+        if self.ends is not None:
+            for at, index in self.ends.items():
+                index.setdefault(row[at], set()).add(row[1])
+
+    def remove_vids(self, vids: Iterable[int]) -> None:
+        for vid in vids:
+            rid = self.by_vid.get(vid)
+            if rid is not None:
+                row = self.by_id.pop(rid, None)
+                if row is not None:
+                    self._drop(row)
+                self.by_vid.pop(vid, None)
+
+    def _drop(self, row: Row) -> None:
+        """Take ``row`` out of the secondary structures (the caller updates by_id)."""
+        self.by_vid.pop(row[0], None)
+        self._unorder(row)
+        if self.ends is not None:
+            for at, index in self.ends.items():
+                ids = index.get(row[at])
+                if ids is not None:
+                    ids.discard(row[1])
+                    if not ids:
+                        del index[row[at]]
+
+    def walk(
+        self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
+    ) -> list[Row]:
+        """``(hop, *edge row)`` for every edge met at each hop up to ``depth``, as
+        ``GraphReads._expand_in_one_query`` reads them by SQL: hop k takes the edges whose
+        ``near`` end is a ``far`` end of an edge of hop k-1 (the seeds for hop 1)."""
+        assert self.ends is not None
+        out: list[Row] = []
+        frontier = set(seeds)
+        for hop in range(1, depth + 1):
+            reached: set[str] = set()
+            for near, far in sides:
+                index = self.ends[near]
+                for node in frontier:
+                    for eid in index.get(node, ()):
+                        row = self.by_id[eid]
+                        if rels is None or row[4] in rels:
+                            out.append((hop, *row[:-1]))
+                            reached.add(row[far])
+            if not reached:
+                break
+            frontier = reached
+        return out
+
+    def _unorder(self, row: Row) -> None:
+        if self.recency is None or row[self._vf] is None:
+            return
+        key = (-row[self._vf], row[1])
+        at = bisect.bisect_left(self.recency, key)
+        if at < len(self.recency) and self.recency[at] == key:
+            del self.recency[at]
+
+    def newest(self) -> list[tuple[int, str]]:
+        """The recency order, sorted now if it is not built."""
+        if self.recency is None:
+            vf = self._vf
+            self.recency = sorted((-r[vf], r[1]) for r in self.by_id.values() if r[vf] is not None)
+        return self.recency
+
+
+class CurrentRecords:
+    """Every current version of each kind, in step with the commits of this process."""
+
+    def __init__(self, connection: _Connection, limit: Any) -> None:
+        self._connection = connection
+        self._limit = limit  # a callable giving the limit now (SETTINGS may change at run time)
+        self._views: dict[Kind, _KindView] = {}
+        self._too_big: set[Kind] = set()
+        self._lock = threading.RLock()
+        #: (kind, space) -> (table, dimension) of the vector spaces known to exist, so that a
+        #: write with an embedding need not look its space up (set after the COMMIT that
+        #: created or first used it; dropped with the views).
+        self.spaces: dict[tuple[Kind, str], tuple[str, int]] = {}
+
+    def enabled(self) -> bool:
+        """Whether the in-memory state is on (``SETTINGS['current_records_limit']`` > 0)."""
+        return int(self._limit()) > 0
+
+    def usable(self) -> bool:
+        """Whether this thread's reads may use the view (not inside its own transaction)."""
+        return not self._connection.in_own_transaction()
+
+    def view(self, kind: Kind) -> _KindView | None:
+        """The view of ``kind``, built now if needed; None if it is off or too big. Call
+        outside the publish lock (building takes the write lock); read it inside."""
+        with self._lock:
+            found = self._views.get(kind)
+            if found is not None or kind in self._too_big:
+                return found
+        limit = int(self._limit())
+        if limit <= 0:
+            return None
+        with self._connection.write_lock:
+            with self._lock:
+                found = self._views.get(kind)
+                if found is not None or kind in self._too_big:
+                    return found
+            built = self._build(kind, limit)
+            with self._lock:
+                if built is None:
+                    self._too_big.add(kind)
+                else:
+                    self._views[kind] = built
+            return built
+
+    def loaded(self, kind: Kind) -> _KindView | None:
+        """The view of ``kind`` if it is built (never builds it)."""
+        with self._lock:
+            return self._views.get(kind)
+
+    def rows_passing(
+        self,
+        kind: Kind,
+        ids: list[str],
+        groups: Iterable[str] | None,
+        tags: Iterable[str] | None,
+    ) -> list[Row] | None:
+        """The current rows of ``ids`` in one of ``groups`` and carrying one of ``tags`` (a
+        node's labels, an edge's rel), as the SQL filters select them; None if the view is not
+        built (this never builds it: the caller may hold the publish lock)."""
+        view = self.loaded(kind)
+        if view is None:
+            return None
+        wanted_groups = None if groups is None else set(groups)
+        wanted_tags = None if tags is None else set(tags)
+        at_group = GROUP_AT[kind]
+        out: list[Row] = []
+        for i in ids:
+            row = view.by_id.get(i)
+            if row is None or (wanted_groups is not None and row[at_group] not in wanted_groups):
+                continue
+            if wanted_tags is not None:
+                have = row[3] if kind == "node" else (row[4],)
+                if wanted_tags.isdisjoint(have):
+                    continue
+            out.append(row)
+        return out
+
+    def _build(self, kind: Kind, limit: int) -> _KindView | None:
+        table = table_of(kind)
+        count = self._connection.query(f"SELECT count(*) FROM {table} WHERE tx_to IS NULL")
+        if int(count[0][0]) > limit:
+            return None
+        view = _KindView(kind)
+        for row in self._connection.query(
+            f"SELECT {cols_of(kind)}, r.chash FROM {table} r WHERE r.tx_to IS NULL"
+        ):
+            view.add(row)
+        return view
+
+    # --------------------------------------------------------------- kept in step by commits
+
+    def after_commit(self, kind: Kind, removed: Iterable[int], added: list[Row]) -> None:
+        """Apply one commit's changes: drop the ``removed`` versions, add the ``added`` rows.
+        A view not built yet is left alone (it reads the tables, commit included, when used)."""
+        with self._lock:
+            view = self._views.get(kind)
+            if view is None:
+                return
+            removed = list(removed)
+            if len(removed) + len(added) > RECENCY_EDITS:
+                view.recency = None
+            view.remove_vids(removed)
+            for row in added:
+                view.add(row)
+            if len(view.by_id) > int(self._limit()):
+                del self._views[kind]
+                self._too_big.add(kind)
+
+    def forget(self) -> None:
+        """Drop every view (each is built again on next use)."""
+        with self._lock:
+            self._views.clear()
+            self._too_big.clear()
+            self.spaces.clear()
+
+
+__all__ = ["DEFAULT_LIMIT", "CurrentRecords", "Row"]

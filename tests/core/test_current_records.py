@@ -1,0 +1,349 @@
+"""The in-memory view of current records (anatid_core.current) answers exactly what SQL answers.
+
+Each test reads by id (served by the view) and compares with ``find_nodes``/``find_edges`` (SQL)
+after every kind of write: updates, deletes, purges, erasures, rollbacks, another process's
+commits; ``as_of`` reads and reads inside a transaction keep their own answers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from anatid_core import SETTINGS, Edge, InvalidInput, Node, Store
+
+T = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "g.duckdb") as s:
+        s.upsert_nodes(
+            [
+                Node(
+                    f"n{i}",
+                    group="g",
+                    labels=("Entity",),
+                    name=f"node {i}",
+                    props={"at": T, "i": i},
+                )
+                for i in range(5)
+            ]
+        )
+        s.upsert_edges(
+            [Edge(f"e{i}", f"n{i}", f"n{i + 1}", "KNOWS", props={"w": i}) for i in range(4)]
+        )
+        yield s
+
+
+def _same_as_sql(s: Store, nodes: list[str], edges: list[str]) -> None:
+    assert s.get_nodes(nodes) == s.find_nodes(ids=nodes)
+    assert s.get_edges(edges) == s.find_edges(ids=edges)
+    for i in nodes:
+        assert s.get_node(i) == next(iter(s.find_nodes(ids=[i])), None)
+    for i in edges:
+        assert s.get_edge(i) == next(iter(s.find_edges(ids=[i])), None)
+
+
+NODES = [f"n{i}" for i in range(7)]
+EDGES = [f"e{i}" for i in range(6)]
+
+
+def test_reads_by_id_come_from_memory_and_match_sql(store: Store) -> None:
+    _same_as_sql(store, NODES, EDGES)
+    assert store.connection.current.loaded("node") is not None  # the view served them
+    assert store.connection.current.loaded("edge") is not None
+
+
+def test_updates_new_records_and_deletes_are_seen_at_once(store: Store) -> None:
+    _same_as_sql(store, NODES, EDGES)  # build the views first
+    store.upsert_nodes([Node("n1", group="g", name="renamed", props={"at": T, "i": 10})])
+    store.upsert_nodes([Node("n5", name="new")])
+    store.upsert_edges([Edge("e4", "n4", "n5", "KNOWS")])
+    store.upsert_edge(Edge("e0", "n0", "n1", "KNOWS", props={"w": 99}))
+    assert store.get_node("n1").name == "renamed"  # type: ignore[union-attr]
+    assert store.get_edge("e0").props == {"w": 99}  # type: ignore[union-attr]
+    _same_as_sql(store, NODES, EDGES)
+    store.delete_edges(["e1"])
+    store.delete_nodes(["n3"])  # detaches e2 and e3
+    assert store.get_edge("e1") is None and store.get_node("n3") is None
+    assert store.get_edges(["e2", "e3"]) == []
+    _same_as_sql(store, NODES, EDGES)
+    store.close_nodes(["n0"], valid_to=T)
+    _same_as_sql(store, NODES, EDGES)
+
+
+def test_an_unchanged_resave_writes_nothing_and_a_changed_one_a_new_version(store: Store) -> None:
+    _same_as_sql(store, NODES, EDGES)
+    edge = Edge("e0", "n0", "n1", "KNOWS", props={"w": 0})
+    assert store.upsert_edge(edge).unchanged == 1
+    assert store.upsert_edge(Edge("e0", "n0", "n1", "KNOWS", props={"w": 5})).written == 1
+    assert store.upsert_edge(Edge("e0", "n0", "n1", "KNOWS", props={"w": 5})).unchanged == 1
+    assert [e.props["w"] for e in store.history("e0")] == [0, 5]
+    assert store.check() == []
+
+
+def test_an_edge_to_a_deleted_node_is_refused(store: Store) -> None:
+    _same_as_sql(store, NODES, EDGES)
+    store.delete_nodes(["n4"])
+    with pytest.raises(InvalidInput, match="missing node"):
+        store.upsert_edge(Edge("x", "n0", "n4", "KNOWS"))
+    assert store.upsert_edge(Edge("x", "n0", "n4", "KNOWS"), missing_endpoints="skip").skipped == 1
+
+
+def test_a_rolled_back_transaction_leaves_the_view_as_it_was(store: Store) -> None:
+    before = store.get_node("n1")
+    with pytest.raises(RuntimeError), store.transaction():
+        store.upsert_nodes([Node("n1", name="never")])
+        store.delete_edges(["e0"])
+        raise RuntimeError("roll back")
+    assert store.get_node("n1") == before
+    _same_as_sql(store, NODES, EDGES)
+
+
+def test_reads_inside_a_transaction_see_its_own_writes(store: Store) -> None:
+    store.get_node("n1")
+    with store.transaction():
+        store.upsert_nodes([Node("n1", name="inside")])
+        store.delete_edges(["e0"])
+        assert store.get_node("n1").name == "inside"  # type: ignore[union-attr]
+        assert store.get_edge("e0") is None
+        # a second write in the same transaction sees the first (no stale current version)
+        store.upsert_nodes([Node("n1", name="inside again")])
+    assert store.get_node("n1").name == "inside again"  # type: ignore[union-attr]
+    assert len(store.history("n1")) == 3
+    _same_as_sql(store, NODES, EDGES)
+    assert store.check() == []
+
+
+def test_as_of_reads_keep_the_past(store: Store) -> None:
+    store.get_node("n1")
+    past = datetime.now(timezone.utc)
+    store.upsert_nodes([Node("n1", name="later")])
+    store.delete_nodes(["n2"])
+    view = store.as_of(tx_time=past)
+    assert view.get_node("n1").name == "node 1"  # type: ignore[union-attr]
+    assert view.get_node("n2") is not None
+    assert store.get_node("n2") is None
+
+
+def test_purges_and_erasures_remove_records(store: Store) -> None:
+    _same_as_sql(store, NODES, EDGES)
+    store.purge_edges(["e0"])
+    store.purge_nodes(["n4"])  # with e3
+    assert store.get_edge("e0") is None and store.get_node("n4") is None
+    assert store.get_edge("e3") is None
+    _same_as_sql(store, NODES, EDGES)
+    store.erase_nodes(["n0"])
+    assert store.get_node("n0") is None
+    _same_as_sql(store, NODES, EDGES)
+    store.purge_all()
+    assert store.get_nodes(NODES) == [] and store.get_edges(EDGES) == []
+    store.upsert_nodes([Node("n1", name="again")])
+    assert store.get_node("n1").name == "again"  # type: ignore[union-attr]
+    _same_as_sql(store, NODES, EDGES)
+
+
+def test_changing_returned_props_does_not_change_the_store(store: Store) -> None:
+    store.upsert_nodes([Node("p", props={"tags": ["a"], "inner": {"k": 1}})])
+    got = store.get_node("p")
+    got.props["tags"].append("b")  # type: ignore[union-attr,index]
+    got.props["inner"]["k"] = 2  # type: ignore[union-attr,index]
+    assert store.get_node("p").props == {"tags": ["a"], "inner": {"k": 1}}  # type: ignore[union-attr]
+
+
+def test_past_the_limit_sql_answers(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    store.connection.current.forget()
+    monkeypatch.setitem(SETTINGS, "current_records_limit", 3)
+    _same_as_sql(store, NODES, EDGES)
+    assert store.connection.current.loaded("node") is None  # 5 nodes: too many to keep
+    store.upsert_nodes([Node("n1", name="changed")])
+    assert store.get_node("n1").name == "changed"  # type: ignore[union-attr]
+    monkeypatch.setitem(SETTINGS, "current_records_limit", 6)
+    store.connection.current.forget()
+    _same_as_sql(store, NODES, EDGES)
+    store.upsert_nodes([Node("n5"), Node("n6")])  # grows past the limit: dropped, SQL answers
+    assert store.connection.current.loaded("node") is None
+    _same_as_sql(store, NODES, EDGES)
+
+
+def _in_another_process(path: str, body: str) -> None:
+    code = f"""
+        from anatid_core import Edge, Node, Store
+        with Store.open({path!r}) as other:
+    """
+    script = textwrap.dedent(code) + textwrap.indent(textwrap.dedent(body), "    ")
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_another_process_commits_are_seen(store: Store) -> None:
+    _same_as_sql(store, NODES, EDGES)
+    _in_another_process(
+        store.path,
+        """
+        other.upsert_nodes([Node("n1", name="from the other process"), Node("n6")])
+        other.delete_edges(["e1"])
+        """,
+    )
+    assert store.get_node("n1").name == "from the other process"  # type: ignore[union-attr]
+    assert store.get_node("n6") is not None and store.get_edge("e1") is None
+    _same_as_sql(store, NODES, EDGES)
+    _in_another_process(store.path, 'other.purge_nodes(["n4"])')
+    assert store.get_node("n4") is None and store.get_edge("e3") is None
+    _same_as_sql(store, NODES, EDGES)
+    store.upsert_edge(Edge("e0", "n0", "n1", "KNOWS", props={"w": 7}))  # its version ids go on
+    assert store.check() == []
+
+
+def test_vector_spaces_are_found_again_after_a_purge_of_everything(store: Store) -> None:
+    store.upsert_nodes([Node("v1", embedding=[1.0, 0.0])])
+    store.upsert_nodes([Node("v2", embedding=[0.0, 1.0])])  # the space is known now
+    store.purge_all()  # drops the space's table
+    store.upsert_nodes([Node("v3", embedding=[1.0, 0.0])])
+    assert [h.id for h in store.search_vector([1.0, 0.0], k=5)] == ["v3"]
+    with pytest.raises(InvalidInput, match="dimension"):
+        store.upsert_nodes([Node("v4", embedding=[1.0, 0.0, 0.0])])
+    assert store.check() == []
+
+
+def _newest_both_ways(s: Store, kind: str, **kw: object) -> list:
+    """From memory, and from SQL (an as_of view of now never uses the in-memory records)."""
+    sql = s.as_of(tx_time=datetime.now(timezone.utc))
+    fast = (s.find_nodes if kind == "node" else s.find_edges)(order_by="-valid_from", **kw)  # type: ignore[arg-type]
+    slow = (sql.find_nodes if kind == "node" else sql.find_edges)(order_by="-valid_from", **kw)  # type: ignore[arg-type]
+    return [fast, slow]
+
+
+def test_newest_first_queries_match_sql(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from anatid_core import Cond
+
+    with Store.open(tmp_path / "n.duckdb") as s:
+        # ties in valid_from (ordered by id), two groups, records without valid_from
+        s.upsert_nodes(
+            [
+                Node(f"ep{i:03d}", group=f"g{i % 2}", valid_from=T + timedelta(minutes=i // 3))
+                for i in range(150)  # more than one commit's worth of edits: sorted again
+            ]
+            + [Node(f"ent{i}", group="g0") for i in range(5)]
+        )
+        s.upsert_edges(
+            [
+                Edge(f"x{i}", "ep000", "ent0", "R", group="g0", valid_from=T + timedelta(minutes=i))
+                for i in range(5)
+            ]
+        )
+
+        def check() -> None:
+            for groups in (None, ["g0"], ["g1"], [], ["nope"], iter(["g1"])):
+                for op in ("<=", "<"):
+                    for minutes in (-1, 0, 7, 10, 1000):
+                        where = [[Cond("valid_from", op, T + timedelta(minutes=minutes))]]
+                        g = list(groups) if groups is not None else None
+                        for limit in (1, 4, 200):
+                            fast, slow = _newest_both_ways(
+                                s, "node", groups=g, where=where, limit=limit
+                            )
+                            assert fast == slow
+                        fast, slow = _newest_both_ways(s, "edge", where=where, limit=3)
+                        assert fast == slow
+
+        s.get_node("ep000")  # build the view, then edit it commit by commit
+        s.find_nodes(where=[[Cond("valid_from", "<=", T)]], order_by="-valid_from", limit=1)
+        check()
+        s.upsert_nodes([Node("ep005", group="g1", valid_from=T + timedelta(minutes=500))])
+        s.upsert_nodes([Node("ep006", group="g0")])  # loses its valid_from
+        s.delete_nodes(["ep007"])
+        s.purge_nodes(["ep008"])
+        check()
+        assert s.connection.current.loaded("node") is not None  # memory answered throughout
+        past = datetime.now(timezone.utc)
+        s.delete_nodes(["ep149"])
+        where = [[Cond("valid_from", "<=", T + timedelta(minutes=1000))]]
+        kept = s.as_of(tx_time=past).find_nodes(where=where, order_by="-valid_from", limit=1)
+        assert [n.id for n in kept] == ["ep005"]
+        newest = s.find_nodes(where=where, order_by="-valid_from", limit=2)
+        assert [n.id for n in newest] == ["ep005", "ep147"]  # ep147 and ep148 tie: by id
+
+
+def test_expansions_from_memory_match_sql(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(3)
+    with Store.open(tmp_path / "x.duckdb") as s:
+        s.upsert_nodes([Node(f"v{i}") for i in range(40)])
+        s.upsert_edges(
+            [
+                Edge(f"x{i}", f"v{rng.randrange(40)}", f"v{rng.randrange(40)}", rng.choice("AB"))
+                for i in range(120)
+            ]
+        )
+
+        def check() -> None:
+            sql = s.as_of(tx_time=datetime.now(timezone.utc))  # never from memory
+            for seeds in (["v0"], ["v1", "v2", "nope"], []):
+                for depth in (1, 2, 3):
+                    for direction in ("out", "in", "both"):
+                        for rels in (None, ["A"], [], iter(["B"])):
+                            kw = {"depth": depth, "direction": direction}
+                            r = list(rels) if rels is not None else None
+                            assert s.expand(seeds, rels=r, **kw) == sql.expand(seeds, rels=r, **kw)
+
+        s.get_edge("x0")  # the edge view is built
+        check()
+        s.delete_nodes(["v3"])  # detaches its edges
+        s.delete_edges(["x5", "x6"])
+        s.upsert_edges([Edge("x7", "v0", "v1", "A"), Edge("new", "v1", "v0", "B")])  # moved
+        s.purge_edges(["x8"])
+        check()
+        assert s.connection.current.loaded("edge") is not None
+
+
+def test_searches_fetching_from_memory_match_sql(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.duckdb") as s:
+        s.upsert_nodes(
+            [
+                Node(
+                    f"d{i}",
+                    group=f"g{i % 3}",
+                    labels=("Entity",) if i % 2 else ("Episodic",),
+                    name=f"alpha {i}",
+                    text="beta gamma" if i % 4 else "alpha",
+                    embedding=[1.0, i / 10.0],
+                )
+                for i in range(30)
+            ]
+        )
+        s.upsert_edges(
+            [Edge(f"r{i}", f"d{i}", f"d{i + 1}", "AB"[i % 2], text="alpha") for i in range(9)]
+        )
+
+        def check() -> None:
+            sql = s.as_of(tx_time=datetime.now(timezone.utc))  # never from memory
+            for groups in (None, ["g1"], ["g0", "g2"], []):
+                for labels in (None, ["Entity"], ["nope"]):
+                    kw = {"groups": groups, "labels": labels, "k": 7}
+                    assert s.search_text("alpha", **kw) == sql.search_text("alpha", **kw)
+                    # (scores: float32 in memory against DuckDB's cosine, so compare the records)
+                    near = [(h.id, h.item) for h in s.search_vector([1.0, 0.5], **kw)]
+                    assert near == [(h.id, h.item) for h in sql.search_vector([1.0, 0.5], **kw)]
+                for rels in (None, ["A"]):
+                    kw = {"groups": groups, "rels": rels, "kind": "edge"}
+                    assert s.search_text("alpha", **kw) == sql.search_text("alpha", **kw)
+
+        check()
+        assert s.connection.current.loaded("node") is not None
+        s.upsert_nodes([Node("d1", group="g2", labels=("Entity",), name="alpha again")])
+        s.delete_nodes(["d3"])
+        s.purge_nodes(["d5"])
+        check()
