@@ -1,6 +1,6 @@
-"""GraphitiDriver against Graphiti's own KuzuDriver, side by side on identical data.
+"""GraphitiDriver against Graphiti's own FalkorDriver (FalkorDB Lite) and KuzuDriver, on identical data.
 
-Both run through Graphiti's own code paths: ``add_nodes_and_edges_bulk`` for ingest, ``search_``
+All three run through Graphiti's own code paths: ``add_nodes_and_edges_bulk`` for ingest, ``search_``
 with the RRF recipes for hybrid search, ``search_`` with node BFS (depth 2), ``retrieve_episodes``,
 ``EntityNode.get_by_uuids`` (100 uuids) and ``EntityEdge.save`` (one edge re-saved).
 
@@ -11,11 +11,16 @@ with the RRF recipes for hybrid search, ``search_`` with node BFS (depth 2), ``r
 
 Each backend runs in its own worker process (so peak RSS is its own): anatid in this interpreter,
 Kuzu 0.11.3 in ``--kuzu-python`` (default /work/venvs/kuzu-graphiti/bin/python: Cognee installs a
-``kuzu`` shim in the main venv, so real kuzu lives in a venv of its own). Data come from fixed
-seeds, so both workers build the same objects: 1024-dimension unit embeddings, ten MENTIONS per
+``kuzu`` shim in the main venv, so real kuzu lives in a venv of its own), FalkorDB Lite 0.11.0 in
+``--falkordb-python`` (default: the differential references' Python 3.12+ venv, built if missing,
+see ``_falkordb.py``). FalkorDB Lite's embedded redis-server is a process of its own: its peak RSS
+is added to its worker's. FalkorDB keeps each group in its own graph; the benchmark has one group,
+so all of it goes into that group's graph, where Graphiti routes the group's calls. Data come from
+fixed seeds, so every worker builds the same objects: 1024-dimension unit embeddings, ten MENTIONS per
 episode, facts made of entity names and words from a fixed vocabulary. Ingest goes in ten equal
 batches. Kuzu's full-text indexes are built after the ingest (Graphiti's ``graph_ops``), and that
-time is counted in its ingest. Reads: one warm-up, then p50/p95 over ``--repeat`` calls.
+time is counted in its ingest; FalkorDriver builds its indexes when it is made, before the data,
+and that time is counted in its ingest too. Reads: one warm-up, then p50/p95 over ``--repeat`` calls.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # tests.* (the fakes, the FalkorDB Lite helper) in every worker
 GROUP = "bench"
 DIM = 1024
 BATCHES = 10
@@ -177,7 +183,7 @@ async def atimed(fn: Any, repeat: int) -> dict[str, float]:
     }
 
 
-def open_driver(backend: str, path: str) -> Any:
+async def open_driver(backend: str, path: str) -> Any:
     if backend.startswith("anatid"):
         sys.path[:0] = [str(REPO), str(REPO / "drivers")]
         from anatid_graphiti import GraphitiDriver
@@ -191,6 +197,10 @@ def open_driver(backend: str, path: str) -> Any:
     import warnings
 
     warnings.simplefilter("ignore", DeprecationWarning)
+    if backend == "falkordb":
+        from tests.benchmarks import _falkordb
+
+        return await _falkordb.open_driver(path, GROUP)
     from graphiti_core.driver.kuzu_driver import KuzuDriver
 
     return KuzuDriver(db=path)
@@ -227,7 +237,9 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     rng = data["rng"]
     tmp = tempfile.mkdtemp(prefix=f"bench-graphiti-{backend}-")
     path = os.path.join(tmp, "graph.db")
-    driver = open_driver(backend, path)
+    t = time.perf_counter()
+    driver = await open_driver(backend, path)
+    open_s = time.perf_counter() - t if backend == "falkordb" else 0.0  # its index build
     embedder = FakeEmbedder(DIM)
     out: dict[str, Any] = {"backend": backend}
 
@@ -240,8 +252,9 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
         )
     insert_s = time.perf_counter() - t
     t = time.perf_counter()
-    await driver.graph_ops.build_indices_and_constraints(driver)  # Kuzu's FTS; a no-op for anatid
-    index_s = time.perf_counter() - t
+    if backend != "falkordb":  # FalkorDB's were built before the data, when the driver was made
+        await driver.graph_ops.build_indices_and_constraints(driver)  # Kuzu's FTS; anatid: no-op
+    index_s = time.perf_counter() - t + open_s
     out["ingest"] = {
         "rows": rows,
         "seconds": insert_s + index_s,
@@ -306,9 +319,17 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
         out[name] = await atimed(fn, repeat)
     check = await EntityEdge.get_by_uuid(driver, edge.uuid)
     assert check.fact == edge.fact
-    await driver.close()
+    server_mb = 0.0
+    if backend == "falkordb":
+        from tests.benchmarks import _falkordb
+
+        server_mb = _falkordb.server_peak_rss_mb(driver)
+        await _falkordb.save_and_stop(driver)
+    else:
+        await driver.close()
     out["file_mb"] = file_size_mb(path)
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["server_rss_mb"] = server_mb
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 + server_mb
     return out
 
 
@@ -334,6 +355,7 @@ def baseline_table(ours: dict[str, Any], sql: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+BACKENDS = ["anatid", "anatid-sql", "falkordb", "kuzu"]
 OPS = (
     "edge hybrid search",
     "node hybrid search",
@@ -344,27 +366,48 @@ OPS = (
 )
 
 
-def table(ours: dict[str, Any], kuzu: dict[str, Any]) -> str:
-    lines = ["| operation | anatid | Kuzu | ratio (x faster / smaller) |", "|---|---|---|---|"]
-    a, k = ours["ingest"], kuzu["ingest"]
-    lines.append(
-        f"| ingest ({a['rows']:,} rows) | {a['rows_per_s']:,.0f} rows/s ({a['seconds']:.1f} s) "
-        f"| {k['rows_per_s']:,.0f} rows/s ({k['seconds']:.1f} s, FTS build {k['index_seconds']:.1f} s) "
-        f"| {a['rows_per_s'] / k['rows_per_s']:.1f}x |"
-    )
-    for op in OPS:
-        lines.append(
-            f"| {op} p50 / p95 | {ours[op]['p50']:.1f} / {ours[op]['p95']:.1f} ms "
-            f"| {kuzu[op]['p50']:.1f} / {kuzu[op]['p95']:.1f} ms | {kuzu[op]['p50'] / ours[op]['p50']:.1f}x |"
+PEERS = {"falkordb": "FalkorDB Lite", "kuzu": "Kuzu"}
+
+
+def table(ours: dict[str, Any], peers: dict[str, dict[str, Any]]) -> str:
+    """anatid against each peer present; each ratio is x faster (or smaller) than that peer."""
+    names = [PEERS[p] for p in peers]
+    lines = [
+        "| operation | anatid | " + " | ".join(names) + " | "
+        + " | ".join(f"ratio vs {n}" for n in names) + " |",
+        "|---" * (2 + 2 * len(names)) + "|",
+    ]  # fmt: skip
+
+    def line(label: str, cells: list[str], ratios: list[float]) -> str:
+        return f"| {label} | " + " | ".join(cells + [f"{r:.1f}x" for r in ratios]) + " |"
+
+    a = ours["ingest"]
+    cells = [f"{a['rows_per_s']:,.0f} rows/s ({a['seconds']:.1f} s)"]
+    for p in peers.values():
+        k = p["ingest"]
+        cells.append(
+            f"{k['rows_per_s']:,.0f} rows/s ({k['seconds']:.1f} s, indexes {k['index_seconds']:.1f} s)"
         )
-    lines.append(
-        f"| file size | {ours['file_mb']:.0f} MB | {kuzu['file_mb']:.0f} MB | {kuzu['file_mb'] / ours['file_mb']:.1f}x |"
-    )
-    lines.append(
-        f"| peak RSS | {ours['peak_rss_mb']:.0f} MB | {kuzu['peak_rss_mb']:.0f} MB "
-        f"| {kuzu['peak_rss_mb'] / ours['peak_rss_mb']:.1f}x |"
-    )
+    ratios = [a["rows_per_s"] / p["ingest"]["rows_per_s"] for p in peers.values()]
+    lines.append(line(f"ingest ({a['rows']:,} rows)", cells, ratios))
+    for op in OPS:
+        cells = [f"{d[op]['p50']:.2f} / {d[op]['p95']:.2f} ms" for d in (ours, *peers.values())]
+        ratios = [p[op]["p50"] / ours[op]["p50"] for p in peers.values()]
+        lines.append(line(f"{op} p50 / p95", cells, ratios))
+    for key, label in (("file_mb", "file size"), ("peak_rss_mb", "peak RSS")):
+        cells = [f"{d[key]:,.0f} MB" for d in (ours, *peers.values())]
+        if key == "peak_rss_mb" and "falkordb" in peers:
+            i = 1 + list(peers).index("falkordb")
+            cells[i] += f" (server {peers['falkordb']['server_rss_mb']:,.0f})"
+        lines.append(line(label, cells, [p[key] / ours[key] for p in peers.values()]))
     return "\n".join(lines)
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
 
 
 def main() -> None:
@@ -374,7 +417,12 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the issue's size (10k/20k/1k)")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--kuzu-python", default=KUZU_PYTHON)
-    parser.add_argument("--only", choices=["anatid", "anatid-sql", "kuzu"])
+    parser.add_argument(
+        "--falkordb-python",
+        help="FalkorDB Lite's interpreter (default: the references' venv, built if missing)",
+    )
+    parser.add_argument("--only", choices=BACKENDS)
+    parser.add_argument("--skip", choices=BACKENDS, action="append", default=[])
     parser.add_argument(
         "--size", choices=sorted(SIZES), help="a named size instead of --full / reduced"
     )
@@ -383,26 +431,27 @@ def main() -> None:
         action="store_true",
         help="also run anatid with its in-memory current records off (the pre-issue-16 paths)",
     )
-    parser.add_argument(
-        "--worker", choices=["anatid", "anatid-sql", "kuzu"], help=argparse.SUPPRESS
-    )
+    parser.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     size = args.size or ("full" if args.full else "reduced")
     if args.worker:
         print(json.dumps(asyncio.run(work(args.worker, size, args.repeat))))
         return
     results = {}
-    backends = [
-        ("anatid", sys.executable),
-        ("anatid-sql", sys.executable),
-        ("kuzu", args.kuzu_python),
-    ]
-    for backend, python in backends:
+    loads = [load_average()]
+    for backend in BACKENDS:
         if backend == "anatid-sql" and not args.baseline and args.only != backend:
             continue
-        if args.only in (None, backend):
-            results[backend] = run_worker(python, backend, size, args.repeat)
-            print(f"{backend}: {json.dumps(results[backend])}", flush=True)
+        if args.only not in (None, backend) or backend in args.skip:
+            continue
+        python = {"kuzu": args.kuzu_python, "falkordb": args.falkordb_python}.get(backend)
+        if backend == "falkordb" and python is None:
+            from tests.benchmarks import _falkordb
+
+            python = _falkordb.venv_python()
+        results[backend] = run_worker(python or sys.executable, backend, size, args.repeat)
+        loads.append(load_average())
+        print(f"{backend}: {json.dumps(results[backend])}  (load {loads[-1]})", flush=True)
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
         capture_output=True,
@@ -411,10 +460,17 @@ def main() -> None:
     ).stdout.strip()
     print(
         f"\nsize {size} {SIZES[size]}, dim {DIM}, repeat {args.repeat}; commit {commit}, "
-        f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores\n"
+        f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores; "
+        f"load average (1/5/15 min) at start and after each worker: {' -> '.join(loads)}\n"
     )
-    if "anatid" in results and "kuzu" in results:
-        print(table(results["anatid"], results["kuzu"]))
+    if "falkordb" in results:
+        print(
+            f"FalkorDB Lite: every group in its own graph; this run has one group ({GROUP!r}), "
+            "loaded into that group's graph, where Graphiti routes the group's calls\n"
+        )
+    peers = {p: results[p] for p in PEERS if p in results}
+    if "anatid" in results and peers:
+        print(table(results["anatid"], peers))
     if "anatid" in results and "anatid-sql" in results:
         print()
         print(baseline_table(results["anatid"], results["anatid-sql"]))

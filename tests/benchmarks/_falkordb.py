@@ -1,0 +1,83 @@
+"""FalkorDB Lite for bench_graphiti.py: its venv, its driver, its server's memory, its shutdown.
+
+FalkorDB Lite (``falkordblite``) starts an embedded redis-server with the FalkorDB module as a
+daemon child of the process that opens it, reached over a unix socket; the graph lives in that
+server's memory and is saved to one RDB file. So the server's own peak RSS (``VmHWM``) is read
+from ``/proc`` before it stops and added to the worker's; the file is measured after a SAVE.
+
+FalkorDB keeps each group in a graph of its own, and Graphiti routes a group's calls (``add_episode``,
+``search_``, ``retrieve_episodes`` with one group id) to the graph named after that group id. The
+benchmark has one group, so everything is loaded into that group's graph (``bench``): the driver
+is opened on it, as Graphiti's own routing would clone it.
+
+The venv is the differential references' ``venvs/graphiti-falkordblite`` (Python 3.12+,
+graphiti-core[falkordb] 0.31.2, falkordblite 0.11.0), built the same way if it is missing; here
+without the references' opt-in, since running this script is the request (it compiles
+redis-server and FalkorDB from source: about 20 minutes on a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def venv_python() -> str:
+    """The FalkorDB Lite venv's interpreter, built first (a long compile) if it is missing."""
+    sys.path.insert(0, str(REPO))
+    from tests.graphiti.differential import references
+
+    ref = references.FALKORDB
+    python = references.cache_root() / ref.venv / "bin" / "python"
+    if not python.exists():
+        print(f"building {python.parent.parent} (compiles from source, ~20 min)...", flush=True)
+    return str(references.venv_python(dataclasses.replace(ref, opt_in=None)))
+
+
+async def open_driver(path: str, group: str) -> Any:
+    """Graphiti's FalkorDriver on an embedded server saving to ``path``, on ``group``'s graph,
+    with the indexes FalkorDriver schedules when it is made already built."""
+    from graphiti_core.driver.falkordb_driver import FalkorDriver
+    from redislite.async_falkordb_client import AsyncFalkorDB  # type: ignore[import-not-found]
+
+    driver = FalkorDriver(falkor_db=AsyncFalkorDB(path), database=group)
+    if driver._init_task is not None:  # pyright: ignore[reportPrivateUsage]
+        await driver._init_task  # pyright: ignore[reportPrivateUsage]
+    return driver
+
+
+def _server(driver: Any) -> Any:
+    return driver.client.client  # redislite's AsyncRedis, which owns the server process
+
+
+def server_peak_rss_mb(driver: Any) -> float:
+    """The embedded redis-server's peak resident set (VmHWM), in MB."""
+    pid = _server(driver).pid
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmHWM for the FalkorDB Lite server (pid {pid})")
+
+
+async def save_and_stop(driver: Any) -> None:
+    """Write the RDB file, close the connection and stop the server this worker started
+    (redislite's async close leaves it running), waiting until it has exited."""
+    server = _server(driver)
+    pid = server.pid
+    await server.execute_command("SAVE")
+    await driver.close()
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 60
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        try:  # a daemon is not our child, but reap it if it is
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        time.sleep(0.05)
