@@ -19,6 +19,7 @@ from anatid_cognee.records import (  # noqa: E402
     plain_edge_tuple,
     plain_node_tuple,
 )
+
 from anatid_core import Store  # noqa: E402
 
 WHEN = datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc)
