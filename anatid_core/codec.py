@@ -224,6 +224,60 @@ def decode_props(text: str) -> dict[str, Any]:
     return _TAGGED.decode(text)
 
 
+# ------------------------------------------------------------------------ props as plain JSON
+# What ``json.loads(json.dumps(decode_props(text), default=...))`` gives when the default writes
+# datetimes/dates as isoformat() and UUIDs as str (how JSON-backed stores such as Cognee's
+# LadybugDB return them), read straight from the stored text: the tags already hold those
+# strings, so the values are never built only to be written out again (issue 16).
+
+
+def _plain_tag(tag: str, inner: Any) -> Any:
+    if tag in ("$dt", "$date", "$uuid"):
+        return inner  # the stored isoformat() / str() text is the plain form
+    if tag == "$tuple":
+        return list(inner)
+    if tag == "$float":
+        return float(inner)
+    if tag == "$bytes":
+        return base64.b64decode(inner)  # no JSON form: kept as bytes
+    return None  # "$esc": handled by the caller
+
+
+def _plain_hook(obj: dict[str, Any]) -> Any:
+    # Bottom-up, as _tagged; texts holding "$esc" take the recursive path instead.
+    if len(obj) != 1:
+        return obj
+    ((tag, inner),) = obj.items()
+    return _plain_tag(tag, inner) if tag in _TAGS else obj
+
+
+def _plain_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_plain_value(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1:
+            ((tag, inner),) = value.items()
+            if tag == "$esc":
+                return {k: _plain_value(v) for k, v in inner.items()}
+            if tag in _TAGS:
+                return _plain_tag(tag, _plain_value(inner))
+        return {k: _plain_value(v) for k, v in value.items()}
+    return value
+
+
+_PLAIN_TAGGED = json.JSONDecoder(object_hook=_plain_hook)
+
+
+def decode_props_plain(text: str) -> dict[str, Any]:
+    """Stored props as plain JSON values: datetime/date as ``isoformat()``, UUID as ``str``,
+    tuples as lists, non-finite floats as floats, bytes as bytes."""
+    if '"$' not in text:
+        return _PLAIN.decode(text)
+    if '"$esc"' in text:
+        return _plain_value(_PLAIN.decode(text))
+    return _PLAIN_TAGGED.decode(text)
+
+
 def props_param(value: Any) -> Any:
     """A filter value, converted to what the JSON-extracted side is compared with."""
     if isinstance(value, datetime):

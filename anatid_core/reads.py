@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from .codec import check_id, to_micros
+from .codec import check_id, decode_props, decode_props_plain, to_micros
 from .connection import Connection
 from .current import GROUP_AT, Row
 from .filters import SqlFilter, order_sql, page_sql, record_filter
@@ -250,6 +250,27 @@ class Reader(GraphReads):
         sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY {order}"
         rows = self._query(sql + page, [*f.params, *page_params])
         return [item_from_row(kind, row) for row in rows]
+
+    def node_rows(
+        self, *, groups: Iterable[str] | None = None, plain_props: bool = False
+    ) -> list[tuple[str, tuple[str, ...], str, dict[str, Any]]]:
+        """``(id, labels, name, props)`` of every visible node in ``groups``, by id: a bulk
+        read without :class:`Node` objects. ``plain_props`` gives props as plain JSON values
+        (:func:`~anatid_core.codec.decode_props_plain`) instead of the exact types."""
+        f = self._filter("node", groups=_listed(groups))
+        decode = decode_props_plain if plain_props else decode_props
+        sql = f"SELECT r.id, r.labels, r.name, r.props FROM nodes r WHERE {f.sql()} ORDER BY r.id"
+        return [(i, tuple(lb), n, decode(p)) for i, lb, n, p in self._query(sql, f.params)]
+
+    def edge_rows(
+        self, *, groups: Iterable[str] | None = None, plain_props: bool = False
+    ) -> list[tuple[str, str, str, dict[str, Any]]]:
+        """``(src, dst, rel, props)`` of every visible edge in ``groups``, by id (see
+        :meth:`node_rows`)."""
+        f = self._filter("edge", groups=_listed(groups))
+        decode = decode_props_plain if plain_props else decode_props
+        sql = f"SELECT r.src, r.dst, r.rel, r.props FROM edges r WHERE {f.sql()} ORDER BY r.id"
+        return [(s, d, rel, decode(p)) for s, d, rel, p in self._query(sql, f.params)]
 
     def count_nodes(self, **filters: Any) -> int:
         return self._count("node", filters)

@@ -24,6 +24,8 @@ from .records import (
     edge_tuple,
     node_data,
     node_tuple,
+    plain_edge_tuple,
+    plain_node_tuple,
     unique_strings,
 )
 
@@ -109,11 +111,20 @@ class GraphReads(StoreBacked):
 
     async def get_graph_data(self) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
         def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
-            nodes = r.find_nodes(groups=GROUPS)
-            if not nodes:
+            if self.exact_values:
+                nodes = r.find_nodes(groups=GROUPS)
+                if not nodes:
+                    return [], []
+                return [node_tuple(n, True) for n in nodes], [
+                    edge_tuple(e, True) for e in r.find_edges(groups=GROUPS)
+                ]
+            # The whole graph: bulk rows with props read straight into JSON values, not
+            # Node/Edge objects whose exact values as_json would write out again (issue 16).
+            rows = r.node_rows(groups=GROUPS, plain_props=True)
+            if not rows:
                 return [], []
-            return [node_tuple(n, self.exact_values) for n in nodes], [
-                edge_tuple(e, self.exact_values) for e in r.find_edges(groups=GROUPS)
+            return [plain_node_tuple(row) for row in rows], [
+                plain_edge_tuple(row) for row in r.edge_rows(groups=GROUPS, plain_props=True)
             ]
 
         return await self._read(work)

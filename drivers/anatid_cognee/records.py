@@ -135,6 +135,31 @@ def edge_tuple(edge: Edge, exact: bool = False) -> EdgeData:
     return edge.src, edge.dst, edge.rel, returned_props(edge.props, exact)
 
 
+def plain_node_tuple(row: tuple[str, tuple[str, ...], str, dict[str, Any]]) -> tuple[str, NodeData]:
+    """:func:`node_tuple` (JSON values) of a core ``node_rows(plain_props=True)`` row.
+
+    The props already hold JSON values, so ``type`` cannot tell a stored string from a
+    stored UUID or datetime; the label can (``graph_node`` writes it as ``str(type)``): a
+    string type equal to the label is that string, anything else reads as the label, as
+    :func:`node_type` does for non-string types."""
+    node_id, labels, name, props = row
+    props.pop(PROVENANCE_KEY, None)
+    props.pop("id", None)
+    plain_name = props.pop("name", name)
+    stored_type = props.pop("type", None)
+    label = labels[0] if labels else ""
+    if isinstance(stored_type, str) and (not labels or label == stored_type):
+        label = stored_type
+    return node_id, {"name": str(plain_name), "type": label, **props}
+
+
+def plain_edge_tuple(row: tuple[str, str, str, dict[str, Any]]) -> EdgeData:
+    """:func:`edge_tuple` (JSON values) of a core ``edge_rows(plain_props=True)`` row."""
+    src, dst, rel, props = row
+    props.pop(PROVENANCE_KEY, None)
+    return src, dst, rel, props
+
+
 def edge_dict(edge: Edge, exact: bool = False) -> dict[str, Any]:
     """The middle element of ``get_connections`` triples: ``relationship_name`` + properties."""
     return {"relationship_name": edge.rel, **returned_props(edge.props, exact)}
