@@ -13,20 +13,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from .codec import opt_micros, to_micros
 from .connection import Tx
 from .errors import InvalidInput
 from .model import Edge, Item, Kind, Node
 from .prepare import Prepared, prepare
-from .rows import table_of
-from .sql import run
 from .store import Store
 from .vectors import ensure_space, insert_vectors
+from .version_rows import insert_postings, insert_versions
 
 #: Versions per transaction while restoring.
 BATCH = 10_000
@@ -84,31 +81,9 @@ def _write(store: Store, tx: Tx, kind: Kind, items: list[Item]) -> None:
     starts, ends = _tx_times(kind, items)
     first = store.connection.allocate_vids(len(prepared))
     vids = np.arange(first, first + len(prepared), dtype=np.int64)
-    cols: dict[str, Any] = {"vid": pa.array(vids, type=pa.int64()), "id": [i.id for i in items]}
-    if kind == "edge":
-        cols["src"] = [i.src for i in items]  # type: ignore[union-attr]
-        cols["dst"] = [i.dst for i in items]  # type: ignore[union-attr]
-        cols["rel"] = [i.rel for i in items]  # type: ignore[union-attr]
-    cols["grp"] = [i.group for i in items]
-    if kind == "node":
-        cols["labels"] = pa.array([list(i.labels) for i in items], type=pa.list_(pa.string()))  # type: ignore[union-attr]
-    cols["name"] = [i.name for i in items]
-    cols["text"] = [i.text for i in items]
-    cols["props"] = [p.props for p in prepared]
-    cols["space"] = [p.item.space if p.vector is not None else None for p in prepared]
-    cols["valid_from"] = pa.array([p.valid_from for p in prepared], type=pa.int64())
-    cols["valid_to"] = pa.array([p.valid_to for p in prepared], type=pa.int64())
-    cols["tx_from"] = pa.array(starts, type=pa.int64())
-    cols["tx_to"] = pa.array(ends, type=pa.int64())
-    cols["doc_len"] = pa.array([p.doc_len for p in prepared], type=pa.int32())
-    cols["chash"] = pa.array([p.chash for p in prepared], type=pa.int64())
     cur = tx.cursor
-    cur.register("_anatid_restore", pa.table(cols))
-    try:
-        run(cur, f"INSERT INTO {table_of(kind)} BY NAME SELECT * FROM _anatid_restore")
-    finally:
-        cur.unregister("_anatid_restore")
-    store._insert_postings(cur, prepared, vids)  # the rows' postings; no index is built yet
+    insert_versions(cur, kind, prepared, vids, starts, ends)
+    insert_postings(cur, prepared, vids)  # the rows' postings; no index is built yet
     _vectors(tx, kind, prepared, vids)
 
 

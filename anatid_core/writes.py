@@ -12,9 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
 
-import duckdb
 import numpy as np
-import pyarrow as pa
 
 from .codec import check_id, to_micros
 from .connection import Connection, Tx
@@ -29,6 +27,7 @@ from .sql import run
 from .textindex import TextCache
 from .turns import verbs_take_turns
 from .vectors import VectorCache, ensure_space, insert_vectors
+from .version_rows import insert_postings, insert_versions
 
 
 @verbs_take_turns
@@ -131,8 +130,9 @@ class Writer:
             self._close_versions(tx, kind, [c[0] for c in closed])
         first = self.connection.allocate_vids(len(changed))
         vids = np.arange(first, first + len(changed), dtype=np.int64)
-        self._insert_rows(cur, kind, changed, vids, tx.time_us)
-        postings = self._insert_postings(cur, changed, vids)
+        stamps = [tx.time_us] * len(changed)
+        insert_versions(cur, kind, changed, vids, stamps, [None] * len(changed))
+        postings = insert_postings(cur, changed, vids)
         lens = np.asarray([p.doc_len for p in changed], dtype=np.float64)
         text = self.text_cache
         empty = np.zeros(0, dtype=np.int64)
@@ -148,74 +148,6 @@ class Writer:
         self._insert_embeddings(tx, kind, changed, vids, fresh)
         return WriteResult(
             written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
-        )
-
-    def _insert_rows(
-        self,
-        cur: duckdb.DuckDBPyConnection,
-        kind: Kind,
-        rows: list[Prepared],
-        vids: np.ndarray,
-        tx_us: int,
-    ) -> None:
-        items = [p.item for p in rows]
-        cols: dict[str, Any] = {"vid": pa.array(vids, type=pa.int64()), "id": [i.id for i in items]}
-        if kind == "edge":
-            cols["src"] = [i.src for i in items]  # type: ignore[union-attr]
-            cols["dst"] = [i.dst for i in items]  # type: ignore[union-attr]
-            cols["rel"] = [i.rel for i in items]  # type: ignore[union-attr]
-        cols["grp"] = [i.group for i in items]
-        if kind == "node":
-            cols["labels"] = pa.array([list(i.labels) for i in items], type=pa.list_(pa.string()))  # type: ignore[union-attr]
-        cols["name"] = [i.name for i in items]
-        cols["text"] = [i.text for i in items]
-        cols["props"] = [p.props for p in rows]
-        cols["space"] = [
-            i.space if p.vector is not None else None for i, p in zip(items, rows, strict=False)
-        ]
-        cols["valid_from"] = pa.array([p.valid_from for p in rows], type=pa.int64())
-        cols["valid_to"] = pa.array([p.valid_to for p in rows], type=pa.int64())
-        cols["tx_from"] = pa.array([tx_us] * len(rows), type=pa.int64())
-        cols["tx_to"] = pa.array([None] * len(rows), type=pa.int64())
-        cols["doc_len"] = pa.array([p.doc_len for p in rows], type=pa.int32())
-        cols["chash"] = pa.array([p.chash for p in rows], type=pa.int64())
-        table = table_of(kind)
-        cur.register("_anatid_rows", pa.table(cols))
-        try:
-            run(cur, f"INSERT INTO {table} BY NAME SELECT * FROM _anatid_rows")
-        finally:
-            cur.unregister("_anatid_rows")
-
-    def _insert_postings(
-        self, cur: duckdb.DuckDBPyConnection, rows: list[Prepared], vids: np.ndarray
-    ) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """Write the postings; returns them sorted by term, for the in-memory text index."""
-        terms: list[str] = []
-        owners: list[int] = []
-        tfs: list[int] = []
-        for vid, p in zip(vids.tolist(), rows, strict=True):
-            terms.extend(p.terms.keys())
-            tfs.extend(p.terms.values())
-            owners.extend([vid] * len(p.terms))
-        if not terms:
-            return [], np.zeros(0, dtype=np.int64), np.zeros(0)
-        table = pa.table(
-            {
-                "vid": pa.array(owners, type=pa.int64()),
-                "term": pa.array(terms, type=pa.string()),
-                "tf": pa.array(tfs, type=pa.int32()),
-            }
-        )
-        cur.register("_anatid_postings", table)
-        try:
-            run(cur, "INSERT INTO postings SELECT vid, term, tf FROM _anatid_postings")
-        finally:
-            cur.unregister("_anatid_postings")
-        order = sorted(range(len(terms)), key=terms.__getitem__)
-        return (
-            [terms[i] for i in order],
-            np.asarray(owners, dtype=np.int64)[order],
-            np.asarray(tfs, dtype=np.float64)[order],
         )
 
     def _insert_embeddings(
