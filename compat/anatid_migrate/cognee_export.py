@@ -1,0 +1,289 @@
+"""Move a Cognee memory between an anatid file and a Cognee server backend (issue 18).
+
+``export_cognee(FILE, URL)`` reads the file through the anatid Cognee adapters and writes it
+through the adapters Cognee's own factories select for ``URL`` (Postgres + pgvector, or
+LadybugDB + LanceDB; see :mod:`anatid_migrate.cognee_targets`): every node and edge with its
+properties, their provenance, and every vector collection. The file's full timeline is written
+beside it as Parquet (:mod:`anatid_migrate.history`): the backend holds only the current state.
+``import_cognee(URL, FILE)`` is the reverse, into a new anatid file, optionally restoring that
+timeline first.
+
+Verification reads the whole memory back through the receiving adapters and compares counts per
+type and checksums (vectors as float32) with what was read. Writes are upserts, so an
+interrupted export is completed by running it again; the journal (``export.json`` in the history
+directory, shared with the Graphiti export) tells a rerun that the non-empty backend it finds is
+its own unfinished work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from anatid_core import AnatidError
+
+from .cognee_records import read_memory, tally_memory, write_memory
+from .cognee_targets import (
+    CogneeTarget,
+    check_target,
+    close_engines,
+    collection_names,
+    open_engines,
+    parse_cognee_url,
+)
+from .errors import TargetExists, TargetNotEmpty, UnsupportedSource, VerificationFailed
+from .graphiti_export import (
+    _journal,
+    _read_journal,
+    _remove_store_files,
+    _restore,
+    default_history_dir,
+)
+from .history import MANIFEST, history_counts, write_history
+from .progress import Progress, Silent
+from .report import MigrationReport, Tally
+
+PathLike = str | os.PathLike[str]
+ADAPTERS = {
+    "postgres": "PostgresDemoAdapter + PGVectorAdapter",
+    "ladybug": "LadybugAdapter + LanceDBAdapter",
+}
+
+
+def export_cognee(
+    source: PathLike,
+    url: str,
+    *,
+    history_dir: PathLike | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> MigrationReport:
+    """Export the anatid file ``source`` to the Cognee backend at ``url``; see the module doc."""
+    path = Path(source).resolve()
+    target = parse_cognee_url(url)
+    history = Path(history_dir).resolve() if history_dir else default_history_dir(path)
+    report = MigrationReport("cognee export", str(path), target.describe(), dry_run=dry_run)
+    if not path.is_file():
+        raise UnsupportedSource(f"{path} does not exist or is not a file (an anatid file)")
+    started = time.monotonic()
+    progress = progress or Silent()
+    try:
+        asyncio.run(_export(path, target, history, report, progress, force=force))
+    finally:
+        progress.close()
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _open_anatid(path: Path) -> tuple[Any, Any]:
+    from anatid_cognee import AnatidGraphAdapter, AnatidVectorAdapter
+
+    try:
+        graph = AnatidGraphAdapter(graph_database_url=str(path))
+    except AnatidError as exc:
+        raise UnsupportedSource(f"{path} is not an anatid file that can be read: {exc}") from exc
+    return graph, AnatidVectorAdapter(url=str(path))
+
+
+async def _close(*adapters: Any) -> None:
+    for a in adapters:
+        for name in ("close", "dispose"):
+            fn = getattr(a, name, None)
+            if fn is not None:
+                result = fn()
+                if asyncio.iscoroutine(result):
+                    await result
+                break
+
+
+def _count(memory: tuple[list, list, dict, dict, dict]) -> int:
+    return len(memory[0]) + len(memory[1]) + sum(len(v) for v in memory[4].values())
+
+
+async def _export(
+    path: Path,
+    target: CogneeTarget,
+    history: Path,
+    report: MigrationReport,
+    progress: Progress,
+    *,
+    force: bool,
+) -> None:
+    src_graph, src_vector = _open_anatid(path)
+    graph = vector = None
+    try:
+        graph, vector = open_engines(target)
+        report.source_format = "anatid file"
+        report.reader = await check_target(graph, vector, target)
+        memory = await read_memory(src_graph, src_vector)
+        tally_memory(report.source_tally, memory)
+        _tables_read(report, memory)
+        if report.dry_run:
+            return
+        await _claim(graph, vector, target, history, path, force=force)
+        progress.phase("export", _count(memory))
+        report.written = await write_memory(graph, vector, memory, progress.advance,
+                                            node_objects=target.provider == "ladybug")  # fmt: skip
+        await _verify(graph, vector, report, progress)
+        counts = write_history(src_graph._store, history, str(path))
+        report.notes.append(
+            f"history: {counts['node']} node and {counts['edge']} edge versions (every version, "
+            f"valid and transaction time) written to {history}; the backend keeps only the "
+            "current state"
+        )
+        _journal(history, path, target, "done")  # type: ignore[arg-type]
+    finally:
+        await _close(src_graph, src_vector)
+        if graph is not None:
+            await close_engines(graph, vector)
+
+
+def _tables_read(report: MigrationReport, memory: tuple[list, list, dict, dict, dict]) -> None:
+    report.tables_read["nodes"] = len(memory[0])
+    report.tables_read["edges"] = len(memory[1])
+    for collection, rows in memory[4].items():
+        report.tables_read[f"vector:{collection}"] = len(rows)
+
+
+async def _is_empty(graph: Any, vector: Any) -> bool:
+    if not await graph.is_empty():
+        return False
+    return not await collection_names(vector)
+
+
+async def _claim(
+    graph: Any, vector: Any, target: CogneeTarget, history: Path, path: Path, *, force: bool
+) -> None:
+    """Refuse a backend that holds a memory, unless it is this export's unfinished work (the
+    journal says so) or ``force`` (which clears it); then journal that the export is under way."""
+    journal = _read_journal(history)
+    resuming = bool(
+        journal
+        and journal.get("state") == "writing"
+        and journal.get("source") == str(path)
+        and journal.get("target") == target.describe()
+    )
+    if not resuming and not await _is_empty(graph, vector):
+        if not force:
+            raise TargetNotEmpty(
+                f"{target.describe()} already holds a Cognee memory (graph nodes or vector "
+                "collections). Export into an empty backend, or pass --force (force=True) to "
+                "delete what it holds and write this file anew."
+            )
+        await graph.delete_graph()
+        await vector.prune()
+    _journal(history, path, target, "writing")  # type: ignore[arg-type]
+
+
+async def _verify(graph: Any, vector: Any, report: MigrationReport, progress: Progress) -> None:
+    memory = await read_memory(graph, vector)
+    progress.phase("verify", _count(memory))
+    report.target_tally = Tally()
+    tally_memory(report.target_tally, memory)
+    progress.advance(_count(memory))
+    problems = report.source_tally.mismatches(report.target_tally)
+    if problems:
+        raise VerificationFailed(
+            "What the target returns through Cognee's adapters differs from the source "
+            "(rerun to complete an interrupted export):\n  " + "\n  ".join(problems),
+            report,
+        )
+    report.verified = True
+
+
+# ------------------------------------------------------------------------------ import
+
+
+def import_cognee(
+    url: str,
+    target: PathLike,
+    *,
+    history_dir: PathLike | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> MigrationReport:
+    """Import the Cognee memory at ``url`` into a new anatid file ``target``.
+
+    With ``history_dir`` (the Parquet timeline an export wrote), the file's whole history is
+    restored first with its recorded transaction times; the backend's current state is then
+    written over it, so what changed on the backend since the export becomes a new version.
+    The file is written beside ``target`` and renamed into place only once it reads back,
+    through the anatid Cognee adapters, equal to what the backend returned.
+    """
+    path = Path(target).resolve()
+    backend = parse_cognee_url(url)
+    report = MigrationReport("cognee import", backend.describe(), str(path), dry_run=dry_run)
+    if path.exists() and not force and not dry_run:
+        raise TargetExists(f"{path} already exists; pass --force (force=True) to replace it.")
+    history = Path(history_dir).resolve() if history_dir else None
+    if history is not None and history_counts(history) is None:
+        raise UnsupportedSource(f"{history} holds no history written by an export ({MANIFEST})")
+    started = time.monotonic()
+    progress = progress or Silent()
+    tmp = path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
+    try:
+        asyncio.run(_import(backend, tmp, history, report, progress))
+        if not dry_run:
+            path.with_name(path.name + ".wal").unlink(missing_ok=True)
+            os.replace(tmp, path)
+    finally:
+        progress.close()
+        _remove_store_files(tmp)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+async def _import(
+    backend: CogneeTarget,
+    tmp: Path,
+    history: Path | None,
+    report: MigrationReport,
+    progress: Progress,
+) -> None:
+    graph, vector = open_engines(backend)
+    try:
+        await _import_from(graph, vector, backend, tmp, history, report, progress)
+    finally:
+        await close_engines(graph, vector)
+
+
+async def _import_from(
+    graph: Any,
+    vector: Any,
+    backend: CogneeTarget,
+    tmp: Path,
+    history: Path | None,
+    report: MigrationReport,
+    progress: Progress,
+) -> None:
+    report.source_format = await check_target(graph, vector, backend)
+    report.reader = "Cognee " + ADAPTERS[backend.provider]
+    memory = await read_memory(graph, vector)
+    tally_memory(report.source_tally, memory)
+    _tables_read(report, memory)
+    if report.dry_run:
+        return
+    _remove_store_files(tmp)
+    restored = _restore(tmp, history, report)
+    dst_graph, dst_vector = _open_anatid(tmp)
+    try:
+        progress.phase("import", _count(memory))
+        report.written = await write_memory(dst_graph, dst_vector, memory, progress.advance)
+        await _verify(dst_graph, dst_vector, report, progress)
+        if history is not None:
+            stats = dst_graph._store.stats()
+            newer = stats["node_versions"] + stats["edge_versions"] - restored
+            report.notes.append(
+                f"history: {restored} versions restored from {history} with their recorded "
+                f"times; {newer} new versions for what changed on the backend since the export"
+            )
+    finally:
+        await _close(dst_graph, dst_vector)
+
+
+__all__ = ["export_cognee", "import_cognee"]

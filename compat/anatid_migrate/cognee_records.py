@@ -1,0 +1,169 @@
+"""A Cognee memory as the host's interfaces hand it over, read from and written to any pair of
+Cognee adapters (``GraphDBInterface`` + ``VectorDBInterface``): the graph (``get_graph_data``),
+each node's and edge's provenance (``get_node_delete_data`` / ``get_edge_delete_data``), and
+every vector collection (see :mod:`anatid_migrate.cognee_targets`).
+
+Writes are upserts on every Cognee backend (nodes by id, edges by their triple, vector points by
+id) and attaching a source ref a record already carries changes nothing, so writing the same
+page twice leaves one record: an interrupted copy is completed by running it again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .cognee_targets import Point, collection_names, read_points, write_points
+from .report import Tally
+from .vectors import vector_digest
+
+#: Records per adapter call.
+PAGE = 1000
+PROVENANCE = ("source_ref_keys", "source_dataset_ids", "source_run_ids", "source_run_refs")
+
+
+def normal(value: Any) -> Any:
+    """The JSON form both sides compare (datetimes and UUIDs as text, keys sorted)."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def pages(items: Sequence[Any], size: int = PAGE) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def tally_graph(tally: Tally, nodes: list[Any], edges: list[Any]) -> None:
+    for node_id, props in nodes:
+        tally.add(f"node:{props.get('type', '')}", [str(node_id), normal(props)])
+    for src, dst, rel, props in edges:
+        tally.add(f"edge:{rel}", [str(src), str(dst), rel, normal(props or {})])
+
+
+def tally_provenance(tally: Tally, kind: str, found: dict[Any, Any]) -> None:
+    for key, data in found.items():
+        lists = [list(getattr(data, f)) for f in PROVENANCE]
+        if any(lists):
+            ident = key if isinstance(key, str) else [key.source_id, key.target_id,
+                                                      key.relationship_name]  # fmt: skip
+            tally.add(f"provenance:{kind}", [ident, lists])
+
+
+def tally_points(tally: Tally, collection: str, points: list[Point]) -> None:
+    for p in points:
+        payload = {k: v for k, v in p.payload.items() if k != "id"}
+        tally.add(f"vector:{collection}", [p.id, vector_digest(p.vector), normal(payload)])
+
+
+async def read_provenance(graph: Any, nodes: list[Any], edges: list[Any]) -> tuple[dict, dict]:
+    """Each node's and edge's provenance, through the adapter's own delete-data reads."""
+    from cognee.infrastructure.databases.provenance import EdgeIdentity
+
+    by_node: dict[Any, Any] = {}
+    for page in pages([str(n[0]) for n in nodes]):
+        by_node.update(await graph.get_node_delete_data(list(page)))
+    by_edge: dict[Any, Any] = {}
+    idents = [EdgeIdentity(str(s), str(d), r) for s, d, r, _ in edges]
+    for page in pages(idents):
+        by_edge.update(await graph.get_edge_delete_data(list(page)))
+    return by_node, by_edge
+
+
+def attach_plan(found: dict[Any, Any]) -> dict[tuple[tuple[str, str | None], ...], list[Any]]:
+    """Group records by the attaches that rebuild their provenance: for each source ref in
+    order, the pipeline run that first attached it (None when no run was recorded). Cognee's
+    own ``provenance_after_attach`` then derives the dataset ids, run ids and run refs."""
+    from cognee.infrastructure.databases.provenance.source_refs import (
+        get_pipeline_run_id_from_source_run_ref,
+        get_source_ref_key_from_source_run_ref,
+    )
+
+    plan: dict[tuple[tuple[str, str | None], ...], list[Any]] = {}
+    for key, data in found.items():
+        runs: dict[str, str] = {}
+        for ref in data.source_run_refs:
+            runs.setdefault(
+                get_source_ref_key_from_source_run_ref(ref),
+                str(get_pipeline_run_id_from_source_run_ref(ref)),
+            )
+        steps = tuple((k, runs.get(k)) for k in data.source_ref_keys)
+        if steps:
+            plan.setdefault(steps, []).append(key)
+    return plan
+
+
+async def write_provenance(graph: Any, by_node: dict, by_edge: dict) -> None:
+    for steps, ids in attach_plan(by_node).items():
+        for page in pages(ids):
+            for key, run in steps:
+                await graph.attach_node_source_refs(list(page), [key], run)
+    for steps, idents in attach_plan(by_edge).items():
+        for page in pages(idents):
+            for key, run in steps:
+                await graph.attach_edge_source_refs(list(page), [key], run)
+
+
+async def read_memory(graph: Any, vector: Any) -> tuple[list, list, dict, dict, dict]:
+    """The whole memory through the two adapters: nodes, edges, provenance, collections."""
+    nodes, edges = await graph.get_graph_data()
+    by_node, by_edge = await read_provenance(graph, nodes, edges)
+    points = {c: await read_points(vector, c) for c in await collection_names(vector)}
+    return list(nodes), list(edges), by_node, by_edge, points
+
+
+def tally_memory(tally: Tally, memory: tuple[list, list, dict, dict, dict]) -> None:
+    nodes, edges, by_node, by_edge, points = memory
+    tally_graph(tally, nodes, edges)
+    tally_provenance(tally, "node", by_node)
+    tally_provenance(tally, "edge", by_edge)
+    for collection, rows in points.items():
+        tally_points(tally, collection, rows)
+
+
+class NodeRecord:
+    """A node as ``add_nodes`` takes a DataPoint: LadybugAdapter reads ``model_dump()`` and
+    takes no ``(id, properties)`` tuples."""
+
+    def __init__(self, node_id: str, props: dict[str, Any]) -> None:
+        self._fields = {**props, "id": node_id}
+
+    def model_dump(self) -> dict[str, Any]:
+        return dict(self._fields)
+
+
+async def write_memory(
+    graph: Any,
+    vector: Any,
+    memory: tuple[list, list, dict, dict, dict],
+    advance: Any,
+    *,
+    node_objects: bool = False,
+) -> dict[str, int]:
+    """Write the memory through the receiving adapters, page by page; records written per kind.
+    ``node_objects`` hands nodes over as objects with ``model_dump`` instead of tuples."""
+    nodes, edges, by_node, by_edge, points = memory
+    written = {"nodes": 0, "edges": 0, "vectors": 0}
+    for page in pages(nodes):
+        batch = [NodeRecord(str(i), p) for i, p in page] if node_objects else list(page)
+        await graph.add_nodes(batch)
+        written["nodes"] += len(page)
+        advance(len(page))
+    for page in pages(edges):
+        await graph.add_edges(list(page))
+        written["edges"] += len(page)
+        advance(len(page))
+    await write_provenance(graph, by_node, by_edge)
+    for collection, rows in points.items():
+        if not rows:
+            await _empty_collection(vector, collection)
+        for page in pages(rows):
+            await write_points(vector, collection, list(page))
+            written["vectors"] += len(page)
+            advance(len(page))
+    return written
+
+
+async def _empty_collection(vector: Any, collection: str) -> None:
+    """An empty collection moves too where the backend can hold one without a row."""
+    if hasattr(vector, "get_collection_names"):
+        await vector.create_collection(collection)
