@@ -17,6 +17,7 @@ EXTRAS = {
     "mcp": "mcp",
     "migrate": "rich",
     "export": "falkordb",
+    "export-cognee": "asyncpg",
 }
 
 

@@ -3,6 +3,8 @@
 anatid-migrate graphiti|cognee SOURCE TARGET [options]     from Kuzu / LadybugDB
 anatid-migrate export graphiti FILE --to URL [options]     to a Graphiti server backend
 anatid-migrate import graphiti --from URL FILE [options]   from a Graphiti server backend
+anatid-migrate export cognee FILE --to URL [options]       to Postgres+pgvector / LadybugDB+LanceDB
+anatid-migrate import cognee --from URL FILE [options]     from either of those
 """
 
 from __future__ import annotations
@@ -55,41 +57,43 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _server_commands(sub: Any) -> None:
-    """``export graphiti FILE --to URL`` and ``import graphiti --from URL FILE`` (issue 18)."""
-    exp = sub.add_parser("export", help="move an anatid file to a Graphiti server backend")
+    """``export graphiti|cognee FILE --to URL`` and ``import graphiti|cognee --from URL FILE``
+    (issue 18)."""
+    exp = sub.add_parser("export", help="move an anatid file to a host's server backend")
     exp_sub = exp.add_subparsers(dest="framework", required=True)
-    e = exp_sub.add_parser("graphiti", help="write FILE through Graphiti's driver of URL")
-    e.add_argument("file", metavar="FILE", help="the anatid file (read only)")
-    e.add_argument(
-        "--to",
-        required=True,
-        metavar="URL",
-        help="falkor://HOST:PORT (or redis://) for FalkorDB, bolt://HOST:PORT for Neo4j",
-    )
-    e.add_argument(
-        "--history",
-        metavar="DIR",
-        help="where the Parquet timeline goes (default: FILE.history beside FILE)",
-    )
-    e.add_argument(
-        "--force",
-        action="store_true",
-        help="clear this file's groups on a non-empty server and write them anew",
-    )
-    imp = sub.add_parser("import", help="move a Graphiti server backend into a new anatid file")
+    imp = sub.add_parser("import", help="move a host's server backend into a new anatid file")
     imp_sub = imp.add_subparsers(dest="framework", required=True)
-    i = imp_sub.add_parser("graphiti", help="read every group of URL into FILE")
-    i.add_argument("--from", dest="url", required=True, metavar="URL", help="as for export --to")
-    i.add_argument("file", metavar="FILE", help="the anatid file to create")
-    i.add_argument("--force", action="store_true", help="replace an existing FILE")
-    i.add_argument(
-        "--history",
-        metavar="DIR",
-        help="restore the full timeline an export wrote there (every version)",
-    )
-    for s in (e, i):
-        s.add_argument("--dry-run", action="store_true", help="read and report only")
-        s.add_argument("--json", action="store_true", help="print the report as JSON")
+    urls = {
+        "graphiti": "falkor://HOST:PORT (or redis://) for FalkorDB, bolt://HOST:PORT for Neo4j",
+        "cognee": "postgresql://USER:PASSWORD@HOST:PORT/DB for Postgres + pgvector, "
+        "ladybug://DIR (or a directory) for LadybugDB + LanceDB",
+    }
+    for framework, url_help in urls.items():
+        e = exp_sub.add_parser(framework, help=f"write FILE through {framework}'s own adapters")
+        e.add_argument("file", metavar="FILE", help="the anatid file (read only)")
+        e.add_argument("--to", required=True, metavar="URL", help=url_help)
+        e.add_argument(
+            "--history",
+            metavar="DIR",
+            help="where the Parquet timeline goes (default: FILE.history beside FILE)",
+        )
+        e.add_argument(
+            "--force",
+            action="store_true",
+            help="replace what a non-empty target holds (Graphiti: this file's groups)",
+        )
+        i = imp_sub.add_parser(framework, help="read every record of URL into FILE")
+        i.add_argument("--from", dest="url", required=True, metavar="URL", help="as for --to")
+        i.add_argument("file", metavar="FILE", help="the anatid file to create")
+        i.add_argument("--force", action="store_true", help="replace an existing FILE")
+        i.add_argument(
+            "--history",
+            metavar="DIR",
+            help="restore the full timeline an export wrote there (every version)",
+        )
+        for s in (e, i):
+            s.add_argument("--dry-run", action="store_true", help="read and report only")
+            s.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,6 +116,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> MigrationReport:
     progress = for_stream(sys.stderr)
+    if args.kind in ("export", "import") and args.framework == "cognee":
+        from .cognee_export import export_cognee, import_cognee
+
+        if args.kind == "export":
+            return export_cognee(args.file, args.to, history_dir=args.history,
+                                 dry_run=args.dry_run, force=args.force, progress=progress)  # fmt: skip
+        return import_cognee(args.url, args.file, history_dir=args.history,
+                             dry_run=args.dry_run, force=args.force, progress=progress)  # fmt: skip
     if args.kind in ("export", "import"):
         from .graphiti_export import export_graphiti, import_graphiti
 

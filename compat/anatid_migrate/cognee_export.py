@@ -22,10 +22,11 @@ import os
 import time
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 from anatid_core import AnatidError
 
-from .cognee_records import read_memory, tally_memory, write_memory
+from .cognee_records import Memory, changed_only, read_memory, tally_memory, write_memory
 from .cognee_targets import (
     CogneeTarget,
     check_target,
@@ -33,6 +34,7 @@ from .cognee_targets import (
     collection_names,
     open_engines,
     parse_cognee_url,
+    read_points,
 )
 from .errors import TargetExists, TargetNotEmpty, UnsupportedSource, VerificationFailed
 from .graphiti_export import (
@@ -100,7 +102,7 @@ async def _close(*adapters: Any) -> None:
                 break
 
 
-def _count(memory: tuple[list, list, dict, dict, dict]) -> int:
+def _count(memory: Memory) -> int:
     return len(memory[0]) + len(memory[1]) + sum(len(v) for v in memory[4].values())
 
 
@@ -142,7 +144,7 @@ async def _export(
             await close_engines(graph, vector)
 
 
-def _tables_read(report: MigrationReport, memory: tuple[list, list, dict, dict, dict]) -> None:
+def _tables_read(report: MigrationReport, memory: Memory) -> None:
     report.tables_read["nodes"] = len(memory[0])
     report.tables_read["edges"] = len(memory[1])
     for collection, rows in memory[4].items():
@@ -152,7 +154,20 @@ def _tables_read(report: MigrationReport, memory: tuple[list, list, dict, dict, 
 async def _is_empty(graph: Any, vector: Any) -> bool:
     if not await graph.is_empty():
         return False
-    return not await collection_names(vector)
+    for collection in await collection_names(vector):
+        if await read_points(vector, collection):
+            return False
+    return True
+
+
+async def _clear(graph: Any, vector: Any) -> None:
+    """Delete every node, edge and vector point, through the adapters' own deletes (not
+    ``prune``: PGVectorAdapter's drops every table of the database, Cognee's own included)."""
+    await graph.delete_graph()
+    for collection in await collection_names(vector):
+        ids = [UUID(p.id) for p in await read_points(vector, collection)]
+        for start in range(0, len(ids), 1000):
+            await vector.delete_data_points(collection, ids[start : start + 1000])
 
 
 async def _claim(
@@ -174,8 +189,7 @@ async def _claim(
                 "collections). Export into an empty backend, or pass --force (force=True) to "
                 "delete what it holds and write this file anew."
             )
-        await graph.delete_graph()
-        await vector.prune()
+        await _clear(graph, vector)
     _journal(history, path, target, "writing")  # type: ignore[arg-type]
 
 
@@ -272,8 +286,11 @@ async def _import_from(
     restored = _restore(tmp, history, report)
     dst_graph, dst_vector = _open_anatid(tmp)
     try:
-        progress.phase("import", _count(memory))
-        report.written = await write_memory(dst_graph, dst_vector, memory, progress.advance)
+        todo = memory
+        if history is not None:  # only what changed since the export becomes a new version
+            todo = changed_only(memory, await read_memory(dst_graph, dst_vector))
+        progress.phase("import", _count(todo))
+        report.written = await write_memory(dst_graph, dst_vector, todo, progress.advance)
         await _verify(dst_graph, dst_vector, report, progress)
         if history is not None:
             stats = dst_graph._store.stats()

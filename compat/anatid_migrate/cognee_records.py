@@ -14,9 +14,14 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from .cognee_targets import Point, collection_names, read_points, write_points
 from .report import Tally
 from .vectors import vector_digest
+
+#: nodes, edges, node provenance, edge provenance, points per collection.
+Memory = tuple[list[Any], list[Any], dict[Any, Any], dict[Any, Any], dict[str, list[Point]]]
 
 #: Records per adapter call.
 PAGE = 1000
@@ -103,7 +108,7 @@ async def write_provenance(graph: Any, by_node: dict, by_edge: dict) -> None:
                 await graph.attach_edge_source_refs(list(page), [key], run)
 
 
-async def read_memory(graph: Any, vector: Any) -> tuple[list, list, dict, dict, dict]:
+async def read_memory(graph: Any, vector: Any) -> Memory:
     """The whole memory through the two adapters: nodes, edges, provenance, collections."""
     nodes, edges = await graph.get_graph_data()
     by_node, by_edge = await read_provenance(graph, nodes, edges)
@@ -111,13 +116,47 @@ async def read_memory(graph: Any, vector: Any) -> tuple[list, list, dict, dict, 
     return list(nodes), list(edges), by_node, by_edge, points
 
 
-def tally_memory(tally: Tally, memory: tuple[list, list, dict, dict, dict]) -> None:
+def tally_memory(tally: Tally, memory: Memory) -> None:
     nodes, edges, by_node, by_edge, points = memory
     tally_graph(tally, nodes, edges)
     tally_provenance(tally, "node", by_node)
     tally_provenance(tally, "edge", by_edge)
     for collection, rows in points.items():
         tally_points(tally, collection, rows)
+
+
+def _prov_lists(data: Any) -> list[list[str]]:
+    return [list(getattr(data, f)) for f in PROVENANCE]
+
+
+def changed_only(memory: Memory, existing: Memory) -> Memory:
+    """The records of ``memory`` that ``existing`` does not already hold as the host reads them
+    (JSON values, provenance lists, float32 vectors): an import over a restored timeline then
+    adds a version only for what changed on the backend since the export, and the unchanged
+    records keep the exact values (UUIDs, datetimes) the timeline restored."""
+    nodes, edges, by_node, by_edge, points = memory
+    old_nodes = {str(i): normal(p) for i, p in existing[0]}
+    old_edges = {(str(s), str(d), r): normal(p or {}) for s, d, r, p in existing[1]}
+    return (
+        [(i, p) for i, p in nodes if old_nodes.get(str(i)) != normal(p)],
+        [e for e in edges if old_edges.get((str(e[0]), str(e[1]), e[2])) != normal(e[3] or {})],
+        {k: v for k, v in by_node.items()
+         if k not in existing[2] or _prov_lists(existing[2][k]) != _prov_lists(v)},
+        {k: v for k, v in by_edge.items()
+         if k not in existing[3] or _prov_lists(existing[3][k]) != _prov_lists(v)},
+        {c: _changed_points(rows, existing[4].get(c, [])) for c, rows in points.items()},
+    )  # fmt: skip
+
+
+def _changed_points(rows: list[Point], old: list[Point]) -> list[Point]:
+    before = {p.id: p for p in old}
+
+    def same(p: Point) -> bool:
+        q = before.get(p.id)
+        return (q is not None and np.array_equal(q.vector, p.vector)
+                and normal(q.payload) == normal(p.payload))  # fmt: skip
+
+    return [p for p in rows if not same(p)]
 
 
 class NodeRecord:
@@ -134,7 +173,7 @@ class NodeRecord:
 async def write_memory(
     graph: Any,
     vector: Any,
-    memory: tuple[list, list, dict, dict, dict],
+    memory: Memory,
     advance: Any,
     *,
     node_objects: bool = False,

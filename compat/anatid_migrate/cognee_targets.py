@@ -77,7 +77,23 @@ def parse_cognee_url(url: str) -> CogneeTarget:
 
 
 def open_engines(target: CogneeTarget) -> tuple[Any, Any]:
-    """Cognee's graph and vector adapters for ``target``, from Cognee's own factories."""
+    """Cognee's graph and vector adapters for ``target``, from Cognee's own factories.
+
+    The vector factory builds the configured embedding engine (LiteLLM, which fetches a
+    tokenizer over the network) for every adapter; a copy moves vectors and computes none, so
+    the factory is handed a :class:`ReplayEmbedder` while it builds the adapters."""
+    import importlib
+
+    factory = importlib.import_module("cognee.infrastructure.databases.vector.create_vector_engine")
+    configured = factory.get_embedding_engine
+    factory.get_embedding_engine = ReplayEmbedder
+    try:
+        return _open_engines(target)
+    finally:
+        factory.get_embedding_engine = configured
+
+
+def _open_engines(target: CogneeTarget) -> tuple[Any, Any]:
     from cognee.infrastructure.databases.graph.get_graph_engine import create_graph_engine
     from cognee.infrastructure.databases.vector.create_vector_engine import create_vector_engine
 

@@ -1,0 +1,233 @@
+"""``anatid-migrate export cognee FILE --to URL`` and ``import cognee --from URL`` (issue 18),
+against a real PostgreSQL 16 + pgvector server (the ``pgserver`` wheel's binaries) started on
+127.0.0.1 by this module, and against LadybugDB + LanceDB in a directory. What the backend holds
+is read back through the adapters Cognee's own factories select for it, as a Cognee user
+configured for that backend would read it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.extras import require
+
+require("export-cognee")
+pytest.importorskip("pgserver", reason="needs pgserver (the dev extra): a PostgreSQL server")
+
+import anatid_migrate.cognee_records as records  # noqa: E402
+from anatid_migrate.cognee_export import export_cognee, import_cognee  # noqa: E402
+from anatid_migrate.cognee_targets import close_engines, open_engines, parse_cognee_url  # noqa: E402
+from anatid_migrate.errors import (  # noqa: E402
+    TargetExists,
+    TargetNotEmpty,
+    TargetUnreachable,
+    UnsupportedTarget,
+)
+
+from anatid_core import Store  # noqa: E402
+from tests.migrate.falkordb_server import free_port  # noqa: E402
+from tests.migrate.postgres_server import postgres_server  # noqa: E402
+from tests.migrate.sources.make_cognee_anatid import build_cognee_anatid  # noqa: E402
+
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _hash_embeddings() -> None:
+    import anatid_cognee  # noqa: F401  (registers the anatid provider)
+
+    from tests.cognee.cognee_fakes import install_hash_embeddings
+
+    install_hash_embeddings()
+
+
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cognee-export") / "memory.duckdb"
+    asyncio.run(build_cognee_anatid(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture
+def pg_url(server: str, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database on the module's server, per test."""
+    import psycopg2
+
+    name = "t_" + "".join(c if c.isalnum() else "_" for c in request.node.name)[:40].lower()
+    conn = psycopg2.connect(server)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        cur.execute(f'CREATE DATABASE "{name}"')
+    conn.close()
+    return server.rsplit("/", 1)[0] + "/" + name
+
+
+async def _read_backend(url: str) -> dict[str, Any]:
+    graph, vector = open_engines(parse_cognee_url(url))
+    try:
+        return _comparable(await records.read_memory(graph, vector))
+    finally:
+        await close_engines(graph, vector)
+
+
+async def _read_anatid(path: Path) -> dict[str, Any]:
+    from anatid_cognee import AnatidGraphAdapter, AnatidVectorAdapter
+
+    graph = AnatidGraphAdapter(graph_database_url=str(path))
+    vector = AnatidVectorAdapter(url=str(path))
+    try:
+        return _comparable(await records.read_memory(graph, vector))
+    finally:
+        await graph.close()
+        await vector.close()
+
+
+def _comparable(memory: tuple[list, list, dict, dict, dict]) -> dict[str, Any]:
+    """The memory as plain sorted values: nodes, edges, the four provenance lists of each
+    record, and each collection's points (vectors as float32 bytes)."""
+    nodes, edges, by_node, by_edge, points = memory
+
+    def prov(found: dict) -> dict:
+        return {
+            (k if isinstance(k, str) else (k.source_id, k.target_id, k.relationship_name)): [
+                list(getattr(v, f)) for f in records.PROVENANCE
+            ]
+            for k, v in found.items()
+        }
+
+    return {
+        "nodes": sorted(records.normal([[str(i), p] for i, p in nodes])),
+        "edges": sorted(records.normal([[str(s), str(d), r, p] for s, d, r, p in edges])),
+        "node_provenance": prov(by_node),
+        "edge_provenance": prov(by_edge),
+        "vectors": {
+            c: sorted(
+                (p.id, p.vector.astype(np.float32).tobytes(), records.normal(
+                    {k: v for k, v in p.payload.items() if k != "id"}))
+                for p in rows
+            )
+            for c, rows in points.items()
+            if rows
+        },
+    }  # fmt: skip
+
+
+def _versions(path: Path) -> list[tuple[Any, ...]]:
+    with Store.open(path, read_only=True) as store:
+        return sorted(
+            (v.id, v.name, repr(sorted(v.props.items())), v.valid_from, v.valid_to, v.tx_from, v.tx_to)
+            for kind in ("node", "edge")
+            for v in store.versions(kind)  # type: ignore[arg-type]
+        )
+
+
+def _round_trip(memory: Path, url: str, tmp_path: Path) -> None:
+    history = tmp_path / "history"
+    want = asyncio.run(_read_anatid(memory))
+    assert want["nodes"] and want["edges"] and want["node_provenance"] and len(want["vectors"]) == 3
+
+    report = export_cognee(memory, url, history_dir=history)
+
+    assert report.verified
+    assert asyncio.run(_read_backend(url)) == want
+    back = tmp_path / "back.duckdb"
+    again = import_cognee(url, back, history_dir=history)
+    assert again.verified
+    assert asyncio.run(_read_anatid(back)) == want
+    # Every version of the original (both time axes, deleted records included) came back.
+    original = _versions(memory)
+    assert any(v[6] is not None for v in original)  # the fixture has closed versions
+    assert set(original) <= set(_versions(back))
+
+
+def test_postgres_round_trip_reads_back_identically_with_history(
+    memory: Path, pg_url: str, tmp_path: Path
+) -> None:
+    _round_trip(memory, pg_url, tmp_path)
+
+
+def test_ladybug_lancedb_round_trip_reads_back_identically_with_history(
+    memory: Path, tmp_path: Path
+) -> None:
+    _round_trip(memory, f"ladybug://{tmp_path / 'cognee'}", tmp_path)
+
+
+def test_interrupted_export_is_completed_by_a_rerun_without_duplicates(
+    memory: Path, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = tmp_path / "history"
+    real = records.write_points
+    calls = {"n": 0}
+
+    async def crash_on_second_collection(vector: Any, collection: str, points: list) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt("killed halfway")
+        await real(vector, collection, points)
+
+    monkeypatch.setattr(records, "write_points", crash_on_second_collection)
+    with pytest.raises(KeyboardInterrupt):
+        export_cognee(memory, pg_url, history_dir=history)
+    monkeypatch.setattr(records, "write_points", real)
+    half = asyncio.run(_read_backend(pg_url))
+    assert half["nodes"] and len(half["vectors"]) == 1  # graph written, one collection of three
+
+    report = export_cognee(memory, pg_url, history_dir=history)  # no --force needed
+
+    assert report.verified
+    assert asyncio.run(_read_backend(pg_url)) == asyncio.run(_read_anatid(memory))
+
+
+def test_a_non_empty_backend_is_refused_without_force(
+    memory: Path, pg_url: str, tmp_path: Path
+) -> None:
+    export_cognee(memory, pg_url, history_dir=tmp_path / "h1")
+    with pytest.raises(TargetNotEmpty, match="--force"):
+        export_cognee(memory, pg_url, history_dir=tmp_path / "h2")
+    assert export_cognee(memory, pg_url, history_dir=tmp_path / "h2", force=True).verified
+
+
+def test_unreachable_server_and_unknown_scheme_are_typed_errors(
+    memory: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(TargetUnreachable, match="Cannot reach"):
+        export_cognee(memory, f"postgresql://postgres:x@127.0.0.1:{free_port()}/postgres")
+    with pytest.raises(UnsupportedTarget, match="unknown scheme"):
+        export_cognee(memory, "mongodb://127.0.0.1/x")
+    existing = tmp_path / "exists.duckdb"
+    existing.write_bytes(b"")
+    with pytest.raises(TargetExists):
+        import_cognee(f"ladybug://{tmp_path}", existing)
+
+
+def test_dry_run_counts_and_writes_nothing(memory: Path, pg_url: str, tmp_path: Path) -> None:
+    report = export_cognee(memory, pg_url, history_dir=tmp_path / "h", dry_run=True)
+    assert report.dry_run and not report.verified
+    assert report.source_tally.counts["node:Entity"] == 4
+    assert not (tmp_path / "h").exists()
+    assert asyncio.run(_read_backend(pg_url))["nodes"] == []
+
+
+def test_cli_export_and_import(memory: Path, pg_url: str, tmp_path: Path, capsys: Any) -> None:
+    from anatid_migrate.cli import main
+
+    h = str(tmp_path / "h")
+    assert main(["export", "cognee", str(memory), "--to", pg_url, "--history", h]) == 0
+    assert "verified: yes" in capsys.readouterr().out
+    assert main(["export", "cognee", str(memory), "--to", pg_url, "--history", h + "2"]) == 1
+    assert "--force" in capsys.readouterr().err
+    back = tmp_path / "back.duckdb"
+    assert main(["import", "cognee", "--from", pg_url, str(back), "--history", h, "--json"]) == 0
+    assert '"verified": true' in capsys.readouterr().out
+    assert back.exists()
