@@ -7,6 +7,11 @@ configured for that backend would read it."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +39,7 @@ from tests.migrate.falkordb_server import free_port  # noqa: E402
 from tests.migrate.postgres_server import postgres_server  # noqa: E402
 from tests.migrate.sources.make_cognee_anatid import build_cognee_anatid  # noqa: E402
 
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -126,7 +132,15 @@ def _comparable(memory: tuple[list, list, dict, dict, dict]) -> dict[str, Any]:
 def _versions(path: Path) -> list[tuple[Any, ...]]:
     with Store.open(path, read_only=True) as store:
         return sorted(
-            (v.id, v.name, repr(sorted(v.props.items())), v.valid_from, v.valid_to, v.tx_from, v.tx_to)
+            (
+                v.id,
+                v.name,
+                repr(sorted(v.props.items())),
+                v.valid_from,
+                v.valid_to,
+                v.tx_from,
+                v.tx_to,
+            )
             for kind in ("node", "edge")
             for v in store.versions(kind)  # type: ignore[arg-type]
         )
@@ -231,3 +245,54 @@ def test_cli_export_and_import(memory: Path, pg_url: str, tmp_path: Path, capsys
     assert main(["import", "cognee", "--from", pg_url, str(back), "--history", h, "--json"]) == 0
     assert '"verified": true' in capsys.readouterr().out
     assert back.exists()
+
+
+_KILLABLE = """
+import sys, time
+import tests.migrate.conftest  # noqa: F401  (Cognee's offline environment)
+import anatid_migrate.cognee_records as records
+from anatid_migrate.cognee_export import export_cognee
+
+class StallMidExport:
+    # Progress hook: after a few written pages, announce it and hang until killed.
+    def __init__(self): self.seen = 0
+    def phase(self, name, total): pass
+    def advance(self, n):
+        self.seen += 1
+        if self.seen == 4:
+            open(sys.argv[3], "w").write("exporting")
+            time.sleep(600)
+    def close(self): pass
+
+records.PAGE = 3
+export_cognee(sys.argv[1], sys.argv[2], history_dir=sys.argv[4], progress=StallMidExport())
+"""
+
+
+@pytest.mark.skipif(
+    not os.environ.get("ANATID_TEST_SLOW"),
+    reason="a subprocess importing Cognee: ANATID_TEST_SLOW=1",
+)
+def test_killed_export_is_completed_by_a_rerun_without_duplicates(
+    memory: Path, pg_url: str, tmp_path: Path
+) -> None:
+    marker, history = tmp_path / "exporting", tmp_path / "history"
+    args = [sys.executable, "-c", _KILLABLE, str(memory), pg_url, str(marker), str(history)]
+    proc = subprocess.Popen(args, cwd=REPO, env=os.environ.copy())
+    try:
+        deadline = time.monotonic() + 300
+        while not marker.exists():
+            assert proc.poll() is None, "the export ended before it could be interrupted"
+            assert time.monotonic() < deadline, "the export never started writing"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    half = asyncio.run(_read_backend(pg_url))
+    want = asyncio.run(_read_anatid(memory))
+    assert half["nodes"] and half != want
+
+    report = export_cognee(memory, pg_url, history_dir=history)  # no --force needed
+
+    assert report.verified
+    assert asyncio.run(_read_backend(pg_url)) == want
