@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .cognee_targets import Point, collection_names, read_points, write_points
+from .cognee_targets import Point, collection_names, read_points, vector_kind, write_points
 from .report import Tally
 from .vectors import vector_digest
 
@@ -204,5 +204,5 @@ async def write_memory(
 
 async def _empty_collection(vector: Any, collection: str) -> None:
     """An empty collection moves too where the backend can hold one without a row."""
-    if hasattr(vector, "get_collection_names"):
+    if vector_kind(vector) == "anatid":
         await vector.create_collection(collection)

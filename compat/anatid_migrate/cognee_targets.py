@@ -86,11 +86,11 @@ def open_engines(target: CogneeTarget) -> tuple[Any, Any]:
 
     factory = importlib.import_module("cognee.infrastructure.databases.vector.create_vector_engine")
     configured = factory.get_embedding_engine
-    factory.get_embedding_engine = ReplayEmbedder
+    setattr(factory, "get_embedding_engine", ReplayEmbedder)  # noqa: B010
     try:
         return _open_engines(target)
     finally:
-        factory.get_embedding_engine = configured
+        setattr(factory, "get_embedding_engine", configured)  # noqa: B010
 
 
 def _open_engines(target: CogneeTarget) -> tuple[Any, Any]:
@@ -99,22 +99,24 @@ def _open_engines(target: CogneeTarget) -> tuple[Any, Any]:
 
     try:
         if target.provider == "postgres":
-            conn = {
-                "host": target.host,
-                "port": str(target.port),
-                "username": target.username,
-                "password": target.password,
-                "name": target.database,
-            }
+            t = target
             graph = create_graph_engine(
                 graph_database_provider="postgres",
                 graph_file_path="",
-                **{f"graph_database_{k}": v for k, v in conn.items()},
+                graph_database_host=t.host,
+                graph_database_port=str(t.port),
+                graph_database_username=t.username,
+                graph_database_password=t.password,
+                graph_database_name=t.database,
             )
             vector = create_vector_engine(
                 vector_db_provider="pgvector",
                 vector_db_url="",
-                **{f"vector_db_{k}": v for k, v in conn.items()},
+                vector_db_host=t.host,
+                vector_db_port=str(t.port),
+                vector_db_username=t.username,
+                vector_db_password=t.password,
+                vector_db_name=t.database,
             )
             return graph, vector
         root = Path(target.directory)
@@ -204,9 +206,10 @@ async def _postgres_version(vector: Any) -> str:
 
 async def collection_names(vector: Any) -> list[str]:
     """Every vector collection the adapter holds."""
-    if hasattr(vector, "get_collection_names"):  # anatid
+    kind = vector_kind(vector)
+    if kind == "anatid":
         return sorted(await vector.get_collection_names())
-    if hasattr(vector, "get_table_names"):  # pgvector
+    if kind == "pgvector":
         return await _pgvector_collections(vector)
     connection = await vector.get_connection()  # LanceDB
     return sorted(await connection.table_names())
@@ -240,9 +243,10 @@ class Point:
 
 async def read_points(vector: Any, collection: str) -> list[Point]:
     """Every point of ``collection`` with its vector, through the adapter's own table."""
-    if hasattr(vector, "get_collection_names"):
+    kind = vector_kind(vector)
+    if kind == "anatid":
         return _anatid_points(vector, collection)
-    if hasattr(vector, "get_table_names"):
+    if kind == "pgvector":
         from sqlalchemy import select
 
         table = await vector.get_table(collection)
@@ -262,7 +266,9 @@ def _anatid_points(vector: Any, collection: str) -> list[Point]:
     store = vector._store  # the adapter's own store (the anatid driver is ours)
     rows = store.find_nodes(groups=[row_group(collection)])
     vecs = store.get_embedding_arrays([n.id for n in rows], kind="node")
-    return [Point(str(n.props["id"]), _f32(vecs[n.id]), dict(n.props)) for n in rows if n.id in vecs]
+    return [
+        Point(str(n.props["id"]), _f32(vecs[n.id]), dict(n.props)) for n in rows if n.id in vecs
+    ]
 
 
 def _f32(vec: Any) -> np.ndarray:
@@ -306,23 +312,36 @@ def carried_point_class() -> Any:
     return CarriedPoint
 
 
+def vector_kind(vector: Any) -> str:
+    """Which adapter ``vector`` is: "anatid", "pgvector" or "lancedb" (by the calls each has;
+    Cognee's factories hand back proxies, so ``isinstance`` cannot tell)."""
+    if hasattr(vector, "get_collection_names"):
+        return "anatid"
+    if hasattr(vector, "get_table_names"):
+        return "pgvector"
+    return "lancedb"
+
+
 async def write_points(vector: Any, collection: str, points: list[Point]) -> None:
     """Write ``points`` (upsert by id) through the adapter's own write path."""
     if not points:
         return
-    dimension = int(points[0].vector.shape[0])
-    if hasattr(vector, "get_collection_names") or not hasattr(vector, "get_table_names"):
-        if not hasattr(vector, "get_collection_names"):  # LanceDB: raw vectors need a schema
-            await _write_lance(vector, collection, points, dimension)
-            return
+    kind = vector_kind(vector)
+    if kind == "lancedb":
+        await _write_lance(vector, collection, points, int(points[0].vector.shape[0]))
+    elif kind == "anatid":
         await vector.create_collection(collection)
         await vector.upsert_raw_vectors(
             collection,
             [{"id": p.id, "vector": p.vector.tolist(), "payload": p.payload} for p in points],
         )
-        return
+    else:
+        await _write_pgvector(vector, collection, points)
+
+
+async def _write_pgvector(vector: Any, collection: str, points: list[Point]) -> None:
     replay = ReplayEmbedder()
-    replay.dimension = dimension
+    replay.dimension = int(points[0].vector.shape[0])
     vector.embedding_engine = replay
     cls = carried_point_class()
     models = []
