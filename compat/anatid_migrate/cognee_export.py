@@ -37,12 +37,12 @@ from .cognee_targets import (
     read_points,
 )
 from .errors import TargetExists, TargetNotEmpty, UnsupportedSource, VerificationFailed
-from .graphiti_export import (
-    _journal,
-    _read_journal,
-    _remove_store_files,
-    _restore,
+from .export_journal import (
     default_history_dir,
+    read_journal,
+    remove_store_files,
+    restore_history,
+    write_journal,
 )
 from .history import MANIFEST, history_counts, write_history
 from .progress import Progress, Silent
@@ -137,7 +137,7 @@ async def _export(
             f"valid and transaction time) written to {history}; the backend keeps only the "
             "current state"
         )
-        _journal(history, path, target, "done")  # type: ignore[arg-type]
+        write_journal(history, path, target, "done")
     finally:
         await _close(src_graph, src_vector)
         if graph is not None:
@@ -175,7 +175,7 @@ async def _claim(
 ) -> None:
     """Refuse a backend that holds a memory, unless it is this export's unfinished work (the
     journal says so) or ``force`` (which clears it); then journal that the export is under way."""
-    journal = _read_journal(history)
+    journal = read_journal(history)
     resuming = bool(
         journal
         and journal.get("state") == "writing"
@@ -190,7 +190,7 @@ async def _claim(
                 "delete what it holds and write this file anew."
             )
         await _clear(graph, vector)
-    _journal(history, path, target, "writing")  # type: ignore[arg-type]
+    write_journal(history, path, target, "writing")
 
 
 async def _verify(graph: Any, vector: Any, report: MigrationReport, progress: Progress) -> None:
@@ -247,7 +247,7 @@ def import_cognee(
             os.replace(tmp, path)
     finally:
         progress.close()
-        _remove_store_files(tmp)
+        remove_store_files(tmp)
     report.seconds = time.monotonic() - started
     return report
 
@@ -282,8 +282,8 @@ async def _import_from(
     _tables_read(report, memory)
     if report.dry_run:
         return
-    _remove_store_files(tmp)
-    restored = _restore(tmp, history, report)
+    remove_store_files(tmp)
+    restored = restore_history(tmp, history, report)
     dst_graph, dst_vector = _open_anatid(tmp)
     try:
         todo = memory

@@ -16,17 +16,23 @@ its own unfinished work.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
-from anatid_core import AnatidError, Store, restore_timeline
+from anatid_core import AnatidError, Store
 
 from .errors import MigrationError, TargetExists, TargetNotEmpty, UnsupportedSource
+from .export_journal import (
+    default_history_dir,
+    read_journal,
+    remove_store_files,
+    restore_history,
+    write_journal,
+)
 from .graphiti_models import TYPES, check_storable, read_pages, tally_group, tally_page, write_page
-from .history import MANIFEST, history_counts, read_history, write_history
+from .history import MANIFEST, history_counts, write_history
 from .progress import Progress, Silent
 from .report import MigrationReport, Tally
 from .servers import (
@@ -40,11 +46,6 @@ from .servers import (
 )
 
 PathLike = str | os.PathLike[str]
-JOURNAL = "export.json"
-
-
-def default_history_dir(file: Path) -> Path:
-    return file.with_name(file.name + ".history")
 
 
 def export_graphiti(
@@ -123,7 +124,7 @@ async def _export(
             f"valid and transaction time) written to {history}; the server keeps only the "
             "current state"
         )
-        _journal(history, path, server, "done")
+        write_journal(history, path, server, "done")
     finally:
         await src.close()
         await close_routed(target)
@@ -135,7 +136,7 @@ async def _claim(
     """Refuse a server that holds a graph, unless it is this export's unfinished work (the
     journal says so) or ``force``; then record in the journal that the export is under way."""
     found = sorted(await groups_on(target, server))
-    journal = _read_journal(history)
+    journal = read_journal(history)
     resuming = bool(
         journal
         and journal.get("state") == "writing"
@@ -153,21 +154,7 @@ async def _claim(
 
         for group in set(groups) & set(found):
             await clear_data(route(target, group), [group])
-    _journal(history, path, server, "writing")
-
-
-def _read_journal(history: Path) -> dict[str, Any] | None:
-    try:
-        return dict(json.loads((history / JOURNAL).read_text()))
-    except (OSError, ValueError):
-        return None
-
-
-def _journal(history: Path, path: Path, server: ServerURL, state: str) -> None:
-    history.mkdir(parents=True, exist_ok=True)
-    tmp = history / (JOURNAL + ".tmp")
-    tmp.write_text(json.dumps({"source": str(path), "target": server.describe(), "state": state}))
-    tmp.replace(history / JOURNAL)
+    write_journal(history, path, server, "writing")
 
 
 async def _copy_group(
@@ -261,27 +248,9 @@ def import_graphiti(
             os.replace(tmp, path)
     finally:
         progress.close()
-        _remove_store_files(tmp)
+        remove_store_files(tmp)
     report.seconds = time.monotonic() - started
     return report
-
-
-def _restore(tmp: Path, history: Path | None, report: MigrationReport) -> int:
-    """Write the exported timeline into ``tmp`` (an empty file); the versions written."""
-    if history is None:
-        return 0
-    try:
-        counts = restore_timeline(tmp, read_history(history, "node"), read_history(history, "edge"))  # type: ignore[arg-type]
-    except AnatidError as exc:
-        raise UnsupportedSource(f"The history in {history} cannot be restored: {exc}") from exc
-    return sum(counts.values())
-
-
-def _remove_store_files(path: Path) -> None:
-    from anatid_core import store_files
-
-    for name in store_files(str(path)):
-        Path(name).unlink(missing_ok=True)
 
 
 async def _import(
@@ -312,8 +281,8 @@ async def _import(
                     by_listing=True,
                 )
             return
-        _remove_store_files(tmp)
-        restored = _restore(tmp, history, report)
+        remove_store_files(tmp)
+        restored = restore_history(tmp, history, report)
         dst = GraphitiDriver(str(tmp))
         try:
             for group, gdriver in sorted(groups.items()):
