@@ -40,6 +40,7 @@ from .removal import remove_store, store_files
 from .restore import restore_timeline
 from .retry import RETRY, retry_delay, with_retries
 from .schema import SCHEMA_VERSION
+from .scope import Scope
 from .store import SETTINGS, Store
 from .textindex import tokenize
 from .view import View
@@ -67,6 +68,7 @@ __all__ = [
     "ReadOnlyError",
     "RecallHit",
     "SchemaVersionError",
+    "Scope",
     "Store",
     "StoreCorrupt",
     "StorageError",
