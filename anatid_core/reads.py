@@ -12,13 +12,13 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from .adjacency import AdjacencyReads
 from .codec import check_id, decode_props, decode_props_plain, to_micros
 from .connection import Connection
 from .current import GROUP_AT, Row
 from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
 from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
+from .paths import PathReads
 from .recall import check_arms, fuse, graph_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
@@ -53,7 +53,7 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 
 @verbs_take_turns
-class Reader(GraphReads, AdjacencyReads):
+class Reader(GraphReads, PathReads):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
     def __init__(
