@@ -6,6 +6,7 @@ asked ``as_of`` a past instant. Retrieval: BM25 full text, exact cosine and grap
 by reciprocal-rank fusion in :meth:`Store.recall`.
 """
 
+from .adjacency import Adjacency, EdgeRef
 from .compaction import COMPACT
 from .errors import (
     AnatidError,
@@ -19,6 +20,8 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
+from .evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
+from .hubs import Hub
 from .lease import LEASE, lease_files
 from .model import (
     DEFAULT_SPACE,
@@ -35,6 +38,7 @@ from .model import (
     Where,
     WriteResult,
 )
+from .paths import PATHS, Path
 from .recall import rrf
 from .removal import remove_store, store_files
 from .restore import restore_timeline
@@ -48,6 +52,16 @@ from .view import View
 __version__ = "0.1.0"
 
 __all__ = [
+    "EXPLAIN",
+    "PATHS",
+    "Adjacency",
+    "EdgeRef",
+    "Evidence",
+    "Explanation",
+    "Fact",
+    "Hub",
+    "Path",
+    "Provenance",
     "COMPACT",
     "DEFAULT_SPACE",
     "LEASE",

@@ -15,10 +15,11 @@ from typing import Any
 from .codec import check_id, decode_props, decode_props_plain, to_micros
 from .connection import Connection
 from .current import GROUP_AT, Row
+from .evidence import EvidenceReads
 from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
+from .hubs import HubReads
 from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
-from .paths import PathReads
 from .recall import check_arms, fuse, graph_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
@@ -53,7 +54,7 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 
 @verbs_take_turns
-class Reader(GraphReads, PathReads):
+class Reader(GraphReads, EvidenceReads, HubReads):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
     def __init__(

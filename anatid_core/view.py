@@ -52,7 +52,7 @@ class View(Reader):
         if scope is not None and not isinstance(scope, Scope):
             raise InvalidInput(f"scope must be a Scope, got {type(scope).__name__}")
         narrowed = scope if self.scope is None else self.scope.narrowed(scope)
-        return View(
+        view = View(
             self.connection,
             self.text_cache,
             self.vectors,
@@ -60,6 +60,8 @@ class View(Reader):
             valid_time=valid_time,
             scope=narrowed,
         )
+        view.evidence = self.evidence
+        return view
 
     def scoped(self, scope: Scope) -> View:
         """This instant, seen through ``scope`` as well."""
