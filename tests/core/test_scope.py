@@ -82,7 +82,7 @@ def _hidden_ids_refused(view: Reader, seen: Model, scope: Scope | None) -> None:
 
 
 @settings(
-    max_examples=20,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
