@@ -124,14 +124,18 @@ class AdjacencyReads(_Reader):
         *,
         direction: Direction = "both",
         rels: Iterable[str] | None = None,
+        check_ends: bool = True,
     ) -> list[EdgeRef]:
         """The visible edges (of ``rels``) leaving (``out``), entering (``in``) or touching
-        (``both``) ``node_ids``, ids only, sorted by id. Their far ends are not checked here:
-        :meth:`visible_node_ids` does that for walks."""
+        (``both``) ``node_ids``, ids only, sorted by id. ``check_ends=False`` leaves out the
+        test that both ends are visible, for a walk that tests the nodes it reaches itself
+        (with :meth:`visible_node_ids`) and starts from visible ones."""
         ids = id_list(node_ids, "node_ids")
         sides = sides_of(direction)
         rels = _listed(rels)
-        f = record_filter("edge", visible=self.visibility.sql(kind="edge"), rels=rels)
+        vis = self.visibility
+        visible = vis.sql(kind="edge") if check_ends else vis.edge_sql_unchecked_ends()
+        f = record_filter("edge", visible=visible, rels=rels)
         if not ids:
             return []
         memory = self._current_memory()

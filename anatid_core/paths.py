@@ -158,7 +158,8 @@ class PathReads(AdjacencyReads, _Records):
         direction = "both" if not directed else ("out" if outward else "in")
         front = set(frontier)
         hops: list[Hop] = []
-        for e in self.edge_refs(frontier, direction=direction, rels=rels):
+        # The frontier is visible and every far end is tested below: no endpoint join needed.
+        for e in self.edge_refs(frontier, direction=direction, rels=rels, check_ends=False):
             if direction != "in" and e.src in front:
                 hops.append((e.src, e.dst, e))
             if direction != "out" and e.dst in front:

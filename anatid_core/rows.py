@@ -52,6 +52,15 @@ class Visibility:
             raise AssertionError("internal: a scoped visibility needs the record kind")
         return " AND ".join([time, *self.scope_sql(a, kind)])
 
+    def edge_sql_unchecked_ends(self, a: str = "r") -> str:
+        """An edge's own visibility (instant, group), not whether its endpoints are visible:
+        for walks that check the nodes they reach themselves (a scope's endpoint test is a
+        join per edge, the slowest part of a scoped walk)."""
+        parts = [self.time_sql(a)]
+        if self.scope is not None:
+            parts += self.scope.group_sql(a)
+        return " AND ".join(parts)
+
     def scope_sql(self, a: str, kind: Kind) -> list[str]:
         """The wall alone, over alias ``a`` (no time predicate on ``a`` itself)."""
         scope = self.scope
