@@ -25,7 +25,7 @@ import networkx as nx
 sys.path.insert(0, os.path.dirname(__file__))
 from _measure import peak_rss_mb, provenance, row, timed  # noqa: E402
 
-from anatid_core import Edge, Node, Scope, Store  # noqa: E402
+from anatid_core import SETTINGS, Edge, Node, Scope, Store  # noqa: E402
 
 GROUPS = ("g0", "g1", "g2", "g3")
 
@@ -76,9 +76,17 @@ def main() -> None:
     )
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of 1M nodes / 2.3M edges")
     ap.add_argument("--pairs", type=int, default=50)
+    ap.add_argument(
+        "--memory",
+        action="store_true",
+        help="keep every current record in memory (SETTINGS['current_records_limit'] raised "
+        "above the graph's size): walks answer from the in-memory adjacency, not SQL",
+    )
     args = ap.parse_args()
+    if args.memory:
+        SETTINGS["current_records_limit"] = 10 * (1_000_000 + 2_300_000)
     n, m = int(1_000_000 * args.scale), int(2_300_000 * args.scale)
-    print("provenance:", provenance())
+    print("provenance:", provenance(), "in-memory records:", args.memory)
     with tempfile.TemporaryDirectory() as tmp:
         store, edges, load = build(os.path.join(tmp, "graph.duckdb"), n, m)
         t = time.perf_counter()
