@@ -6,6 +6,7 @@ asked ``as_of`` a past instant. Retrieval: BM25 full text, exact cosine and grap
 by reciprocal-rank fusion in :meth:`Store.recall`.
 """
 
+from .adjacency import Adjacency, EdgeRef
 from .compaction import COMPACT
 from .errors import (
     AnatidError,
@@ -19,6 +20,8 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
+from .evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
+from .hubs import Hub
 from .lease import LEASE, lease_files
 from .model import (
     DEFAULT_SPACE,
@@ -35,11 +38,13 @@ from .model import (
     Where,
     WriteResult,
 )
+from .paths import PATHS, Path
 from .recall import rrf
 from .removal import remove_store, store_files
 from .restore import restore_timeline
 from .retry import RETRY, retry_delay, with_retries
 from .schema import SCHEMA_VERSION
+from .scope import Scope
 from .store import SETTINGS, Store
 from .textindex import tokenize
 from .view import View
@@ -47,6 +52,16 @@ from .view import View
 __version__ = "0.1.0"
 
 __all__ = [
+    "EXPLAIN",
+    "PATHS",
+    "Adjacency",
+    "EdgeRef",
+    "Evidence",
+    "Explanation",
+    "Fact",
+    "Hub",
+    "Path",
+    "Provenance",
     "COMPACT",
     "DEFAULT_SPACE",
     "LEASE",
@@ -67,6 +82,7 @@ __all__ = [
     "ReadOnlyError",
     "RecallHit",
     "SchemaVersionError",
+    "Scope",
     "Store",
     "StoreCorrupt",
     "StorageError",

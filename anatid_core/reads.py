@@ -15,8 +15,10 @@ from typing import Any
 from .codec import check_id, decode_props, decode_props_plain, to_micros
 from .connection import Connection
 from .current import GROUP_AT, Row
+from .evidence import EvidenceReads
 from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
+from .hubs import HubReads
 from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
 from .recall import check_arms, fuse, graph_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
@@ -52,7 +54,7 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 
 @verbs_take_turns
-class Reader(GraphReads):
+class Reader(GraphReads, EvidenceReads, HubReads):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
     def __init__(
@@ -91,7 +93,7 @@ class Reader(GraphReads):
             return found[0] if found else None
         rows = self._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            f"WHERE r.id = ? AND {self.visibility.sql()}",
+            f"WHERE r.id = ? AND {self.visibility.sql(kind=kind)}",
             [id],
         )
         return item_from_row(kind, rows[0]) if rows else None
@@ -105,7 +107,7 @@ class Reader(GraphReads):
             return found
         rows = self._query(
             f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self.visibility.sql()}",
+            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self.visibility.sql(kind=kind)}",
             [wanted],
         )
         by_id = {row[1]: item_from_row(kind, row) for row in rows}
@@ -130,7 +132,7 @@ class Reader(GraphReads):
     # ----------------------------------------------------------------------------- lists
 
     def _filter(self, kind: Kind, **filters: Any) -> SqlFilter:
-        return record_filter(kind, visible=self.visibility.sql(), **filters)
+        return record_filter(kind, visible=self.visibility.sql(kind=kind), **filters)
 
     def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter:
         return self._filter("edge", rels=rels)
@@ -286,12 +288,15 @@ class Reader(GraphReads):
     # ---------------------------------------------------------------------------- history
 
     def history(self, id: str, *, kind: Kind | None = None) -> list[Item]:
-        """Every version of ``id`` ever written (not purged), oldest first, whatever the view."""
+        """Every version of ``id`` ever written (not purged), oldest first, whatever the view's
+        instant (a scoped view still shows only versions inside its wall)."""
         check_id(id)
         out: list[Item] = []
         for k in (kind,) if kind else ("node", "edge"):
+            wall = "".join(f" AND {p}" for p in self.visibility.scope_sql("r", k))
             rows = self._query(
-                f"SELECT {cols_of(k)} FROM {table_of(k)} r WHERE r.id = ? ORDER BY r.tx_from, r.vid",
+                f"SELECT {cols_of(k)} FROM {table_of(k)} r WHERE r.id = ?{wall} "
+                "ORDER BY r.tx_from, r.vid",
                 [id],
             )
             out.extend(item_from_row(k, row) for row in rows)
@@ -309,6 +314,8 @@ class Reader(GraphReads):
         order (``tx_from``, then version), whatever the view: the whole timeline, for exports and
         viewers that replay it. ``groups`` keeps only versions in those groups."""
         f = SqlFilter(kind)
+        for part in self.visibility.scope_sql("r", kind):  # whatever the instant, never the wall
+            f.add(part)
         f.any_of("grp", groups)
         return self._page(kind, f, "r.tx_from, r.vid", limit, offset)
 

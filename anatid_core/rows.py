@@ -9,6 +9,7 @@ from typing import Any
 from .codec import check_id, decode_props, from_micros
 from .errors import InvalidInput
 from .model import Edge, Item, Kind, Node
+from .scope import Scope
 
 NODE_COLS = "r.vid, r.id, r.grp, r.labels, r.name, r.text, r.props, r.space, r.valid_from, r.valid_to, r.tx_from, r.tx_to"
 EDGE_COLS = "r.vid, r.id, r.src, r.dst, r.rel, r.grp, r.name, r.text, r.props, r.space, r.valid_from, r.valid_to, r.tx_from, r.tx_to"
@@ -16,16 +17,21 @@ EDGE_COLS = "r.vid, r.id, r.src, r.dst, r.rel, r.grp, r.name, r.text, r.props, r
 
 @dataclass(frozen=True)
 class Visibility:
-    """Which versions a read sees: current ones, or those of a past instant."""
+    """Which versions a read sees: current ones, or those of a past instant; and, with a
+    ``scope``, only the records inside its wall (:mod:`anatid_core.scope`)."""
 
     tx_us: int | None = None
     valid_us: int | None = None
+    scope: Scope | None = None
 
     @property
     def is_current(self) -> bool:
-        return self.tx_us is None and self.valid_us is None
+        """Whether this is the plain current state, which the in-memory indexes may answer
+        (a scoped reader always reads SQL: the indexes know no walls)."""
+        return self.tx_us is None and self.valid_us is None and self.scope is None
 
-    def sql(self, a: str = "r") -> str:
+    def time_sql(self, a: str = "r") -> str:
+        """The versions of the instant, whatever the scope."""
         if self.tx_us is None:
             parts = [f"{a}.tx_to IS NULL"]
         else:
@@ -36,6 +42,38 @@ class Visibility:
             parts.append(f"({a}.valid_from IS NULL OR {a}.valid_from <= {v})")
             parts.append(f"({a}.valid_to IS NULL OR {a}.valid_to > {v})")
         return " AND ".join(parts)
+
+    def sql(self, a: str = "r", kind: Kind | None = None) -> str:
+        """The predicate over alias ``a`` of a record of ``kind`` (which a scope needs)."""
+        time = self.time_sql(a)
+        if self.scope is None:
+            return time
+        if kind is None:
+            raise AssertionError("internal: a scoped visibility needs the record kind")
+        return " AND ".join([time, *self.scope_sql(a, kind)])
+
+    def edge_sql_unchecked_ends(self, a: str = "r") -> str:
+        """An edge's own visibility (instant, group), not whether its endpoints are visible:
+        for walks that check the nodes they reach themselves (a scope's endpoint test is a
+        join per edge, the slowest part of a scoped walk)."""
+        parts = [self.time_sql(a)]
+        if self.scope is not None:
+            parts += self.scope.group_sql(a)
+        return " AND ".join(parts)
+
+    def scope_sql(self, a: str, kind: Kind) -> list[str]:
+        """The wall alone, over alias ``a`` (no time predicate on ``a`` itself)."""
+        scope = self.scope
+        if scope is None:
+            return []
+        if kind == "node":
+            return scope.node_sql(a)
+        parts = scope.group_sql(a)
+        for end in ("src", "dst"):
+            n = f"{a}_{end}"
+            node = " AND ".join([self.time_sql(n), *scope.node_sql(n)])
+            parts.append(f"EXISTS (SELECT 1 FROM nodes {n} WHERE {n}.id = {a}.{end} AND {node})")
+        return parts
 
 
 def table_of(kind: Kind) -> str:

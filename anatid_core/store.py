@@ -20,9 +20,11 @@ from . import admin
 from .compaction import remove_leftovers
 from .connection import SETTINGS, Connection, Tx
 from .erasing import Eraser
+from .errors import InvalidInput
 from .model import Kind
 from .reads import Reader
 from .rows import Visibility, table_of
+from .scope import Scope
 from .textindex import TextCache
 from .turns import in_turn
 from .vectors import VectorCache
@@ -115,12 +117,32 @@ class Store(Eraser, Reader):
         """
         return self.connection.transaction()
 
-    def as_of(self, tx_time: datetime | None = None, valid_time: datetime | None = None) -> View:
+    def as_of(
+        self,
+        tx_time: datetime | None = None,
+        valid_time: datetime | None = None,
+        *,
+        scope: Scope | None = None,
+    ) -> View:
         """A read-only view: what the store knew at ``tx_time``, restricted to what was valid at
-        ``valid_time`` (either may be None). Every read and search works the same way on it."""
-        return View(
-            self.connection, self.text_cache, self.vectors, tx_time=tx_time, valid_time=valid_time
+        ``valid_time`` (either may be None) and, with ``scope``, to what its wall lets through.
+        Every read and search works the same way on it."""
+        view = View(
+            self.connection,
+            self.text_cache,
+            self.vectors,
+            tx_time=tx_time,
+            valid_time=valid_time,
+            scope=scope,
         )
+        view.evidence = self.evidence
+        return view
+
+    def scoped(self, scope: Scope) -> View:
+        """A read-only view of the current state inside ``scope`` (:mod:`anatid_core.scope`)."""
+        if not isinstance(scope, Scope):
+            raise InvalidInput(f"scope must be a Scope, got {type(scope).__name__}")
+        return self.as_of(scope=scope)
 
     @in_turn
     def stats(self) -> dict[str, Any]:

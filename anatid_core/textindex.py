@@ -90,7 +90,7 @@ def _sql_search(
     db: Connection, visibility: Visibility, kind: Kind, terms: list[str], k: int, f: SqlFilter
 ) -> list[Hit]:
     table = table_of(kind)
-    vis = visibility.sql("d")
+    vis = visibility.sql("d", kind)
     k1, b = BM25["k1"], BM25["b"]
     sql = f"""
         WITH vis AS (SELECT d.vid, d.doc_len FROM {table} d WHERE {vis}),

@@ -160,7 +160,7 @@ def embedding_arrays_of(
             db.cursor(),
             f"SELECT r.vid, v.embedding, r.id FROM {table_of(kind)} r JOIN {tbl} v "
             f"ON v.vid = r.vid WHERE r.space = ? AND r.id IN (SELECT unnest(?::VARCHAR[])) "
-            f"AND {vis.sql('r')}",
+            f"AND {vis.sql('r', kind)}",
             [space, ids],
             dim,
         )
@@ -288,7 +288,7 @@ def _cached_search(
     score_of = {int(vids[i]): float(scores[i]) for i in ordered}
 
     visible = SqlFilter(kind)
-    visible.add(vis.sql())
+    visible.add(vis.sql(kind=kind))
     rows = fetch_versions(db, kind, [ids[i] for i in ordered], score_of, visible, (None, None))[:k]
     return [
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)

@@ -7,15 +7,17 @@ from typing import Any
 
 from .codec import opt_micros
 from .connection import Connection
-from .errors import ReadOnlyError
+from .errors import InvalidInput, ReadOnlyError
 from .reads import Reader
 from .rows import Visibility
+from .scope import Scope
 from .textindex import TextCache
 from .vectors import VectorCache
 
 
 class View(Reader):
-    """Every read verb of the store, seeing the versions of one instant. Writes raise."""
+    """Every read verb of the store, seeing the versions of one instant (and, with a
+    ``scope``, only what its wall lets through: :mod:`anatid_core.scope`). Writes raise."""
 
     def __init__(
         self,
@@ -25,19 +27,45 @@ class View(Reader):
         *,
         tx_time: datetime | None,
         valid_time: datetime | None,
+        scope: Scope | None = None,
     ) -> None:
+        if scope is not None and not isinstance(scope, Scope):
+            raise InvalidInput(f"scope must be a Scope, got {type(scope).__name__}")
         visibility = Visibility(
             tx_us=opt_micros(tx_time, what="as_of tx_time"),
             valid_us=opt_micros(valid_time, what="as_of valid_time"),
+            scope=scope,
         )
         super().__init__(connection, text_cache, vectors, visibility)
         self.tx_time = tx_time
         self.valid_time = valid_time
+        self.scope = scope
 
-    def as_of(self, tx_time: datetime | None = None, valid_time: datetime | None = None) -> View:
-        return View(
-            self.connection, self.text_cache, self.vectors, tx_time=tx_time, valid_time=valid_time
+    def as_of(
+        self,
+        tx_time: datetime | None = None,
+        valid_time: datetime | None = None,
+        *,
+        scope: Scope | None = None,
+    ) -> View:
+        """Another instant; a scoped view stays inside its wall (a further ``scope`` narrows it)."""
+        if scope is not None and not isinstance(scope, Scope):
+            raise InvalidInput(f"scope must be a Scope, got {type(scope).__name__}")
+        narrowed = scope if self.scope is None else self.scope.narrowed(scope)
+        view = View(
+            self.connection,
+            self.text_cache,
+            self.vectors,
+            tx_time=tx_time,
+            valid_time=valid_time,
+            scope=narrowed,
         )
+        view.evidence = self.evidence
+        return view
+
+    def scoped(self, scope: Scope) -> View:
+        """This instant, seen through ``scope`` as well."""
+        return self.as_of(self.tx_time, self.valid_time, scope=scope)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith(

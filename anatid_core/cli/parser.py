@@ -14,6 +14,7 @@ from anatid_core import __version__
 
 from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
 from .erasures import cmd_compact, cmd_erase, cmd_erasures
+from .graph import cmd_explain, cmd_hubs, cmd_neighbours, cmd_path, cmd_provenance
 from .records import cmd_history, cmd_show
 from .search import cmd_search
 
@@ -24,7 +25,8 @@ TIME_HELP = (
 )
 
 EPILOG = """\
-exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history);
+exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history,
+path, explain, neighbours, provenance);
 2 bad input, or the file is missing, not an anatid store, or another process held it past anatid_core.LEASE['timeout'].
 
 Every command but erase and compact opens the file read-only. Other processes that share the
@@ -112,6 +114,11 @@ def build_parser() -> Parser:
         _add_export,
         _add_check,
         _add_view,
+        _add_path,
+        _add_explain,
+        _add_neighbours,
+        _add_hubs,
+        _add_provenance,
         _add_erasures,
         _add_erase,
         _add_compact,
@@ -358,3 +365,156 @@ def _add_compact(subs: Subcommands) -> None:
         cmd_compact,
     )
     _json_option(p)
+
+
+# ------------------------------------------------------------------- graph verbs (issue 17)
+
+
+def _graph_options(p: argparse.ArgumentParser, *, labels: bool = False, rels: bool = True) -> None:
+    """--group as a scope (a wall), --rel, --as-of/--valid-at and --json."""
+    p.add_argument(
+        "--group",
+        action="append",
+        metavar="G",
+        help="see only this group (repeatable): a wall, nothing outside it is crossed",
+    )
+    if rels:
+        p.add_argument(
+            "--rel", action="append", metavar="R", help="only edges of this type (repeatable)"
+        )
+    if labels:
+        p.add_argument(
+            "--label", action="append", metavar="L", help="only nodes with this label (repeatable)"
+        )
+    _time_options(p)
+    _json_option(p)
+
+
+def _evidence_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--evidence-rel",
+        action="append",
+        metavar="R",
+        help="edges of this type pointing at a record are its evidence (repeatable; "
+        "Graphiti: MENTIONS; Cognee: contains)",
+    )
+    p.add_argument(
+        "--evidence-prop",
+        action="append",
+        metavar="P",
+        help="this property holds the ids of a record's evidence (repeatable; Graphiti: episodes)",
+    )
+
+
+def _depth_option(p: argparse.ArgumentParser, default: int) -> None:
+    p.add_argument(
+        "--max-depth",
+        type=int,
+        default=default,
+        metavar="N",
+        help=f"most edges on a chain (default {default})",
+    )
+
+
+def _direction_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--direction",
+        choices=("both", "out", "in"),
+        default="both",
+        help="follow edges either way, outgoing or incoming only (default both)",
+    )
+
+
+def _add_path(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "path",
+        "the shortest chain of edges between two nodes",
+        """
+        The shortest paths from SRC to DST (edges followed either way unless --directed),
+        each printed as a chain with the direction of every edge.""",
+        """
+        anatid path memory.duckdb alice paris
+        anatid path memory.duckdb alice paris --group g1 --as-of 2024-05-01 --json""",
+        cmd_path,
+    )
+    p.add_argument("src", metavar="SRC", help="the node to start from")
+    p.add_argument("dst", metavar="DST", help="the node to reach")
+    _depth_option(p, 6)
+    p.add_argument("--directed", action="store_true", help="follow edges from src to dst only")
+    p.add_argument(
+        "--limit", type=int, default=10, metavar="N", help="most paths of that length (default 10)"
+    )
+    _graph_options(p)
+
+
+def _add_explain(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "explain",
+        "why two nodes are connected: the linking facts and their evidence",
+        """
+        Every edge on a chain of at most --max-depth edges between A and B (no node twice), with
+        the records it was learned from (see --evidence-rel and --evidence-prop); evidence
+        edges themselves are not walked.""",
+        """
+        anatid explain memory.duckdb alice acme
+        anatid explain memory.duckdb alice acme --evidence-rel MENTIONS --evidence-prop episodes""",
+        cmd_explain,
+    )
+    p.add_argument("a", metavar="A", help="a node id")
+    p.add_argument("b", metavar="B", help="another node id")
+    _depth_option(p, 3)
+    _evidence_options(p)
+    _graph_options(p)
+
+
+def _add_neighbours(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "neighbours",
+        "the nodes one edge away from a node",
+        """
+        The nodes at the other end of the node's edges (of --rel), by id.""",
+        """
+        anatid neighbours memory.duckdb alice --direction out --rel WORKS_AT""",
+        cmd_neighbours,
+    )
+    p.add_argument("id", metavar="ID", help="the node id")
+    _direction_option(p)
+    _graph_options(p, labels=True)
+
+
+def _add_hubs(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "hubs",
+        "the most connected nodes",
+        """
+        The nodes with the most edges (of --rel; --direction counts only outgoing or incoming
+        ones; a self-loop counts twice), most first.""",
+        """
+        anatid hubs memory.duckdb --k 5 --label Entity""",
+        cmd_hubs,
+    )
+    p.add_argument("--k", type=int, default=10, metavar="N", help="how many (default 10)")
+    _direction_option(p)
+    _graph_options(p, labels=True)
+
+
+def _add_provenance(subs: Subcommands) -> None:
+    p = _subcommand(
+        subs,
+        "provenance",
+        "a record's versions and the evidence it came from",
+        """
+        Every version of the node or edge with this id, oldest first, and its evidence (see
+        --evidence-rel and --evidence-prop) as of now or --as-of.""",
+        """
+        anatid provenance memory.duckdb e-acme --evidence-prop episodes""",
+        cmd_provenance,
+    )
+    p.add_argument("id", metavar="ID", help="the node or edge id")
+    p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
+    _evidence_options(p)
+    _graph_options(p, rels=False)

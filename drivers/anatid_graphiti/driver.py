@@ -27,10 +27,11 @@ from typing import Any
 
 from graphiti_core.driver.driver import GraphDriver, GraphDriverSession, GraphProvider
 from graphiti_core.driver.query_executor import Transaction
+from graphiti_core.nodes import EntityNode
 
 from anatid_core import Compaction, Edge, Erasure, Store, UnsupportedOperation
 
-from . import cypher, erasure
+from . import cypher, erasure, insight
 from . import mapping as m
 from .edge_ops import (
     AnatidCommunityEdgeOperations,
@@ -232,6 +233,39 @@ class GraphitiDriver(GraphDriver):
             return out
 
         return await self.runner.read(run)
+
+    # ------------------------------------------------------------- graph verbs (issue 17)
+
+    async def shortest_path(
+        self,
+        src_uuid: str,
+        dst_uuid: str,
+        *,
+        max_depth: int = 6,
+        group_ids: list[str] | None = None,
+        rels: list[str] | None = None,
+    ) -> list[insight.GraphitiPath]:
+        """The shortest chains between two nodes as Graphiti models (``group_ids``: a wall)."""
+        return await self.runner.read(
+            lambda r: insight.shortest_path(
+                r, src_uuid, dst_uuid, max_depth=max_depth, group_ids=group_ids, rels=rels
+            )
+        )
+
+    async def explain(
+        self, a_uuid: str, b_uuid: str, *, max_depth: int = 3, group_ids: list[str] | None = None
+    ) -> insight.GraphitiExplanation:
+        """The facts (``EntityEdge``) on chains of at most ``max_depth`` facts between two
+        entities, each with the ``EpisodicNode`` records it came from."""
+        return await self.runner.read(
+            lambda r: insight.explain(r, a_uuid, b_uuid, max_depth=max_depth, group_ids=group_ids)
+        )
+
+    async def hubs(
+        self, k: int = 10, *, group_ids: list[str] | None = None
+    ) -> list[tuple[EntityNode, int]]:
+        """The ``k`` entities with the most facts, with their fact counts."""
+        return await self.runner.read(lambda r: insight.hubs(r, k, group_ids=group_ids))
 
     # -------------------------------------------------------------------------- erasure
 
