@@ -9,6 +9,7 @@ by reciprocal-rank fusion in :meth:`Store.recall`.
 from .compaction import COMPACT
 from .errors import (
     AnatidError,
+    IdempotencyConflict,
     InvalidInput,
     NotFound,
     ReadOnlyError,
@@ -59,6 +60,7 @@ __all__ = [
     "Edge",
     "Erasure",
     "Hit",
+    "IdempotencyConflict",
     "InvalidInput",
     "Item",
     "Kind",
