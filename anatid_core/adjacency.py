@@ -61,7 +61,8 @@ def _frozen(values: Iterable[str] | None) -> frozenset[str] | None:
 class _Cache:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.graphs: OrderedDict[Hashable, Adjacency] = OrderedDict()
+        #: (commits, visibility, groups, labels, rels) -> the graph loaded then.
+        self.graphs: OrderedDict[tuple[Any, ...], Adjacency] = OrderedDict()
 
 
 _CACHES: weakref.WeakKeyDictionary[Connection, _Cache] = weakref.WeakKeyDictionary()

@@ -60,14 +60,31 @@ def seed_vector(graph: Adjacency, seeds: Iterable[str] | Mapping[str, float]) ->
 
 
 def arcs(graph: Adjacency, direction: Direction) -> tuple[np.ndarray, np.ndarray]:
-    """The steps the surfer may take, as (from, to) index arrays."""
+    """The steps the surfer may take, as (from, to) index arrays, sorted by ``to`` (the sums
+    of each iteration then write memory in order)."""
     if direction == "out":
-        return graph.src, graph.dst
-    if direction == "in":
-        return graph.dst, graph.src
-    if direction == "both":
-        return np.concatenate([graph.src, graph.dst]), np.concatenate([graph.dst, graph.src])
-    raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        frm, to = graph.src, graph.dst
+    elif direction == "in":
+        frm, to = graph.dst, graph.src
+    elif direction == "both":
+        frm = np.concatenate([graph.src, graph.dst])
+        to = np.concatenate([graph.dst, graph.src])
+    else:
+        raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+    order = np.argsort(to, kind="stable")
+    return frm[order], to[order]
+
+
+def _walk(graph: Adjacency, direction: Direction) -> tuple[np.ndarray, ...]:
+    """(from, to, 1/out-degree, dangling) of a direction, kept with the graph for next time."""
+    key = ("walk", direction)
+    found = graph.derived.get(key)
+    if found is None:
+        frm, to = arcs(graph, direction)
+        out = np.bincount(frm, minlength=graph.size).astype(np.float64)
+        inv = np.divide(1.0, out, out=np.zeros(graph.size), where=out > 0)
+        found = graph.derived[key] = (frm, to, inv, np.flatnonzero(out == 0))
+    return found
 
 
 def personalized_pagerank(
@@ -81,16 +98,14 @@ def personalized_pagerank(
 ) -> np.ndarray:
     """The scores (summing to 1) of every node of ``graph``, by power iteration."""
     n = graph.size
-    frm, to = arcs(graph, direction)
-    out = np.bincount(frm, minlength=n).astype(np.float64)
-    inv = np.divide(1.0, out, out=np.zeros(n), where=out > 0)
-    dangling = out == 0
+    frm, to, inv, dangling = _walk(graph, direction)
     d = float(damping)
+    restart = (1.0 - d) * p
     x = p.copy()
     for _ in range(iterations):
         spread = np.bincount(to, weights=(x * inv)[frm], minlength=n)
         lost = float(x[dangling].sum())
-        new = d * (spread + lost * p) + (1.0 - d) * p
+        new = d * spread + (d * lost) * p + restart
         moved = float(np.abs(new - x).sum())
         x = new
         if moved < tolerance:
