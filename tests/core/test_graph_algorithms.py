@@ -185,7 +185,7 @@ def test_communities_are_a_partition_as_good_as_networkx_louvain(seed, n, densit
         assert mine >= theirs - 0.05 * abs(theirs) - 1e-9
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_communities_are_the_same_whatever_order_the_graph_was_written_in(seed) -> None:
     rng = random.Random(seed)
