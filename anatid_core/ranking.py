@@ -117,6 +117,8 @@ def top(scores: np.ndarray, k: int | None) -> np.ndarray:
     """Indexes of the ``k`` best scores (all non-zero ones for None), best first; ties by index
     (the ids are sorted, so by id)."""
     nonzero = np.flatnonzero(scores > 0)
+    if k == 0:
+        return nonzero[:0]
     if k is not None and k < nonzero.size:
         # The k-th best score, then every index at least as good (ties at the border included).
         kth = np.partition(scores[nonzero], nonzero.size - k)[nonzero.size - k]

@@ -78,6 +78,7 @@ def test_pagerank_ranks_best_first_with_nodes_and_ties_by_id(seeded: Store) -> N
         star.upsert_edges([Edge(f"e{i}", "h", i, "R") for i in "zyx"])
         assert [h.id for h in star.pagerank(["h"], k=None)] == ["h", "x", "y", "z"]
         assert [h.id for h in star.pagerank(["h"], k=2)] == ["h", "x"]
+        assert star.pagerank(["h"], k=0) == []
 
 
 @pytest.mark.parametrize(
