@@ -27,10 +27,11 @@ from typing import Any
 
 from graphiti_core.driver.driver import GraphDriver, GraphDriverSession, GraphProvider
 from graphiti_core.driver.query_executor import Transaction
+from graphiti_core.nodes import EntityNode
 
 from anatid_core import Compaction, Edge, Erasure, Store, UnsupportedOperation
 
-from . import cypher, erasure
+from . import cypher, erasure, ranking
 from . import mapping as m
 from .edge_ops import (
     AnatidCommunityEdgeOperations,
@@ -232,6 +233,25 @@ class GraphitiDriver(GraphDriver):
             return out
 
         return await self.runner.read(run)
+
+    # ------------------------------------------------------------------- graph algorithms
+
+    async def pagerank(
+        self,
+        seeds: list[str],
+        *,
+        group_ids: list[str] | None = None,
+        damping: float = 0.85,
+        k: int = 20,
+    ) -> list[tuple[EntityNode, float]]:
+        """Entities by personalized PageRank from the ``seeds`` (entity uuids) over the facts
+        between entities, best first, with their scores (the seeds among them)."""
+        return await ranking.pagerank(self.runner, seeds, group_ids=group_ids, damping=damping, k=k)
+
+    async def communities(self, *, group_ids: list[str] | None = None) -> list[list[EntityNode]]:
+        """A deterministic partition of the entities by the facts between them (Louvain),
+        largest community first."""
+        return await ranking.communities(self.runner, group_ids=group_ids)
 
     # -------------------------------------------------------------------------- erasure
 
