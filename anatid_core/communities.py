@@ -26,7 +26,7 @@ MAX_PASSES = 200
 
 #: Tunables: node orders tried on small graphs (the best partition is kept), and up to how many
 #: nodes a graph counts as small (above it one order: the time grows with each).
-LOUVAIN: dict[str, int] = {"orders": 4, "several_orders_up_to": 20_000}
+LOUVAIN: dict[str, int] = {"orders": 4, "several_orders_up_to": 5_000}
 
 
 def check_resolution(resolution: float) -> None:
