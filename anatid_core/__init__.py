@@ -10,6 +10,7 @@ from .adjacency import Adjacency, EdgeRef
 from .compaction import COMPACT
 from .errors import (
     AnatidError,
+    IdempotencyConflict,
     InvalidInput,
     NotFound,
     ReadOnlyError,
@@ -74,6 +75,7 @@ __all__ = [
     "Edge",
     "Erasure",
     "Hit",
+    "IdempotencyConflict",
     "InvalidInput",
     "Item",
     "Kind",

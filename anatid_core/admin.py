@@ -107,7 +107,7 @@ def _unreadable(db: Connection) -> list[str]:
     try:
         tables = ["meta", "spaces", "nodes", "edges", "postings"]
         tables += [t for *_, t in all_spaces(db.cursor())]
-        tables += ["erasures"] if has_table(db.cursor(), "erasures") else []
+        tables += [t for t in ("erasures", "idempotency") if has_table(db.cursor(), t)]
         for table in tables:
             db.query(f"SELECT bit_xor(hash(COLUMNS(*))) FROM {table}")
     except duckdb.Error as exc:

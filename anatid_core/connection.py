@@ -290,6 +290,9 @@ class Connection:
         #: Called with (last known transaction time, whether records were purged meanwhile)
         #: after the file was taken back from another process (the in-memory indexes catch up).
         self.on_catch_up: list[Callable[[int, bool], None]] = []
+        #: Bumped after each commit of this process is published and after another process
+        #: had the file: what derived results (anatid_core.graph_arrays) are cached against.
+        self.commits = 0
         #: Every current record in memory, in step with this process's commits.
         self.current = CurrentRecords(self, lambda: SETTINGS["current_records_limit"])
         self._load_counters()
@@ -401,6 +404,7 @@ class Connection:
 
     def _catch_up(self) -> None:
         since, purges = self._last_tx_us, self._purges
+        self.commits += 1
         self.current.forget()  # another process wrote: built again from the tables on next use
         self._load_counters()
         purged = self._purges != purges
@@ -564,6 +568,7 @@ class Connection:
     def _publish(self, tx: Tx) -> None:
         """Bring the in-memory indexes up to the commit, then let index searches in again."""
         try:
+            self.commits += 1
             for action in tx.after_commit:
                 action()
         finally:

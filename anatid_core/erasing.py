@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from . import compaction, receipts
+from . import compaction, idempotency, receipts
 from .codec import check_id, from_micros
 from .connection import Tx, count_purge
 from .errors import NotFound, ReadOnlyError, UnsupportedOperation
@@ -206,6 +206,7 @@ class Eraser(Writer):
             )
             self._delete_versions(tx, "edge", edges)
             self._delete_versions(tx, "node", nodes)
+            idempotency.forget_records(cur, erased_nodes + erased_edges)
             count_purge(cur)
             eid = receipts.record(
                 cur,
@@ -241,6 +242,7 @@ class Eraser(Writer):
                 run(cur, f"DROP TABLE {tbl}")
             for table in ("spaces", "postings", "edges", "nodes"):
                 run(cur, f"DELETE FROM {table}")
+            idempotency.forget_all(cur)
             count_purge(cur)
             eid = receipts.record(
                 cur,

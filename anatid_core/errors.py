@@ -7,6 +7,7 @@
     ├── InvalidInput          (dimension mismatch, NaN, bad time interval, unserialisable value, ...)
     ├── StoreLocked           (another process holds the file; message names the file)
     ├── WriteConflict         (.retryable)
+    │   └── IdempotencyConflict   (.key, .existing_id; never retryable)
     ├── SchemaVersionError
     ├── StoreCorrupt          (not a DuckDB file, truncated file, failed integrity check)
     ├── ReadOnlyError         (a write through a read-only store or an as_of view)
@@ -52,6 +53,18 @@ class WriteConflict(AnatidError):
         self.retryable = retryable
 
 
+class IdempotencyConflict(WriteConflict):
+    """An idempotency key already bound to a different payload (issue 17). Not retryable: the
+    same call fails the same way. ``existing_id`` is the first record the earlier write named
+    (``existing_ids`` all of them)."""
+
+    def __init__(self, message: str, *, key: str, existing_ids: tuple[str, ...] = ()) -> None:
+        super().__init__(message, retryable=False)
+        self.key = key
+        self.existing_ids = existing_ids
+        self.existing_id = existing_ids[0] if existing_ids else None
+
+
 class SchemaVersionError(AnatidError):
     """The file was written by a newer anatid, or its schema cannot be migrated."""
 
@@ -78,6 +91,7 @@ class UnsupportedOperation(AnatidError):
 
 __all__ = [
     "AnatidError",
+    "IdempotencyConflict",
     "InvalidInput",
     "NotFound",
     "ReadOnlyError",

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from .algorithms import GraphAlgorithms
 from .codec import check_id, decode_props, decode_props_plain, to_micros
 from .connection import Connection
 from .current import GROUP_AT, Row
@@ -20,7 +21,7 @@ from .filters import SqlFilter, order_sql, page_sql, record_filter
 from .graph import GraphReads
 from .hubs import HubReads
 from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
-from .recall import check_arms, fuse, graph_arm, pool_size
+from .recall import GraphArm, check_arms, check_graph_arm, fuse, khop_arm, pagerank_arm, pool_size
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
 from .turns import verbs_take_turns
@@ -54,7 +55,7 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 
 @verbs_take_turns
-class Reader(GraphReads, EvidenceReads, HubReads):
+class Reader(GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
     def __init__(
@@ -402,9 +403,15 @@ class Reader(GraphReads, EvidenceReads, HubReads):
         labels: Iterable[str] | None = None,
         rels: Iterable[str] | None = None,
         where: Where | None = None,
+        graph_arm: GraphArm = "khop",
     ) -> list[RecallHit]:
-        """Fuse the text, vector and graph arms asked for (see :mod:`anatid_core.recall`)."""
+        """Fuse the text, vector and graph arms asked for (see :mod:`anatid_core.recall`).
+
+        The graph arm ranks what lies around ``seeds``: by hop count within ``depth``
+        (``graph_arm="khop"``, arm ``"graph"``), or by personalized PageRank from the seeds
+        over the whole visible graph (``graph_arm="pagerank"``, arm ``"pagerank"``)."""
         check_arms(text, vector, seeds)
+        check_graph_arm(graph_arm)
         if k <= 0:
             return []
         pool = pool_size(k)
@@ -424,10 +431,35 @@ class Reader(GraphReads, EvidenceReads, HubReads):
                 rels=rels,
                 where=where,
             )
-        if seeds is not None:
+        if seeds is not None and graph_arm == "pagerank":
+            arms["pagerank"] = self._pagerank_arm(
+                list(seeds), kind, pool, groups=groups, labels=labels, rels=rels
+            )
+        elif seeds is not None:
             seed_ids = list(seeds)
             sub = self.expand(seed_ids, depth=depth, direction="both", rels=rels)
-            arms["graph"] = graph_arm(
-                sub, kind, seed_ids, depth, pool, groups=groups, labels=labels
-            )
+            arms["graph"] = khop_arm(sub, kind, seed_ids, depth, pool, groups=groups, labels=labels)
         return fuse(arms, k, rrf_k)
+
+    def _pagerank_arm(
+        self,
+        seeds: list[str],
+        kind: Kind,
+        pool: int,
+        *,
+        groups: Iterable[str] | None,
+        labels: Iterable[str] | None,
+        rels: Iterable[str] | None,
+    ) -> list[Hit]:
+        """The PageRank arm: unknown seeds reach nothing (as in the k-hop arm), so they are
+        dropped rather than refused."""
+        rels = _listed(rels)
+        known = [n.id for n in self.get_nodes(list(dict.fromkeys(id_list(seeds, "seeds"))))]
+        if not known:
+            return []
+        # Enough of the best nodes for the result filters to leave a pool (and, for edges, to
+        # score both ends of the edges at the best ones); not every node: each costs a read.
+        ranked = self.pagerank(known, k=4 * pool + len(known), rels=rels)
+        return pagerank_arm(
+            ranked, kind, known, pool, self, groups=groups, labels=labels, rels=rels
+        )

@@ -7,9 +7,13 @@ RRF score of an item = sum over the arms that found it of ``1 / (rrf_k + rank)``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, Protocol
 
 from .errors import InvalidInput
 from .model import Edge, Hit, Item, Kind, RecallHit, Subgraph
+
+#: Which graph arm ``recall`` runs from its seeds (issue 17).
+GraphArm = Literal["khop", "pagerank"]
 
 
 def rrf(
@@ -39,12 +43,65 @@ def check_arms(text: object, vector: object, seeds: object) -> None:
         raise InvalidInput("recall needs at least one of text, vector or seeds")
 
 
+def check_graph_arm(arm: object) -> None:
+    if arm not in ("khop", "pagerank"):
+        raise InvalidInput(f"graph_arm must be 'khop' or 'pagerank', got {arm!r}")
+
+
+class _EdgeReads(Protocol):
+    def edges_of(
+        self, node_ids: Iterable[str], *, rels: Iterable[str] | None = None
+    ) -> list[Edge]: ...
+
+
+def pagerank_arm(
+    ranked: Sequence[Hit],
+    kind: Kind,
+    seeds: Iterable[str],
+    k: int,
+    reads: _EdgeReads,
+    *,
+    groups: Iterable[str] | None,
+    labels: Iterable[str] | None,
+    rels: Iterable[str] | None,
+) -> list[Hit]:
+    """Nodes by PageRank score (seeds left out, as in the k-hop arm), or the edges at the best
+    nodes by the summed scores of their two ends."""
+    seed_set = set(seeds)
+    group_set = None if groups is None else set(groups)
+    if kind == "node":
+        label_set = None if labels is None else set(labels)
+        nodes = [
+            h
+            for h in ranked
+            if h.id not in seed_set
+            and (label_set is None or label_set.intersection(h.item.labels))  # type: ignore[union-attr]
+            and (group_set is None or h.item.group in group_set)
+        ]
+        return [
+            Hit(id=h.id, score=h.score, item=h.item, rank=i + 1) for i, h in enumerate(nodes[:k])
+        ]
+    score = {h.id: h.score for h in ranked}
+    best = [h.id for h in ranked[:k]]
+    edges = [
+        e
+        for e in reads.edges_of(best, rels=rels)
+        if (group_set is None or e.group in group_set) and e.src in score and e.dst in score
+    ]
+    unique = {e.id: e for e in edges}
+    order = sorted(unique.values(), key=lambda e: (-(score[e.src] + score[e.dst]), e.id))
+    return [
+        Hit(id=e.id, score=score[e.src] + score[e.dst], item=e, rank=i + 1)
+        for i, e in enumerate(order[:k])
+    ]
+
+
 def pool_size(k: int) -> int:
     """How many hits each arm contributes to the fusion of a top-``k``."""
     return max(2 * k, 20)
 
 
-def graph_arm(
+def khop_arm(
     sub: Subgraph,
     kind: Kind,
     seeds: Iterable[str],
@@ -96,4 +153,13 @@ def fuse(arms: dict[str, list[Hit]], k: int, rrf_k: int) -> list[RecallHit]:
     return [RecallHit(id=i, score=s, item=items[i], arms=a) for i, s, a in fused[:k]]
 
 
-__all__ = ["check_arms", "fuse", "graph_arm", "pool_size", "rrf"]
+__all__ = [
+    "GraphArm",
+    "check_arms",
+    "check_graph_arm",
+    "fuse",
+    "khop_arm",
+    "pagerank_arm",
+    "pool_size",
+    "rrf",
+]

@@ -8,7 +8,8 @@ Version 2 added ``erasures``: one receipt per purge (issue 15). It is the one ta
 something about purged records (their ids, a digest, never their content), and compaction copies
 it into the new file. Version 3 added ``erasures.kept_neighbour_ids``: the nodes that stay but
 were endpoints of erased edges (records whose derived text may mention what was erased); receipts
-of version 2 read it as an empty list.
+of version 2 read it as an empty list. Version 4 added ``idempotency``: one row per idempotency key
+a write verb was given (issue 17), naming the records it wrote; purged with them.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import duckdb
 from .errors import SchemaVersionError
 from .sql import one, run
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Older versions a read-only store reads as they are (it cannot migrate them): version 1 only
 #: lacks the receipts table, which then reads as empty; version 2 lacks the receipts' kept
-#: neighbours, which then read as none.
-READABLE_OLDER = frozenset({1, 2})
+#: neighbours, which then read as none; version 3 lacks the idempotency keys, which only writes
+#: (refused read-only) consult.
+READABLE_OLDER = frozenset({1, 2, 3})
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
@@ -94,6 +96,21 @@ _KEPT_NEIGHBOURS = """
 ALTER TABLE erasures ADD COLUMN IF NOT EXISTS kept_neighbour_ids VARCHAR[] DEFAULT []
 """
 
+#: Version 4: idempotency keys (issue 17). ``digest`` binds the key to the exact payload; ``ids``
+#: are the records the write named (a purge of any of them removes the key); ``result`` is the
+#: original WriteResult as JSON, returned again to a retry.
+_IDEMPOTENCY = """
+CREATE TABLE IF NOT EXISTS idempotency (
+    key VARCHAR NOT NULL,
+    verb VARCHAR NOT NULL,
+    digest VARCHAR NOT NULL,
+    ids VARCHAR[] NOT NULL,
+    result VARCHAR NOT NULL,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idempotency_key ON idempotency (key);
+"""
+
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id);
 CREATE INDEX IF NOT EXISTS edges_id ON edges (id);
@@ -115,8 +132,14 @@ def _add_kept_neighbours(cur: duckdb.DuckDBPyConnection) -> None:
         run(cur, statement)
 
 
+def _add_idempotency(cur: duckdb.DuckDBPyConnection) -> None:
+    for statement in _statements(_IDEMPOTENCY):
+        run(cur, statement)
+
+
 MIGRATIONS[2] = _add_erasures
 MIGRATIONS[3] = _add_kept_neighbours
+MIGRATIONS[4] = _add_idempotency
 
 
 def _statements(script: str) -> list[str]:
@@ -189,7 +212,7 @@ def ensure(cur: duckdb.DuckDBPyConnection, *, path: str, read_only: bool) -> Non
     run(cur, "BEGIN")
     try:
         if version is None:
-            script = _TABLES + _ERASURES + ";" + _KEPT_NEIGHBOURS
+            script = _TABLES + _ERASURES + ";" + _KEPT_NEIGHBOURS + ";" + _IDEMPOTENCY
             for statement in _statements(script) + _statements(_INDEXES):
                 run(cur, statement)
         else:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from . import idempotency
 from .codec import check_id, to_micros
 from .connection import Connection, Tx
 from .current import Row
@@ -41,46 +42,109 @@ class Writer:
 
     # ------------------------------------------------------------------------------ upsert
 
-    def upsert_node(self, node: Node) -> WriteResult:
-        return self.upsert_nodes([node])
+    def upsert_node(self, node: Node, *, idempotency_key: str | None = None) -> WriteResult:
+        return self.upsert_nodes([node], idempotency_key=idempotency_key)
 
     def upsert_edge(
-        self, edge: Edge, *, missing_endpoints: Literal["error", "skip"] = "error"
+        self,
+        edge: Edge,
+        *,
+        missing_endpoints: Literal["error", "skip"] = "error",
+        idempotency_key: str | None = None,
     ) -> WriteResult:
-        return self.upsert_edges([edge], missing_endpoints=missing_endpoints)
+        return self.upsert_edges(
+            [edge], missing_endpoints=missing_endpoints, idempotency_key=idempotency_key
+        )
 
-    def upsert_nodes(self, nodes: Iterable[Node]) -> WriteResult:
-        """Insert or update nodes in bulk; an unchanged node writes no new version."""
-        prepared = dedupe([prepare(n, "node", i) for i, n in enumerate(listed(nodes, "nodes"))])
+    def upsert_nodes(
+        self, nodes: Iterable[Node], *, idempotency_key: str | None = None
+    ) -> WriteResult:
+        """Insert or update nodes in bulk; an unchanged node writes no new version.
+
+        With ``idempotency_key``, a retry of the same payload writes nothing and returns the
+        first call's result; the key with another payload is ``IdempotencyConflict``
+        (:mod:`anatid_core.idempotency`)."""
+        given = [prepare(n, "node", i) for i, n in enumerate(listed(nodes, "nodes"))]
+        key = None if idempotency_key is None else idempotency.check_key(idempotency_key)
+        prepared = dedupe(given)
         if not prepared:
             return WriteResult()
         fresh = not self.connection.in_own_transaction()
         with self.connection.transaction() as tx:
-            return self._write_versions(tx, "node", prepared, skipped=0, fresh=fresh)
+            digest = "" if key is None else idempotency.payload_digest("upsert_nodes", given, ())
+            done = None if key is None else idempotency.replay(tx.cursor, key, "node", digest)
+            if done is not None:
+                return done
+            result = self._write_versions(tx, "node", prepared, skipped=0, fresh=fresh)
+            self._remember(tx, key, "node", digest, prepared, result)
+            return result
 
     def upsert_edges(
-        self, edges: Iterable[Edge], *, missing_endpoints: Literal["error", "skip"] = "error"
+        self,
+        edges: Iterable[Edge],
+        *,
+        missing_endpoints: Literal["error", "skip"] = "error",
+        idempotency_key: str | None = None,
     ) -> WriteResult:
-        """Insert or update edges in bulk. Endpoints must be current nodes (or are skipped)."""
+        """Insert or update edges in bulk. Endpoints must be current nodes (or are skipped).
+        ``idempotency_key`` as on :meth:`upsert_nodes`."""
         if missing_endpoints not in ("error", "skip"):
             raise InvalidInput("missing_endpoints must be 'error' or 'skip'")
-        prepared = dedupe([prepare(e, "edge", i) for i, e in enumerate(listed(edges, "edges"))])
+        given = [prepare(e, "edge", i) for i, e in enumerate(listed(edges, "edges"))]
+        key = None if idempotency_key is None else idempotency.check_key(idempotency_key)
+        prepared = dedupe(given)
         if not prepared:
             return WriteResult()
         fresh = not self.connection.in_own_transaction()
         with self.connection.transaction() as tx:
-            ends = {p.item.src for p in prepared} | {p.item.dst for p in prepared}  # type: ignore[union-attr]
-            present = self._current_nodes(tx, ends, fresh)
-            kept = [p for p in prepared if p.item.src in present and p.item.dst in present]  # type: ignore[union-attr]
-            if len(kept) != len(prepared) and missing_endpoints == "error":
-                bad = next(p.item for p in prepared if p not in kept)
-                missing = [x for x in (bad.src, bad.dst) if x not in present]  # type: ignore[union-attr]
-                raise InvalidInput(
-                    f"edge {bad.id!r} points at missing node(s) {missing}; write the nodes first, "
-                    "or pass missing_endpoints='skip'"
-                )
-            return self._write_versions(
-                tx, "edge", kept, skipped=len(prepared) - len(kept), fresh=fresh
+            digest = (
+                ""
+                if key is None
+                else idempotency.payload_digest("upsert_edges", given, (missing_endpoints,))
+            )
+            done = None if key is None else idempotency.replay(tx.cursor, key, "edge", digest)
+            if done is not None:
+                return done
+            result = self._write_edges(tx, prepared, missing_endpoints, fresh)
+            self._remember(tx, key, "edge", digest, prepared, result)
+            return result
+
+    def _write_edges(
+        self, tx: Tx, prepared: list[Prepared], missing_endpoints: str, fresh: bool
+    ) -> WriteResult:
+        ends = {p.item.src for p in prepared} | {p.item.dst for p in prepared}  # type: ignore[union-attr]
+        present = self._current_nodes(tx, ends, fresh)
+        kept = [p for p in prepared if p.item.src in present and p.item.dst in present]  # type: ignore[union-attr]
+        if len(kept) != len(prepared) and missing_endpoints == "error":
+            bad = next(p.item for p in prepared if p not in kept)
+            missing = [x for x in (bad.src, bad.dst) if x not in present]  # type: ignore[union-attr]
+            raise InvalidInput(
+                f"edge {bad.id!r} points at missing node(s) {missing}; write the nodes first, "
+                "or pass missing_endpoints='skip'"
+            )
+        return self._write_versions(
+            tx, "edge", kept, skipped=len(prepared) - len(kept), fresh=fresh
+        )
+
+    @staticmethod
+    def _remember(
+        tx: Tx,
+        key: str | None,
+        verb: str,
+        digest: str,
+        prepared: list[Prepared],
+        result: WriteResult,
+    ) -> None:
+        if key is not None:
+            ids = [p.item.id for p in prepared]
+            idempotency.record(
+                tx.cursor,
+                key=key,
+                verb=verb,
+                digest=digest,
+                ids=ids,
+                result=result,
+                time_us=tx.time_us,
             )
 
     def _current_nodes(self, tx: Tx, ids: set[str], fresh: bool) -> set[str]:

@@ -13,6 +13,7 @@ from typing import Any, NoReturn, Protocol
 from anatid_core import __version__
 
 from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
+from .communities import add_communities
 from .erasures import cmd_compact, cmd_erase, cmd_erasures
 from .graph import cmd_explain, cmd_hubs, cmd_neighbours, cmd_path, cmd_provenance
 from .records import cmd_history, cmd_show
@@ -124,6 +125,7 @@ def build_parser() -> Parser:
         _add_compact,
     ):
         add(subs)
+    add_communities(subs, _subcommand, (_time_options, _group_option, _json_option))
     return parser
 
 

@@ -31,7 +31,7 @@ from graphiti_core.nodes import EntityNode
 
 from anatid_core import Compaction, Edge, Erasure, Store, UnsupportedOperation
 
-from . import cypher, erasure, insight
+from . import cypher, erasure, insight, ranking
 from . import mapping as m
 from .edge_ops import (
     AnatidCommunityEdgeOperations,
@@ -266,6 +266,23 @@ class GraphitiDriver(GraphDriver):
     ) -> list[tuple[EntityNode, int]]:
         """The ``k`` entities with the most facts, with their fact counts."""
         return await self.runner.read(lambda r: insight.hubs(r, k, group_ids=group_ids))
+
+    async def pagerank(
+        self,
+        seeds: list[str],
+        *,
+        group_ids: list[str] | None = None,
+        damping: float = 0.85,
+        k: int = 20,
+    ) -> list[tuple[EntityNode, float]]:
+        """Entities by personalized PageRank from the ``seeds`` (entity uuids) over the facts
+        between entities, best first, with their scores (the seeds among them)."""
+        return await ranking.pagerank(self.runner, seeds, group_ids=group_ids, damping=damping, k=k)
+
+    async def communities(self, *, group_ids: list[str] | None = None) -> list[list[EntityNode]]:
+        """A deterministic partition of the entities by the facts between them (Louvain),
+        largest community first."""
+        return await ranking.communities(self.runner, group_ids=group_ids)
 
     # -------------------------------------------------------------------------- erasure
 

@@ -270,7 +270,7 @@ def test_a_version_1_file_reads_read_only_and_migrates_on_write_opening(built) -
     with Store.open(path, read_only=True) as s:
         assert s.erasures() == [] and s.check() == [] and s.stats()["schema_version"] == 1
     with Store.open(path) as s:
-        assert s.stats()["schema_version"] == SCHEMA_VERSION == 3
+        assert s.stats()["schema_version"] == SCHEMA_VERSION == 4
         receipt = s.erase_nodes(["victim0"])
         assert s.erasures() == [receipt] and receipt.kept_neighbour_ids == ("keep0",)
 
@@ -357,7 +357,7 @@ def test_a_version_2_file_reads_its_receipts_with_no_kept_neighbours_and_migrate
         [read] = s.erasures()
         assert read.kept_neighbour_ids == () and read.node_ids == old.node_ids
     with Store.open(path) as s:
-        assert s.stats()["schema_version"] == SCHEMA_VERSION == 3 and s.check() == []
+        assert s.stats()["schema_version"] == SCHEMA_VERSION == 4 and s.check() == []
         new = s.erase_nodes(["victim1"])
         assert [e.kept_neighbour_ids for e in s.erasures()] == [(), ("keep0",)]
         assert new.kept_neighbour_ids == ("keep0",)

@@ -1,0 +1,116 @@
+"""Whole-graph verbs of every reader (issue 17): personalized PageRank and communities.
+
+Both run over the graph the reader sees (:func:`~anatid_core.graph_arrays.visible_graph`: its
+visibility, current or ``as_of``, and the groups/labels/rels asked for), so a node it cannot
+see is never reached, scored or grouped, and an edge counts only when both its ends are seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+from .communities import check_resolution, louvain
+from .connection import Connection
+from .errors import InvalidInput
+from .graph_arrays import visible_graph
+from .model import Hit, Node
+from .ranking import Direction, check_options, personalized_pagerank, seed_vector, top
+from .rows import Visibility
+from .turns import verbs_take_turns
+
+
+class _Reads(Protocol):
+    connection: Connection
+    visibility: Visibility
+
+    def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+
+
+@verbs_take_turns
+class GraphAlgorithms(_Reads):
+    """PageRank and communities, mixed into :class:`~anatid_core.reads.Reader`."""
+
+    def pagerank(
+        self,
+        seeds: Iterable[str] | Mapping[str, float],
+        *,
+        damping: float = 0.85,
+        iterations: int = 100,
+        tolerance: float = 1e-6,
+        direction: Direction = "both",
+        k: int | None = 20,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+    ) -> list[Hit]:
+        """Nodes by personalized PageRank from ``seeds`` (ids, or ids to restart weights), best
+        first, the ``k`` best (every node with a score for ``k=None``); seeds included.
+
+        The surfer walks ``direction`` ('both': edges as undirected) over the visible graph
+        filtered by ``groups`` and ``labels`` (nodes) and ``rels`` (edges); a seed that is not a
+        node of that graph is ``NotFound``. Scores sum to 1 over the whole graph.
+        """
+        check_options(damping, iterations, tolerance)
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 0):
+            raise _bad_k(k)
+        graph = visible_graph(
+            self.connection, self.visibility, groups=groups, labels=labels, rels=rels
+        )
+        p = seed_vector(graph, seeds)
+        scores = personalized_pagerank(
+            graph,
+            p,
+            damping=damping,
+            iterations=iterations,
+            tolerance=tolerance,
+            direction=direction,
+        )
+        best = top(scores, k)
+        ids = [graph.ids[i] for i in best.tolist()]
+        nodes = {n.id: n for n in self.get_nodes(ids)}
+        return [
+            Hit(id=i, score=float(scores[at]), item=nodes[i], rank=r + 1)
+            for r, (i, at) in enumerate(zip(ids, best.tolist(), strict=True))
+            if i in nodes
+        ]
+
+    def communities(
+        self,
+        *,
+        resolution: float = 1.0,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+    ) -> list[list[str]]:
+        """A partition of the visible graph's nodes into communities (Louvain, edges taken as
+        undirected, parallel edges as weight): each community's ids sorted, the communities
+        largest first (ties by first id). Deterministic: the same graph gives the same
+        partition. Cached until the next write; nothing of it is stored in the file."""
+        check_resolution(resolution)
+        graph = visible_graph(
+            self.connection, self.visibility, groups=groups, labels=labels, rels=rels
+        )
+        key = ("communities", float(resolution))
+        found = graph.derived.get(key)
+        if found is None:
+            labels_of = louvain(graph.size, graph.src, graph.dst, resolution=float(resolution))
+            found = _grouped(graph.ids, labels_of)
+            graph.derived[key] = found
+        return [list(c) for c in found]
+
+
+def _grouped(ids: list[str], membership: list[int]) -> tuple[tuple[str, ...], ...]:
+    by: dict[int, list[str]] = {}
+    for node_id, c in zip(ids, membership, strict=True):
+        by.setdefault(c, []).append(node_id)
+    parts = [tuple(sorted(members)) for members in by.values()]
+    parts.sort(key=lambda c: (-len(c), c[0]))
+    return tuple(parts)
+
+
+def _bad_k(k: object) -> Exception:
+    return InvalidInput(f"k must be an int >= 0 or None, got {k!r}")
+
+
+__all__ = ["GraphAlgorithms"]

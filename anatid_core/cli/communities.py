@@ -1,0 +1,54 @@
+"""``anatid communities``: the communities of the visible graph (issue 17), as of any instant."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from .files import open_store, reader_for
+from .terminal import one_line, table, to_json
+
+
+def add_communities(
+    subs: Any,
+    subcommand: Callable[..., argparse.ArgumentParser],
+    options: tuple[Callable[[argparse.ArgumentParser], None], ...],
+) -> None:
+    """Register the subcommand (``options``: the parser's --as-of/--valid-at, --group and
+    --json adders, shared by every command)."""
+    p = subcommand(
+        subs,
+        "communities",
+        "a deterministic partition of the graph into communities (Louvain)",
+        """
+        Groups the nodes into communities by Louvain modularity over the visible edges (taken
+        as undirected; parallel edges weigh more). The same graph always gives the same
+        partition, largest community first. --group restricts the graph to those groups' nodes
+        and edges; --rel to those relationship types.""",
+        "anatid communities memory.duckdb --group g1 --as-of 2024-06-01",
+        cmd_communities,
+    )
+    for add in options:
+        add(p)
+    p.add_argument("--rel", action="append", metavar="REL", help="only edges of this type")
+    p.add_argument("--resolution", type=float, default=1.0, help="Louvain resolution (1.0)")
+    p.add_argument("--limit", type=int, default=20, help="communities printed (table only)")
+
+
+def cmd_communities(args: argparse.Namespace) -> int:
+    with open_store(args.file) as store:
+        reader = reader_for(store, args)
+        parts = reader.communities(resolution=args.resolution, groups=args.group, rels=args.rel)
+        names = {n.id: n.name for part in parts[: args.limit] for n in reader.get_nodes(part[:5])}
+    if args.json:
+        print(to_json([{"community": i, "ids": p} for i, p in enumerate(parts)], indent=2))
+        return 0
+    rows = [
+        (i, len(p), one_line(", ".join(names.get(x) or x for x in p[:5]), 70))
+        for i, p in enumerate(parts[: args.limit])
+    ]
+    print(table(["community", "nodes", "members (first 5)"], rows))
+    if len(parts) > args.limit:
+        print(f"... {len(parts) - args.limit} more communities (--limit)")
+    return 0

@@ -1,0 +1,237 @@
+"""PageRank and communities (issue 17) against networkx, current and as of past instants."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import networkx as nx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from anatid_core import Edge, InvalidInput, Node, NotFound, Store
+
+from .graph_oracle import GROUPS, RELS, Snapshot, build, nx_pagerank, nx_weighted
+
+EXAMPLES = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def _scores(store_or_view, seeds, **kw) -> dict[str, float]:
+    hits = store_or_view.pagerank(seeds, k=None, tolerance=1e-13, iterations=5_000, **kw)
+    return {h.id: h.score for h in hits}
+
+
+def _view(store: Store, snaps: list[Snapshot], at: int):
+    return store if at == len(snaps) - 1 else store.as_of(tx_time=snaps[at].at)
+
+
+# ---------------------------------------------------------------------------------- PageRank
+
+
+@EXAMPLES
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 40),
+    density=st.floats(0.0, 3.0),
+    damping=st.floats(0.05, 0.95),
+    direction=st.sampled_from(["both", "out", "in"]),
+    filtered=st.booleans(),
+    data=st.data(),
+)
+def test_personalized_pagerank_matches_networkx_now_and_as_of_the_past(
+    seed, n, density, damping, direction, filtered, data
+) -> None:
+    with Store.open(":memory:") as store:
+        snaps = build(store, seed, n, int(n * density))
+        at = data.draw(st.integers(0, len(snaps) - 1), label="instant")
+        rng = random.Random(seed)
+        groups = set(rng.sample(GROUPS, 2)) if filtered else None
+        rels = {rng.choice(RELS)} if filtered else None
+        nodes, edges = snaps[at].graph(groups, rels)
+        if not nodes:
+            return
+        seeds = rng.sample(nodes, k=min(3, len(nodes)))
+        expected = nx_pagerank(nodes, edges, seeds, damping, direction)
+        got = _scores(
+            _view(store, snaps, at),
+            seeds,
+            damping=damping,
+            direction=direction,
+            groups=groups,
+            rels=rels,
+        )
+        assert set(got) <= set(nodes)  # nothing outside the visible, filtered graph
+        assert max(abs(got.get(i, 0.0) - p) for i, p in expected.items()) < 1e-6
+        assert math.isclose(sum(got.values()), 1.0, abs_tol=1e-9)
+
+
+def test_pagerank_ranks_best_first_with_nodes_and_ties_by_id(seeded: Store) -> None:
+    hits = seeded.pagerank(["a"], k=3)
+    assert [h.rank for h in hits] == [1, 2, 3] and hits[0].id == "a"
+    assert all(x.score >= y.score for x, y in zip(hits, hits[1:], strict=False))
+    assert all(h.item == seeded.get_node(h.id) for h in hits)
+    with Store.open(":memory:") as star:  # x, y and z tie: by id
+        star.upsert_nodes([Node(i) for i in "hxyz"])
+        star.upsert_edges([Edge(f"e{i}", "h", i, "R") for i in "zyx"])
+        assert [h.id for h in star.pagerank(["h"], k=None)] == ["h", "x", "y", "z"]
+        assert [h.id for h in star.pagerank(["h"], k=2)] == ["h", "x"]
+        assert star.pagerank(["h"], k=0) == []
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"damping": 0},
+        {"damping": 1},
+        {"damping": 1.5},
+        {"damping": -0.2},
+        {"damping": float("nan")},
+        {"damping": True},
+        {"iterations": 0},
+        {"tolerance": 0},
+        {"tolerance": float("inf")},
+        {"k": -1},
+        {"direction": "up"},
+    ],
+)
+def test_pagerank_refuses_bad_options(seeded: Store, kw) -> None:
+    with pytest.raises(InvalidInput):
+        seeded.pagerank(["a"], **kw)
+
+
+def test_pagerank_seeds_must_be_visible_nodes(seeded: Store) -> None:
+    with pytest.raises(NotFound) as caught:
+        seeded.pagerank(["a", "nope"])
+    assert caught.value.id == "nope"
+    with pytest.raises(InvalidInput):
+        seeded.pagerank([])
+    with pytest.raises(InvalidInput):
+        seeded.pagerank("a")
+    with pytest.raises(NotFound):  # d is in group g2: outside the graph asked for
+        seeded.pagerank(["d"], groups=["g1"])
+    past = seeded.as_of(tx_time=seeded.get_node("a").tx_from)  # type: ignore[union-attr]
+    seeded.delete_nodes(["a"])
+    with pytest.raises(NotFound):
+        seeded.pagerank(["a"])
+    assert past.pagerank(["a"], k=1)[0].id == "a"  # still a node as of then
+
+
+def test_seed_weights_restart_the_walk_in_proportion(seeded: Store) -> None:
+    nodes = [n.id for n in seeded.find_nodes()]
+    edges = [(e.src, e.dst) for e in seeded.find_edges()]
+    g = nx.MultiDiGraph()
+    g.add_nodes_from(nodes)
+    for s, d in edges:
+        g.add_edges_from([(s, d), (d, s)])
+    expected = nx.pagerank(g, personalization={"a": 3.0, "d": 1.0}, tol=1e-15, max_iter=10_000)
+    got = _scores(seeded, {"a": 3.0, "d": 1.0})
+    assert max(abs(got.get(i, 0.0) - p) for i, p in expected.items()) < 1e-6
+
+
+def test_a_write_is_seen_by_the_next_pagerank(seeded: Store) -> None:
+    before = _scores(seeded, ["e"])
+    assert before == {"e": 1.0}  # isolated: all the mass stays on the seed
+    seeded.upsert_edge(Edge("ea", "e", "a", "KNOWS"))
+    after = _scores(seeded, ["e"])
+    assert after["e"] < 1.0 and after["a"] > 0
+    with seeded.transaction():  # its own uncommitted writes are visible to it
+        seeded.delete_edges(["ea"])
+        assert _scores(seeded, ["e"]) == {"e": 1.0}
+    assert _scores(seeded, ["e"]) == {"e": 1.0}
+
+
+# ----------------------------------------------------------------------------------- recall
+
+
+def test_recall_with_the_pagerank_arm_says_which_arms_found_each_hit(seeded: Store) -> None:
+    hits = seeded.recall(text="Acme", seeds=["a", "unknown"], graph_arm="pagerank", k=10)
+    ranked = [h.id for h in seeded.pagerank(["a"], k=None) if h.id != "a"]
+    by_arm = sorted((h.arms["pagerank"], h.id) for h in hits if "pagerank" in h.arms)
+    assert [i for _, i in by_arm] == ranked  # the arm's order is PageRank's, seeds left out
+    assert {"text", "pagerank"} == {a for h in hits for a in h.arms}
+    default = seeded.recall(seeds=["a"], k=10)
+    assert all(set(h.arms) == {"graph"} for h in default)  # the k-hop arm stays the default
+    edges = seeded.recall(seeds=["a"], kind="edge", graph_arm="pagerank", k=3)
+    assert edges and all(isinstance(h.item, Edge) and "pagerank" in h.arms for h in edges)
+    with pytest.raises(InvalidInput):
+        seeded.recall(seeds=["a"], graph_arm="random")
+
+
+# ------------------------------------------------------------------------------ communities
+
+
+def _modularity(nodes, edges, parts) -> float:
+    g = nx_weighted(nodes, edges)
+    return nx.community.modularity(g, [set(p) for p in parts]) if g.number_of_edges() else 0.0
+
+
+@EXAMPLES
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 60), density=st.floats(0.3, 4.0))
+def test_communities_are_a_partition_as_good_as_networkx_louvain(seed, n, density) -> None:
+    with Store.open(":memory:") as store:
+        snaps = build(store, seed, n, int(n * density))
+        at = seed % len(snaps)
+        nodes, edges = snaps[at].graph()
+        parts = _view(store, snaps, at).communities()
+        assert sorted(i for p in parts for i in p) == nodes  # every visible node, once
+        g = nx_weighted(nodes, edges)
+        if g.number_of_edges() == 0:
+            assert len(parts) == len(nodes)
+            return
+        theirs = nx.community.modularity(g, nx.community.louvain_communities(g, seed=seed))
+        mine = _modularity(nodes, edges, parts)
+        assert mine >= theirs - 0.05 * abs(theirs) - 1e-9
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_communities_are_the_same_whatever_order_the_graph_was_written_in(seed) -> None:
+    rng = random.Random(seed)
+    n = rng.randrange(5, 50)
+    nodes = [Node(f"n{i:02d}") for i in range(n)]
+    edges = [
+        Edge(f"e{j}", f"n{rng.randrange(n):02d}", f"n{rng.randrange(n):02d}", "R")
+        for j in range(2 * n)
+    ]
+    results = []
+    for _ in range(2):
+        with Store.open(":memory:") as s:
+            rng.shuffle(nodes)
+            rng.shuffle(edges)
+            for chunk in (nodes[: n // 2], nodes[n // 2 :]):
+                s.upsert_nodes(chunk)
+            s.upsert_edges(edges)
+            results.append(s.communities())
+            assert s.communities() == results[-1]
+    assert results[0] == results[1]
+
+
+def _two_cliques(store: Store) -> None:
+    store.upsert_nodes([Node(f"{c}{i}") for c in "pq" for i in range(4)])
+    store.upsert_edges(
+        [
+            Edge(f"{c}{i}{j}", f"{c}{i}", f"{c}{j}", "R")
+            for c in "pq"
+            for i in range(4)
+            for j in range(i + 1, 4)
+        ]
+    )
+
+
+def test_communities_follow_writes_and_leave_the_file_alone(tmp_path) -> None:
+    with Store.open(tmp_path / "g.duckdb") as s:
+        _two_cliques(s)
+        tables = s.connection.query("SELECT table_name FROM duckdb_tables() ORDER BY 1")
+        first = s.communities()
+        assert first == [["p0", "p1", "p2", "p3"], ["q0", "q1", "q2", "q3"]]
+        past = s.as_of(tx_time=s.get_edge("q01").tx_from)  # type: ignore[union-attr]
+        s.delete_nodes(["p0"])
+        assert s.communities() == [["q0", "q1", "q2", "q3"], ["p1", "p2", "p3"]]  # largest first
+        assert past.communities() == first
+        assert s.communities(groups=["other"]) == []
+        assert s.connection.query("SELECT table_name FROM duckdb_tables() ORDER BY 1") == tables
+        with pytest.raises(InvalidInput):
+            s.communities(resolution=0)
