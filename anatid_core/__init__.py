@@ -6,6 +6,7 @@ asked ``as_of`` a past instant. Retrieval: BM25 full text, exact cosine and grap
 by reciprocal-rank fusion in :meth:`Store.recall`.
 """
 
+from .codec import gc_paused
 from .compaction import COMPACT
 from .errors import (
     AnatidError,
@@ -77,6 +78,7 @@ __all__ = [
     "Where",
     "WriteConflict",
     "WriteResult",
+    "gc_paused",
     "lease_files",
     "remove_store",
     "restore_timeline",

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from .codec import check_id, decode_props, decode_props_plain, to_micros
+from .codec import check_id, decode_props, decode_props_plain, gc_paused, to_micros
 from .connection import Connection
 from .current import GROUP_AT, Row
 from .filters import SqlFilter, order_sql, page_sql, record_filter
@@ -31,6 +31,10 @@ NEWEST_SCAN = 5_000
 def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
     """An iterable argument read once (a generator), so that two paths can look at it."""
     return values if values is None or isinstance(values, (str, list, tuple)) else list(values)
+
+
+def _row_id(row: Row) -> str:
+    return row[1]
 
 
 def _valid_from_bound(where: Where | None) -> int | None:
@@ -257,20 +261,48 @@ class Reader(GraphReads):
         """``(id, labels, name, props)`` of every visible node in ``groups``, by id: a bulk
         read without :class:`Node` objects. ``plain_props`` gives props as plain JSON values
         (:func:`~anatid_core.codec.decode_props_plain`) instead of the exact types."""
-        f = self._filter("node", groups=_listed(groups))
+        wanted = _listed(groups)
+        f = self._filter("node", groups=wanted)  # checks the groups first
         decode = decode_props_plain if plain_props else decode_props
-        sql = f"SELECT r.id, r.labels, r.name, r.props FROM nodes r WHERE {f.sql()} ORDER BY r.id"
-        return [(i, tuple(lb), n, decode(p)) for i, lb, n, p in self._query(sql, f.params)]
+        rows = self._all_current("node", wanted)
+        with gc_paused():
+            if rows is not None:  # (vid, id, grp, labels, name, text, props, ...)
+                return [(r[1], tuple(r[3]), r[4], decode(r[6])) for r in rows]
+            sql = f"SELECT r.id, r.labels, r.name, r.props FROM nodes r WHERE {f.sql()} ORDER BY r.id"
+            return [(i, tuple(lb), n, decode(p)) for i, lb, n, p in self._query(sql, f.params)]
 
     def edge_rows(
         self, *, groups: Iterable[str] | None = None, plain_props: bool = False
     ) -> list[tuple[str, str, str, dict[str, Any]]]:
         """``(src, dst, rel, props)`` of every visible edge in ``groups``, by id (see
         :meth:`node_rows`)."""
-        f = self._filter("edge", groups=_listed(groups))
+        wanted = _listed(groups)
+        f = self._filter("edge", groups=wanted)  # checks the groups first
         decode = decode_props_plain if plain_props else decode_props
-        sql = f"SELECT r.src, r.dst, r.rel, r.props FROM edges r WHERE {f.sql()} ORDER BY r.id"
-        return [(s, d, rel, decode(p)) for s, d, rel, p in self._query(sql, f.params)]
+        rows = self._all_current("edge", wanted)
+        with gc_paused():
+            if rows is not None:  # (vid, id, src, dst, rel, grp, name, text, props, ...)
+                return [(r[2], r[3], r[4], decode(r[8])) for r in rows]
+            sql = f"SELECT r.src, r.dst, r.rel, r.props FROM edges r WHERE {f.sql()} ORDER BY r.id"
+            return [(s, d, rel, decode(p)) for s, d, rel, p in self._query(sql, f.params)]
+
+    def _all_current(self, kind: Kind, groups: Iterable[str] | None) -> list[Row] | None:
+        """Every current row of ``kind`` in ``groups``, by id, from the in-memory view (the
+        whole-graph reads skip a scan of the table); None where SQL must answer."""
+        current = self.connection.current
+        if self.connection.closed or not self.visibility.is_current or not current.usable():
+            return None
+        if current.view(kind) is None:
+            return None
+        at = GROUP_AT[kind]
+        wanted = None if groups is None else set(groups)
+        with self.connection.published.reading():  # never half of a commit
+            view = current.loaded(kind)
+            if view is None:
+                return None
+            rows = [r for r in view.by_id.values() if wanted is None or r[at] in wanted]
+        rows.sort(key=_row_id)
+        return rows
 
     def count_nodes(self, **filters: Any) -> int:
         return self._count("node", filters)

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from cognee.exceptions import CogneeValidationError
 
-from anatid_core import Cond, Edge, Node
+from anatid_core import Cond, Edge, Node, gc_paused
 
 from .adapter_base import StoreBacked
 from .records import (
@@ -120,12 +120,13 @@ class GraphReads(StoreBacked):
                 ]
             # The whole graph: bulk rows with props read straight into JSON values, not
             # Node/Edge objects whose exact values as_json would write out again (issue 16).
-            rows = r.node_rows(groups=GROUPS, plain_props=True)
-            if not rows:
-                return [], []
-            return [plain_node_tuple(row) for row in rows], [
-                plain_edge_tuple(row) for row in r.edge_rows(groups=GROUPS, plain_props=True)
-            ]
+            with gc_paused():  # the shapes are built from the rows: no collector passes either
+                rows = r.node_rows(groups=GROUPS, plain_props=True)
+                if not rows:
+                    return [], []
+                return [plain_node_tuple(row) for row in rows], [
+                    plain_edge_tuple(row) for row in r.edge_rows(groups=GROUPS, plain_props=True)
+                ]
 
         return await self._read(work)
 
