@@ -13,7 +13,6 @@ import base64
 import gc
 import json
 import math
-import re
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -219,20 +218,37 @@ _PLAIN = json.JSONDecoder()
 _TAGGED = json.JSONDecoder(object_hook=_tagged)  # one decoder: json.loads builds one per call
 
 
-#: A run of 19 digits: maybe an integer past 64 bits, which orjson reads as a float.
-_LONG_NUMBER = re.compile(r"[0-9]{19}")
+#: Integers past 64 bits come out of orjson as floats of at least this size.
+_HUGE = float(2**63)
+
+
+def _has_huge_float(value: Any) -> bool:
+    """Whether parsed JSON holds a float of magnitude 2**63 or more (rare in props)."""
+    kind = type(value)
+    if kind is float:
+        return value >= _HUGE or value <= -_HUGE
+    if kind is dict:
+        value = value.values()
+    elif kind is not list:
+        return False
+    for v in value:
+        k = type(v)
+        if (k is float and (v >= _HUGE or v <= -_HUGE)) or (
+            (k is dict or k is list) and _has_huge_float(v)
+        ):
+            return True
+    return False
 
 
 def _loads(text: str) -> Any:
     """JSON text as Python values. orjson parses 2-3x faster than json (issue 16: the bulk
     reads decode every record's props), but reads integers past 64 bits as floats: a text
-    that may hold one (19 digits in a row, in a number or not) is read by json, exactly."""
-    if _LONG_NUMBER.search(text) is not None:
-        return _PLAIN.decode(text)
+    holding a float that large (a big integer, or a big float) is read again by json, exactly."""
     try:
-        return orjson.loads(text)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:  # anything else it refuses: json reads it as before
         return _PLAIN.decode(text)
+    return _PLAIN.decode(text) if _has_huge_float(value) else value
 
 
 def decode_props(text: str) -> dict[str, Any]:
