@@ -256,39 +256,52 @@ class Reader(GraphReads):
         return [item_from_row(kind, row) for row in rows]
 
     def node_rows(
-        self, *, groups: Iterable[str] | None = None, plain_props: bool = False
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        plain_props: bool = False,
     ) -> list[tuple[str, tuple[str, ...], str, dict[str, Any]]]:
-        """``(id, labels, name, props)`` of every visible node in ``groups``, by id: a bulk
-        read without :class:`Node` objects. ``plain_props`` gives props as plain JSON values
-        (:func:`~anatid_core.codec.decode_props_plain`) instead of the exact types."""
-        wanted = _listed(groups)
-        f = self._filter("node", groups=wanted)  # checks the groups first
+        """``(id, labels, name, props)`` of every visible node of ``ids`` (default: all) in
+        ``groups``, by id: a bulk read without :class:`Node` objects. ``plain_props`` gives
+        props as plain JSON values (:func:`~anatid_core.codec.decode_props_plain`) instead of
+        the exact types."""
+        wanted, chosen = _listed(groups), _listed(ids)
+        f = self._filter("node", ids=chosen, groups=wanted)  # checks the arguments first
         decode = decode_props_plain if plain_props else decode_props
-        rows = self._all_current("node", wanted)
+        rows = self._all_current("node", chosen, wanted)
         with gc_paused():
             if rows is not None:  # (vid, id, grp, labels, name, text, props, ...)
                 return [(r[1], tuple(r[3]), r[4], decode(r[6])) for r in rows]
-            sql = f"SELECT r.id, r.labels, r.name, r.props FROM nodes r WHERE {f.sql()} ORDER BY r.id"
+            sql = (
+                f"SELECT r.id, r.labels, r.name, r.props FROM nodes r WHERE {f.sql()} ORDER BY r.id"
+            )
             return [(i, tuple(lb), n, decode(p)) for i, lb, n, p in self._query(sql, f.params)]
 
     def edge_rows(
-        self, *, groups: Iterable[str] | None = None, plain_props: bool = False
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        plain_props: bool = False,
     ) -> list[tuple[str, str, str, dict[str, Any]]]:
-        """``(src, dst, rel, props)`` of every visible edge in ``groups``, by id (see
-        :meth:`node_rows`)."""
-        wanted = _listed(groups)
-        f = self._filter("edge", groups=wanted)  # checks the groups first
+        """``(src, dst, rel, props)`` of every visible edge of ``ids`` (default: all) in
+        ``groups``, by id (see :meth:`node_rows`)."""
+        wanted, chosen = _listed(groups), _listed(ids)
+        f = self._filter("edge", ids=chosen, groups=wanted)  # checks the arguments first
         decode = decode_props_plain if plain_props else decode_props
-        rows = self._all_current("edge", wanted)
+        rows = self._all_current("edge", chosen, wanted)
         with gc_paused():
             if rows is not None:  # (vid, id, src, dst, rel, grp, name, text, props, ...)
                 return [(r[2], r[3], r[4], decode(r[8])) for r in rows]
             sql = f"SELECT r.src, r.dst, r.rel, r.props FROM edges r WHERE {f.sql()} ORDER BY r.id"
             return [(s, d, rel, decode(p)) for s, d, rel, p in self._query(sql, f.params)]
 
-    def _all_current(self, kind: Kind, groups: Iterable[str] | None) -> list[Row] | None:
-        """Every current row of ``kind`` in ``groups``, by id, from the in-memory view (the
-        whole-graph reads skip a scan of the table); None where SQL must answer."""
+    def _all_current(
+        self, kind: Kind, ids: Iterable[str] | None, groups: Iterable[str] | None
+    ) -> list[Row] | None:
+        """The current rows of ``kind`` (of ``ids``, if given) in ``groups``, by id, from the
+        in-memory view (no table scan, no point queries); None where SQL must answer."""
         current = self.connection.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
             return None
@@ -300,7 +313,11 @@ class Reader(GraphReads):
             view = current.loaded(kind)
             if view is None:
                 return None
-            rows = [r for r in view.by_id.values() if wanted is None or r[at] in wanted]
+            if ids is None:
+                found: Iterable[Row] = view.by_id.values()
+            else:
+                found = [r for r in map(view.by_id.get, set(ids)) if r is not None]
+            rows = [r for r in found if wanted is None or r[at] in wanted]
         rows.sort(key=_row_id)
         return rows
 

@@ -25,7 +25,11 @@ from .sql import SMALL_BATCH, run
 
 
 def _columns(kind: Kind) -> list[str]:
-    head = ["vid", "id", "src", "dst", "rel", "grp"] if kind == "edge" else ["vid", "id", "grp", "labels"]
+    head = (
+        ["vid", "id", "src", "dst", "rel", "grp"]
+        if kind == "edge"
+        else ["vid", "id", "grp", "labels"]
+    )
     tail = ["props", "space", "valid_from", "valid_to", "tx_from", "tx_to", "doc_len", "chash"]
     return [*head, "name", "text", *tail]
 

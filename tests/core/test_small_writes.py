@@ -29,7 +29,7 @@ def _nodes() -> list[Node]:
                 group=f"g{i % 2}",
                 labels=() if i % 4 == 0 else ("A", f"L{i}"),
                 name=f"name {i} ünï",
-                text="" if i % 5 == 0 else f"body text {i} it's \"quoted\"",
+                text="" if i % 5 == 0 else f'body text {i} it\'s "quoted"',
                 props={"i": i, "nested": {"x": [i, None]}} if i % 2 else {},
                 valid_from=T0 + timedelta(days=i) if i % 3 else None,
                 valid_to=T0 + timedelta(days=i + 9) if i % 6 == 1 else None,
@@ -102,7 +102,7 @@ def test_saves_one_by_one_store_the_same_rows_as_one_bulk_save() -> None:
 
 
 def test_a_few_records_in_one_save_are_read_back_exactly(tmp_path) -> None:
-    nodes = _nodes()[: SMALL_BATCH]
+    nodes = _nodes()[:SMALL_BATCH]
     path = tmp_path / "few.duckdb"
     with Store.open(path) as store:
         assert store.upsert_nodes(nodes).written == SMALL_BATCH
