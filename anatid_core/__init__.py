@@ -7,6 +7,7 @@ by reciprocal-rank fusion in :meth:`Store.recall`.
 """
 
 from .adjacency import Adjacency, EdgeRef
+from .codec import gc_paused
 from .compaction import COMPACT
 from .errors import (
     AnatidError,
@@ -95,6 +96,7 @@ __all__ = [
     "Where",
     "WriteConflict",
     "WriteResult",
+    "gc_paused",
     "lease_files",
     "remove_store",
     "restore_timeline",

@@ -7,6 +7,11 @@ from typing import Any
 
 import duckdb
 
+#: Writes of up to this many rows bind them as parameters of one statement rather than scan an
+#: Arrow batch: registering and scanning a table costs milliseconds, several times what a
+#: single-record save's insert itself costs (issue 16).
+SMALL_BATCH = 8
+
 
 def run(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> None:
     """Execute a statement and drain its result.

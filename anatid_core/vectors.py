@@ -27,7 +27,7 @@ from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
 from .rows import Visibility, cols_of, item_from_row, table_of
-from .sql import one, run
+from .sql import SMALL_BATCH, one, run
 from .tags import Tags
 from .textindex import fetch_versions, top_with_ties
 
@@ -97,6 +97,15 @@ def insert_vectors(
     cur: duckdb.DuckDBPyConnection, tbl: str, vids: np.ndarray, mat: np.ndarray
 ) -> None:
     dim = mat.shape[1]
+    if len(vids) <= SMALL_BATCH:
+        # Bound parameters: registering an Arrow table costs more than a few rows. A numpy row
+        # binds as DOUBLE[], which holds every float32 exactly.
+        values = ", ".join([f"(?, ?::FLOAT[{int(dim)}])"] * len(vids))
+        params: list[Any] = []
+        for vid, row in zip(vids.tolist(), mat, strict=True):
+            params.extend([int(vid), row])
+        run(cur, f"INSERT INTO {tbl} VALUES {values}", params)
+        return
     column = pa.FixedSizeListArray.from_arrays(pa.array(mat.reshape(-1), type=pa.float32()), dim)
     table = pa.table({"vid": pa.array(vids, type=pa.int64()), "embedding": column})
     cur.register("_anatid_vectors", table)

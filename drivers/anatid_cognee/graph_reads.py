@@ -13,7 +13,7 @@ from uuid import UUID
 
 from cognee.exceptions import CogneeValidationError
 
-from anatid_core import Cond, Edge, Node
+from anatid_core import Cond, Edge, Node, gc_paused
 
 from .adapter_base import StoreBacked
 from .records import (
@@ -76,21 +76,24 @@ class GraphReads(StoreBacked):
         return await self.get_node(node_id) is not None
 
     async def get_node(self, node_id: str) -> NodeData | None:
-        def work(r: Any) -> NodeData | None:
-            node = r.get_node(str(node_id))
-            return (
-                node_data(node, self.exact_values)
-                if node is not None and node.group == GRAPH_GROUP
-                else None
-            )
-
-        return await self._read(work)
+        found = await self.get_nodes([node_id])
+        return found[0] if found else None
 
     async def get_nodes(self, node_ids: list[str]) -> list[NodeData]:
         ids = unique_strings(node_ids)
-        return await self._read(
-            lambda r: [node_data(n, self.exact_values) for n in _graph_nodes(r, ids)]
-        )
+        if not ids:
+            return []
+        if self.exact_values:
+            return await self._read(lambda r: [node_data(n, True) for n in _graph_nodes(r, ids)])
+
+        def work(r: Any) -> list[NodeData]:
+            # Rows with props read straight into JSON values, as get_graph_data (issue 16):
+            # no Node objects, no JSON round trip of their exact values.
+            rows = r.node_rows(ids=ids, groups=GROUPS, plain_props=True)
+            by_id = {node_id: data for node_id, data in map(plain_node_tuple, rows)}
+            return [{"id": i, **by_id[i]} for i in ids if i in by_id]
+
+        return await self._read(work)
 
     async def has_edge(self, source_id: str, target_id: str, relationship_name: str) -> bool:
         return bool(await self.has_edges([(source_id, target_id, relationship_name)]))
@@ -120,12 +123,13 @@ class GraphReads(StoreBacked):
                 ]
             # The whole graph: bulk rows with props read straight into JSON values, not
             # Node/Edge objects whose exact values as_json would write out again (issue 16).
-            rows = r.node_rows(groups=GROUPS, plain_props=True)
-            if not rows:
-                return [], []
-            return [plain_node_tuple(row) for row in rows], [
-                plain_edge_tuple(row) for row in r.edge_rows(groups=GROUPS, plain_props=True)
-            ]
+            with gc_paused():  # the shapes are built from the rows: no collector passes either
+                rows = r.node_rows(groups=GROUPS, plain_props=True)
+                if not rows:
+                    return [], []
+                return [plain_node_tuple(row) for row in rows], [
+                    plain_edge_tuple(row) for row in r.edge_rows(groups=GROUPS, plain_props=True)
+                ]
 
         return await self._read(work)
 

@@ -48,3 +48,28 @@ def test_bulk_rows_read_as_the_per_record_path() -> None:
     assert [list(p) for _, p in got_nodes] == [list(p) for _, p in want_nodes]  # key order
     assert got_edges == want_edges
     assert {p["type"] for _, p in got_nodes} >= {"Entity", "", str(UID), str(WHEN)}
+
+
+async def test_get_node_and_get_nodes_read_as_the_per_record_path(tmp_path) -> None:
+    """get_node/get_nodes build their dicts from the same bulk rows, in the caller's order."""
+    from anatid_cognee import AnatidGraphAdapter
+    from anatid_cognee.records import node_data
+
+    fields = [
+        {"id": f"n{i}", "name": f"node {i}", "type": t, "at": WHEN, "ref": UID, "pair": (UID, 1)}
+        for i, t in enumerate(TYPES)
+    ]
+    adapter = AnatidGraphAdapter(graph_database_url=str(tmp_path / "g.duckdb"))
+    try:
+        store = adapter._store
+        store.upsert_nodes(graph_node(f, {"source_ref_keys": ["k"]}) for f in fields)
+        ids = ["n5", "missing", "n0", "n3", "n0"]
+        want = [node_data(n) for n in store.get_nodes(["n5", "n0", "n3"])]
+        got = await adapter.get_nodes(ids)
+        assert got == want
+        assert [list(d) for d in got] == [list(d) for d in want]  # key order
+        for i in ("n0", "n4", "missing"):
+            node = store.get_node(i)
+            assert await adapter.get_node(i) == (node_data(node) if node else None)
+    finally:
+        await adapter.close()

@@ -84,3 +84,15 @@ def test_rows_see_what_the_view_sees(store: Store) -> None:
     view = store.as_of(tx_time=before)
     assert [r[0] for r in view.node_rows(groups=["g"])] == ["a", "b"]
     assert [r[:3] for r in view.edge_rows()] == [("a", "b", "R")]
+
+
+def test_props_json_cannot_read_fast_still_read_exactly(store: Store) -> None:
+    """Integers past 64 bits (which the fast JSON parser refuses), with and without tags."""
+    big = {"big": 2**70, "neg": -(2**65), "list": [2**64, 1.5], "n": {"deep": 10**30}}
+    tagged = {**big, "when": _WHEN}
+    store.upsert_nodes([Node("big", group="g", props=big), Node("tagged", group="g", props=tagged)])
+    assert store.get_node("big").props == big  # type: ignore[union-attr]
+    assert store.get_node("tagged").props == tagged  # type: ignore[union-attr]
+    plain = {r[0]: r[3] for r in store.node_rows(groups=["g"], plain_props=True)}
+    assert plain["big"] == big
+    assert plain["tagged"] == {**big, "when": _WHEN.isoformat()}

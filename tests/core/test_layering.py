@@ -18,7 +18,7 @@ from pathlib import Path
 import anatid_core
 
 #: ``anatid_core`` itself: its cli/ package imports the core by its public name.
-ALLOWED = {"anatid_core", "duckdb", "numpy", "pyarrow"}
+ALLOWED = {"anatid_core", "duckdb", "numpy", "orjson", "pyarrow"}
 PACKAGES = (
     "anatid_core",
     "anatid_graphiti",
