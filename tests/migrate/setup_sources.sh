@@ -23,6 +23,9 @@ CACHE=${ANATID_MIGRATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/anatid-migrate}
 # The base interpreter for the private venvs: the test interpreter's own base (python 3.10-3.13).
 BASE_PY=$("$TEST_PY" -c 'import sys; print(getattr(sys, "_base_executable", sys.executable))')
 mkdir -p "$CACHE/venvs" "$CACHE/readers" "$CACHE/sources"
+# Parallel test workers (pytest -n) may call this at once: one builds, the others wait for it.
+exec 9>"$CACHE/.setup.lock"
+flock 9
 
 # make_venv DIR CHECK_IMPORT PACKAGE...: create DIR unless CHECK_IMPORT already works there.
 make_venv() {
