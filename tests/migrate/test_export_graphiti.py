@@ -352,7 +352,12 @@ def test_import_with_history_restores_the_whole_timeline(
     report = import_graphiti(server, back, history_dir=history)
 
     assert report.verified
-    assert _timeline(back) == _timeline(memory)  # every version, at its recorded times
+    restored, original = _timeline(back), _timeline(memory)
+    # Every version, at its recorded times; on failure, name the versions that differ.
+    assert restored == original, "\n".join(
+        [f"only in the import: {v}" for v in restored if v not in original]
+        + [f"only in the original: {v}" for v in original if v not in restored]
+    )
     with Store.open(memory, read_only=True) as old, Store.open(back, read_only=True) as new:
         assert new.check() == []
         alice = next(n for n in old.find_nodes(groups=["g1"]) if n.name == "Alice")
