@@ -10,6 +10,7 @@ from cognee.infrastructure.databases.graph.graph_db_interface import GraphDBInte
 from .errors import cypher_not_supported
 from .graph_extras import GraphExtras
 from .graph_feedback import GraphFeedback
+from .graph_insight import GraphInsight
 from .graph_provenance import GraphProvenance
 from .graph_reads import GraphHistory, GraphReads
 from .graph_writes import GraphWrites
@@ -22,6 +23,7 @@ class AnatidGraphAdapter(
     GraphProvenance,
     GraphExtras,
     GraphFeedback,
+    GraphInsight,
     GraphHistory,
     GraphDBInterface,
 ):

@@ -7,7 +7,7 @@ file opened through :class:`anatid_graphiti.GraphitiDriver`; plus ``as_of`` on t
 
 Layers: :mod:`.config` (YAML + environment), :mod:`.clients` (LLM, embedder, reranker),
 :mod:`.memory` (the file, Graphiti, the queue), :mod:`.queue` (per-group background episodes),
-``tools_read`` / ``tools_write`` / ``tools_time`` (the tools), :mod:`.server` (transports).
+``tools_read`` / ``tools_write`` / ``tools_time`` / ``tools_graph`` (the tools), :mod:`.server` (transports).
 """
 
 __version__ = "0.1.0"
@@ -22,6 +22,8 @@ READ_TOOLS = (
     "get_status",
     "get_history",
     "what_changed",
+    "shortest_path",
+    "explain",
 )
 WRITE_TOOLS = (
     "add_memory",

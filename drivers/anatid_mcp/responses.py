@@ -142,3 +142,28 @@ class ChangesResponse(TypedDict):
     since: str
     until: str
     changes: list[ChangeResult]
+
+
+class PathResult(TypedDict):
+    """A chain: ``edges[i]`` joins ``nodes[i]`` and ``nodes[i + 1]``."""
+
+    nodes: list[NodeResult]
+    edges: list[EdgeResult]
+
+
+class PathsResponse(TypedDict):
+    message: str
+    paths: list[PathResult]
+
+
+class LinkingFactResult(TypedDict):
+    """A fact on a chain between the two entities explained, with the episodes it came from."""
+
+    fact: EdgeResult
+    episodes: list[dict[str, Any]]
+
+
+class ExplainResponse(TypedDict):
+    message: str
+    facts: list[LinkingFactResult]
+    paths: list[PathResult]

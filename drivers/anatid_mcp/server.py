@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp.server.fastmcp import FastMCP
 
-from . import tools_read, tools_time, tools_write
+from . import tools_graph, tools_read, tools_time, tools_write
 from .memory import Memory
 
 log = logging.getLogger("anatid_mcp")
@@ -32,6 +32,8 @@ Facts carry valid_at / invalid_at (when they held true); a contradicted fact is 
 erased. The memory also keeps every version it ever saved: search_memory_facts and search_nodes
 take as_of (answer from what the memory knew at that instant), get_history lists every version
 of a fact or entity, and what_changed lists what was added, invalidated or deleted in a window.
+shortest_path and explain follow the facts between two entities (explain adds the episodes
+each fact came from).
 delete_episode, delete_entity_edge and clear_graph erase for good: what they delete leaves the
 history too (unless the server runs with --keep-deleted).
 
@@ -61,6 +63,7 @@ def build(memory: Memory, *, host: str = "127.0.0.1", port: int = 8000) -> FastM
     mcp.custom_route(HEALTH, methods=["GET"])(_health)
     tools_read.register(mcp, memory)
     tools_time.register(mcp, memory)
+    tools_graph.register(mcp, memory)
     if not memory.options.read_only:
         tools_write.register(mcp, memory)
     return mcp

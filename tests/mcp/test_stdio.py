@@ -60,6 +60,11 @@ GRAPHITI_TOOLS = {
     "get_status": ([], []),
     "get_history": (["uuid"], []),
     "what_changed": (["since"], ["until", "group_ids", "max_changes"]),
+    "shortest_path": (
+        ["source_node_uuid", "target_node_uuid"],
+        ["group_ids", "max_depth", "as_of"],
+    ),
+    "explain": (["source_node_uuid", "target_node_uuid"], ["group_ids", "max_depth", "as_of"]),
 }
 
 

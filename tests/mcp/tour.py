@@ -28,6 +28,11 @@ async def call_every_tool(s: ClientSession) -> set[str]:
     changes = await use("what_changed", since="2000-01-01T00:00:00Z")
     assert ("added", "fact") in {(c["change"], c["kind"]) for c in changes["changes"]}
     assert (await use("summarize_saga", saga_name="story"))["summary"]
+    alice, acme = facts[0]["source_node_uuid"], facts[0]["target_node_uuid"]
+    [path] = (await use("shortest_path", source_node_uuid=alice, target_node_uuid=acme))["paths"]
+    assert [e["uuid"] for e in path["edges"]] == [facts[0]["uuid"]]
+    why = await use("explain", source_node_uuid=alice, target_node_uuid=acme, max_depth=1)
+    assert [f["episodes"][0]["uuid"] for f in why["facts"]] == [episode["uuid"]]
     triplet = await use(
         "add_triplet",
         source_node_name="Carol",
