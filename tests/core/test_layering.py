@@ -30,7 +30,7 @@ PACKAGES = (
 CLI = "anatid_core.cli"
 
 
-def test_core_imports_only_stdlib_duckdb_numpy_pyarrow() -> None:
+def test_core_imports_only_stdlib_duckdb_numpy_pyarrow_orjson() -> None:
     root = Path(anatid_core.__file__).parent
     offenders = []
     for path in root.rglob("*.py"):
