@@ -26,7 +26,15 @@ from uuid import UUID
 
 from anatid_core import AnatidError
 
-from .cognee_records import Memory, changed_only, read_memory, tally_memory, write_memory
+from .closing import closed_note
+from .cognee_records import (
+    Memory,
+    changed_only,
+    close_gone,
+    read_memory,
+    tally_memory,
+    write_memory,
+)
 from .cognee_targets import (
     CogneeTarget,
     check_target,
@@ -225,7 +233,8 @@ def import_cognee(
 
     With ``history_dir`` (the Parquet timeline an export wrote), the file's whole history is
     restored first with its recorded transaction times; the backend's current state is then
-    written over it, so what changed on the backend since the export becomes a new version.
+    written over it, so what changed on the backend since the export becomes a new version,
+    and what the backend no longer holds is deleted as of the import (its history kept).
     The file is written beside ``target`` and renamed into place only once it reads back,
     through the anatid Cognee adapters, equal to what the backend returned.
     """
@@ -291,6 +300,7 @@ async def _import_from(
             todo = changed_only(memory, await read_memory(dst_graph, dst_vector))
         progress.phase("import", _count(todo))
         report.written = await write_memory(dst_graph, dst_vector, todo, progress.advance)
+        closed = close_gone(dst_graph._store, memory) if history is not None else 0
         await _verify(dst_graph, dst_vector, report, progress)
         if history is not None:
             stats = dst_graph._store.stats()
@@ -299,6 +309,7 @@ async def _import_from(
                 f"history: {restored} versions restored from {history} with their recorded "
                 f"times; {newer} new versions for what changed on the backend since the export"
             )
+            report.notes.append(closed_note(closed, "backend"))
     finally:
         await _close(dst_graph, dst_vector)
 

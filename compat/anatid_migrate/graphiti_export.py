@@ -23,6 +23,7 @@ from typing import Any
 
 from anatid_core import AnatidError, Store
 
+from .closing import close_absent, closed_note
 from .errors import MigrationError, TargetExists, TargetNotEmpty, UnsupportedSource
 from .export_journal import (
     default_history_dir,
@@ -167,14 +168,18 @@ async def _copy_group(
     write: bool,
     check: bool,
     by_listing: bool,
+    seen: set[str] | None = None,
 ) -> None:
     """Read ``group`` from ``src`` page by page, tally it, and (if ``write``) save it to
-    ``dst``; ``check`` refuses values a server cannot store (before that page is written)."""
+    ``dst``; ``check`` refuses values a server cannot store (before that page is written);
+    ``seen`` collects the uuids read."""
     if write:
         await dst.build_indices_and_constraints()
     for t in TYPES:
         async for page in read_pages(src, t, group, by_listing=by_listing):
             tally_page(report.source_tally, t, page)
+            if seen is not None:
+                seen.update(str(m.uuid) for m in page)
             report.tables_read[t.kind] = report.tables_read.get(t.kind, 0) + len(page)
             if check:
                 check_storable(t, page)
@@ -226,7 +231,8 @@ def import_graphiti(
 
     With ``history_dir`` (the Parquet timeline an export wrote), the file's whole history is
     restored first, with its recorded transaction times; the server's current state is then
-    saved over it, so whatever changed on the server since the export becomes a new version.
+    saved over it, so whatever changed on the server since the export becomes a new version,
+    and whatever the server no longer holds is deleted as of the import (its history kept).
     The file is written as a temporary file beside ``target`` and renamed into place only after
     it reads back, through GraphitiDriver, equal to what the server returned.
     """
@@ -284,11 +290,15 @@ async def _import(
         remove_store_files(tmp)
         restored = restore_history(tmp, history, report)
         dst = GraphitiDriver(str(tmp))
+        seen: set[str] = set()
         try:
             for group, gdriver in sorted(groups.items()):
                 await _copy_group(
-                    gdriver, dst, group, report, progress, write=True, check=False, by_listing=True
-                )
+                    gdriver, dst, group, report, progress,
+                    write=True, check=False, by_listing=True, seen=seen,
+                )  # fmt: skip
+            # Nodes and edges share Graphiti's uuid space (the core id is the uuid).
+            closed = close_absent(dst.store, seen, seen) if history is not None else 0
             await _verify(dst, sorted(groups), report, progress, 0, by_listing=False)
             if history is not None:
                 stats = dst.store.stats()
@@ -297,6 +307,7 @@ async def _import(
                     f"history: {restored} versions restored from {history} with their recorded "
                     f"times; {newer} new versions for what changed on the server since the export"
                 )
+                report.notes.append(closed_note(closed, "server"))
         finally:
             await dst.close()
     finally:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,53 @@ def test_ladybug_lancedb_round_trip_reads_back_identically_with_history(
     memory: Path, tmp_path: Path
 ) -> None:
     _round_trip(memory, f"ladybug://{tmp_path / 'cognee'}", tmp_path)
+
+
+def _current_ids(path: Path) -> set[str]:
+    with Store.open(path, read_only=True) as store:
+        return {r.id for r in store.find_nodes()} | {r.id for r in store.find_edges()}
+
+
+def test_a_node_deleted_on_the_backend_after_export_is_closed_by_the_import(
+    memory: Path, tmp_path: Path
+) -> None:
+    url, history = f"ladybug://{tmp_path / 'cognee'}", tmp_path / "history"
+    export_cognee(memory, url, history_dir=history)
+
+    async def delete_on_backend() -> tuple[str, str, str]:
+        graph, vector = open_engines(parse_cognee_url(url))
+        try:
+            nodes, edges = await graph.get_graph_data()
+            linked = {str(s) for s, _, _, _ in edges}
+            node = next(str(i) for i, _ in nodes if str(i) in linked)  # one with edges
+            await graph.delete_node(node)  # Cognee's own delete (DETACH DELETE)
+            collection = sorted(await records.collection_names(vector))[0]
+            point = (await records.read_points(vector, collection))[0].id
+            await vector.delete_data_points(collection, [point])
+            return node, collection, point
+        finally:
+            await close_engines(graph, vector)
+
+    node, collection, point = asyncio.run(delete_on_backend())
+    before_import = datetime.now(UTC)
+    back = tmp_path / "back.duckdb"
+    report = import_cognee(url, back, history_dir=history)
+
+    # Verified against the backend: the import holds what the backend holds, no more.
+    assert report.verified
+    assert asyncio.run(_read_anatid(back)) == asyncio.run(_read_backend(url))
+    row = f"{collection}:{point}"  # the anatid vector adapter's row id
+    gone = _current_ids(memory) - _current_ids(back)
+    assert {node, row} <= gone and any(node in i for i in gone - {node, row})  # its edges
+    assert f"closed: {len(gone)} records deleted on the backend since the export" in report.notes
+    with Store.open(memory, read_only=True) as old, Store.open(back, read_only=True) as new:
+        then = new.as_of(tx_time=before_import)
+        for record in (node, row):
+            was, seen = old.get_node(record), then.get_node(record)
+            assert new.get_node(record) is None
+            assert was is not None and seen is not None and seen.props == was.props
+            assert len(new.history(record)) == len(old.history(record))  # history kept
+        assert new.check() == []
 
 
 def test_interrupted_export_is_completed_by_a_rerun_without_duplicates(

@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -402,6 +403,63 @@ def test_a_change_made_on_the_server_after_export_becomes_a_new_version(
         assert [(v.tx_from, v.text) for v in after[:-1]] == [(v.tx_from, v.text) for v in before]
         assert after[-1].tx_from is not None and after[-1].tx_from > before[-1].tx_from  # type: ignore[operator]
         assert after[-1].text != before[-1].text
+
+
+def _current_ids(path: Path) -> set[str]:
+    with Store.open(path, read_only=True) as store:
+        return {r.id for r in store.find_nodes()} | {r.id for r in store.find_edges()}
+
+
+def test_a_record_deleted_on_the_server_after_export_is_closed_by_the_import(
+    memory: Path, server: str, tmp_path: Path
+) -> None:
+    history = tmp_path / "history"
+    export_graphiti(memory, server, history_dir=history)
+
+    async def delete_on_server() -> list[str]:
+        driver = FalkorDriver(host="127.0.0.1", port=_port(server))
+        try:
+            g1 = driver.clone(database="g1")
+            entity = next(
+                n for n in await EntityNode.get_by_group_ids(g1, ["g1"]) if n.name != "Bob"
+            )
+            ends = (entity.uuid,)
+            facts = await EntityEdge.get_by_group_ids(g1, ["g1"])
+            fact = next(
+                f for f in facts if {f.source_node_uuid, f.target_node_uuid}.isdisjoint(ends)
+            )
+            episode = (await EpisodicNode.get_by_group_ids(g1, ["g1"]))[0]
+            for record in (entity, fact, episode):  # Graphiti's own deletes (DETACH DELETE)
+                await record.delete(g1)
+            if g1._init_task is not None:
+                await asyncio.gather(g1._init_task, return_exceptions=True)
+            return [entity.uuid, fact.uuid, episode.uuid]
+        finally:
+            await driver.close()
+
+    deleted = asyncio.run(delete_on_server())
+    before_import = datetime.now(UTC)
+    back = tmp_path / "back.duckdb"
+    report = import_graphiti(server, back, history_dir=history)
+
+    # Verified against the server: the import holds what the server holds, no more.
+    assert report.verified
+    want, _ = asyncio.run(_falkor_side(server))
+    _assert_same(asyncio.run(_anatid_side(back)), want)
+    gone = _current_ids(memory) - _current_ids(back)
+    assert set(deleted) <= gone  # their edges went with the entity and the episode
+    assert f"closed: {len(gone)} records deleted on the server since the export" in report.notes
+    with Store.open(memory, read_only=True) as old, Store.open(back, read_only=True) as new:
+        then = new.as_of(tx_time=before_import)
+        for record in deleted:
+            assert new.get_node(record) is None and new.get_edge(record) is None
+            was = old.get_node(record) or old.get_edge(record)
+            seen = then.get_node(record) or then.get_edge(record)
+            assert was is not None and seen is not None and seen.props == was.props
+            # The history is kept: the restored versions, the last one closed by the import.
+            assert len(new.history(record)) == len(old.history(record))
+            assert new.history(record)[-1].tx_to is not None
+        assert new.check() == []
 
 
 def test_many_pages_move_once_each(
