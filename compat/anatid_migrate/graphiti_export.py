@@ -184,9 +184,25 @@ async def _copy_group(
             if check:
                 check_storable(t, page)
             if write:
+                if seen is not None:
+                    _keep_label_order(dst.store, page)
                 await write_page(dst, t, page)
                 report.written[t.kind] = report.written.get(t.kind, 0) + len(page)
             progress.advance(len(page))
+
+
+def _keep_label_order(store: Store, page: list[Any]) -> None:
+    """Give each entity the label order its restored version has, where the set is the same:
+    a server returns a node's labels in its own order, and a reordered list would otherwise
+    be saved as a change since the export (a new version of an unchanged record)."""
+    labelled = [m for m in page if isinstance(getattr(m, "labels", None), list)]
+    if not labelled:
+        return
+    restored = {n.id: list(n.labels) for n in store.get_nodes([str(m.uuid) for m in labelled])}
+    for m in labelled:
+        old = restored.get(str(m.uuid))
+        if old is not None and old != m.labels and set(old) == set(m.labels):
+            m.labels = old
 
 
 async def _verify(
