@@ -211,20 +211,20 @@ async def _empty_collection(vector: Any, collection: str) -> None:
 
 def close_gone(store: Any, memory: Memory) -> int:
     """Delete from the anatid ``store`` (an import over a restored timeline) every graph node,
-    graph edge, vector row and collection that the backend's ``memory`` no longer holds; the
-    number of records deleted (see :mod:`anatid_migrate.closing`). The file's own metadata
-    records (``cognee.meta``) are the adapter's, not the backend's, and are left alone."""
+    graph edge and vector row that the backend's ``memory`` no longer holds; the number of
+    records deleted (see :mod:`anatid_migrate.closing`). A collection's own record is left
+    alone: a collection without points does not move to a backend, so its absence there says
+    nothing. So are the file's metadata records (``cognee.meta``), the adapter's own."""
     from anatid_cognee.records import GRAPH_GROUP, edge_id
-    from anatid_cognee.vector_adapter import COLLECTIONS_GROUP, ROW_GROUP_PREFIX, registry_id
+    from anatid_cognee.vector_adapter import ROW_GROUP_PREFIX
     from anatid_cognee.vector_adapter import row_id as point_row_id
 
     nodes_, edges_, _, _, points = memory
     nodes = {str(i) for i, _ in nodes_}
-    nodes.update(registry_id(c) for c in points)
     nodes.update(point_row_id(c, p.id) for c, rows in points.items() for p in rows)
     edges = {edge_id(str(s), str(d), str(r)) for s, d, r, _ in edges_}
 
     def in_scope(group: str) -> bool:
-        return group in (GRAPH_GROUP, COLLECTIONS_GROUP) or group.startswith(ROW_GROUP_PREFIX)
+        return group == GRAPH_GROUP or group.startswith(ROW_GROUP_PREFIX)
 
     return close_absent(store, nodes, edges, in_scope)
