@@ -139,7 +139,7 @@ async def _export(
         report.written = await write_memory(graph, vector, memory, progress.advance,
                                             node_objects=target.provider == "ladybug")  # fmt: skip
         await _verify(graph, vector, report, progress)
-        counts = write_history(src_graph._store, history, str(path))
+        counts = write_history(src_graph.store, history, str(path))
         report.notes.append(
             f"history: {counts['node']} node and {counts['edge']} edge versions (every version, "
             f"valid and transaction time) written to {history}; the backend keeps only the "
@@ -300,10 +300,10 @@ async def _import_from(
             todo = changed_only(memory, await read_memory(dst_graph, dst_vector))
         progress.phase("import", _count(todo))
         report.written = await write_memory(dst_graph, dst_vector, todo, progress.advance)
-        closed = close_gone(dst_graph._store, memory) if history is not None else 0
+        closed = close_gone(dst_graph.store, memory) if history is not None else 0
         await _verify(dst_graph, dst_vector, report, progress)
         if history is not None:
-            stats = dst_graph._store.stats()
+            stats = dst_graph.store.stats()
             newer = stats["node_versions"] + stats["edge_versions"] - restored
             report.notes.append(
                 f"history: {restored} versions restored from {history} with their recorded "

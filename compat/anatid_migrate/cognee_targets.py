@@ -263,7 +263,7 @@ def _anatid_points(vector: Any, collection: str) -> list[Point]:
     read; the adapter's ``retrieve`` returns no vectors)."""
     from anatid_cognee.vector_adapter import row_group
 
-    store = vector._store  # the adapter's own store (the anatid driver is ours)
+    store = vector.store
     rows = store.find_nodes(groups=[row_group(collection)])
     vecs = store.get_embedding_arrays([n.id for n in rows], kind="node")
     return [

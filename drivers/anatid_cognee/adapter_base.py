@@ -38,6 +38,12 @@ class StoreBacked:
         self._closed = False
         self.as_of_time: datetime | None = None
 
+    @property
+    def store(self) -> Store:
+        """The anatid store behind this adapter (shared by every adapter on the file), for tools
+        that work on the whole memory, such as ``anatid-migrate``."""
+        return self._store
+
     # ------------------------------------------------------------------ lifecycle
 
     def close(self) -> Coroutine[Any, Any, None]:
