@@ -10,7 +10,10 @@ import duckdb
 #: Writes of up to this many rows bind them as parameters of one statement rather than scan an
 #: Arrow batch: registering and scanning a table costs milliseconds, several times what a
 #: single-record save's insert itself costs (issue 16).
-SMALL_BATCH = 8
+#: Not on duckdb < 2: there every bound parameter tries ``import pandas`` several times, and
+#: without pandas installed each failed import walks sys.path under the import lock, which makes
+#: the parameter path slower than the Arrow scan (and starves other threads).
+SMALL_BATCH = 8 if int(duckdb.__version__.split(".")[0]) >= 2 else -1
 
 
 def run(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> None:
