@@ -186,7 +186,7 @@ async def _copy_group(
             if write:
                 if seen is not None:
                     _keep_label_order(dst.store, page)
-                await write_page(dst, t, page)
+                await write_page(dst, t, page, keep_label_order=seen is not None)
                 report.written[t.kind] = report.written.get(t.kind, 0) + len(page)
             progress.advance(len(page))
 

@@ -178,12 +178,22 @@ async def _load_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> No
     await asyncio.gather(*(load(m) for m in missing))
 
 
-async def write_page(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
+async def write_page(
+    driver: Any, t: ModelType, page: Sequence[Any], *, keep_label_order: bool = False
+) -> None:
     """Save ``page`` through ``driver``: Graphiti's bulk save where it has one, else each
     model's ``save``. A model without its vector goes through ``save`` too (the bulk save would
-    embed it, and an export never computes embeddings)."""
+    embed it, and an export never computes embeddings). With ``keep_label_order``, so does an
+    entity with labels besides ``Entity``: the bulk save passes labels through a ``set``, whose
+    order changes from one process to the next."""
+
+    def bulk_saves(m: Any) -> bool:
+        if t.embedding is not None and getattr(m, t.embedding) is None:
+            return False
+        return not (keep_label_order and len(set(getattr(m, "labels", None) or [])) > 1)
+
     if t.bulk is not None:
-        bulk = [m for m in page if t.embedding is None or getattr(m, t.embedding) is not None]
+        bulk = [m for m in page if bulk_saves(m)]
         lists: dict[str, list[Any]] = {
             "episodic_nodes": [],
             "episodic_edges": [],
@@ -195,7 +205,7 @@ async def write_page(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
             await add_nodes_and_edges_bulk(driver, embedder=NoEmbedder(), **lists)
         if len(bulk) == len(page):
             return
-        page = [m for m in page if getattr(m, t.embedding or "") is None]
+        page = [m for m in page if not bulk_saves(m)]
     limit = asyncio.Semaphore(SAVE_CONCURRENCY)
 
     async def save(model: Any) -> None:
