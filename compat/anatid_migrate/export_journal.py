@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from anatid_core import AnatidError, restore_timeline, store_files
 
-from .errors import UnsupportedSource
+from .errors import UnsupportedSource, VerificationFailed
 from .history import read_history
 from .report import MigrationReport
 
@@ -59,3 +59,16 @@ def restore_history(tmp: Path, history: Path | None, report: MigrationReport) ->
 def remove_store_files(path: Path) -> None:
     for name in store_files(str(path)):
         Path(name).unlink(missing_ok=True)
+
+
+def require_verified(report: MigrationReport, through: str) -> None:
+    """Mark the export verified if the target's tally equals the source's, else raise
+    ``VerificationFailed`` naming what differs as read back ``through`` the target's code."""
+    problems = report.source_tally.mismatches(report.target_tally)
+    if problems:
+        raise VerificationFailed(
+            f"What the target returns through {through} differs from the source "
+            "(rerun to complete an interrupted export):\n  " + "\n  ".join(problems),
+            report,
+        )
+    report.verified = True

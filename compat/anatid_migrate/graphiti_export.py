@@ -29,6 +29,7 @@ from .export_journal import (
     default_history_dir,
     read_journal,
     remove_store_files,
+    require_verified,
     restore_history,
     write_journal,
 )
@@ -214,21 +215,12 @@ async def _verify(
     *,
     by_listing: bool,
 ) -> None:
-    from .errors import VerificationFailed
-
     progress.phase("verify", total)
     report.target_tally = Tally()
     for group in groups:
         await tally_group(route(target, group), group, report.target_tally, by_listing=by_listing)
     progress.advance(sum(report.target_tally.counts.values()))
-    problems = report.source_tally.mismatches(report.target_tally)
-    if problems:
-        raise VerificationFailed(
-            "What the target returns through its driver differs from the source "
-            "(rerun to complete an interrupted export):\n  " + "\n  ".join(problems),
-            report,
-        )
-    report.verified = True
+    require_verified(report, "its driver")
 
 
 # ------------------------------------------------------------------------------ import
