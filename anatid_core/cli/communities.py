@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
 
 from .files import open_store, reader_for
+from .options import Subcommands, group_option, json_option, subcommand, time_options
 from .terminal import one_line, table, to_json
 
 
-def add_communities(
-    subs: Any,
-    subcommand: Callable[..., argparse.ArgumentParser],
-    options: tuple[Callable[[argparse.ArgumentParser], None], ...],
-) -> None:
-    """Register the subcommand (``options``: the parser's --as-of/--valid-at, --group and
-    --json adders, shared by every command)."""
+def add_communities(subs: Subcommands) -> None:
     p = subcommand(
         subs,
         "communities",
@@ -29,7 +22,7 @@ def add_communities(
         "anatid communities memory.duckdb --group g1 --as-of 2024-06-01",
         cmd_communities,
     )
-    for add in options:
+    for add in (time_options, group_option, json_option):
         add(p)
     p.add_argument("--rel", action="append", metavar="REL", help="only edges of this type")
     p.add_argument("--resolution", type=float, default=1.0, help="Louvain resolution (1.0)")

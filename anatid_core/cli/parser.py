@@ -6,24 +6,18 @@ running one and reporting its failure is :func:`anatid_core.cli.main`.
 from __future__ import annotations
 
 import argparse
-import textwrap
-from collections.abc import Callable
-from typing import Any, NoReturn, Protocol
 
 from anatid_core import __version__
 
 from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
 from .communities import add_communities
 from .erasures import cmd_compact, cmd_erase, cmd_erasures
-from .graph import cmd_explain, cmd_hubs, cmd_neighbours, cmd_path, cmd_provenance
+from .graph_parser import add_graph_commands
+from .options import Parser, Subcommands, group_option, json_option, subcommand, time_options
 from .records import cmd_history, cmd_show
 from .search import cmd_search
 
 PROG = "anatid"
-
-TIME_HELP = (
-    "ISO 8601 date or date-time; without a zone it is UTC (e.g. 2024-05-01, 2024-05-01T12:30:00Z)"
-)
 
 EPILOG = """\
 exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history,
@@ -33,62 +27,6 @@ path, explain, neighbours, provenance);
 Every command but erase and compact opens the file read-only. Other processes that share the
 file hand it over between their operations; a command that got no turn within
 anatid_core.LEASE['timeout'] says so and exits 2: run it again later."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, with usage errors as one line (which subcommand, what was wrong, where to look)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see: {self.prog} --help)\n")
-
-
-class Subcommands(Protocol):
-    """What ``add_subparsers()`` returns, as far as we use it (argparse's class is private)."""
-
-    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
-
-
-def _subcommand(
-    subs: Subcommands,
-    name: str,
-    summary: str,
-    description: str,
-    example: str,
-    func: Callable[[argparse.Namespace], int],
-) -> argparse.ArgumentParser:
-    p = subs.add_parser(
-        name,
-        help=summary,
-        description=textwrap.dedent(description).strip(),
-        epilog="example:\n" + textwrap.indent(textwrap.dedent(example).strip(), "  "),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.set_defaults(func=func)
-    p.add_argument("file", metavar="FILE", help="an anatid store file (.duckdb)")
-    return p
-
-
-def _time_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--as-of",
-        metavar="TIME",
-        help=f"read the graph as the store knew it then (transaction time); {TIME_HELP}",
-    )
-    p.add_argument(
-        "--valid-at",
-        metavar="TIME",
-        help="keep only records valid at that instant (valid time); same format",
-    )
-
-
-def _json_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-
-
-def _group_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--group", action="append", metavar="G", help="only records in this group (repeatable)"
-    )
 
 
 def build_parser() -> Parser:
@@ -115,22 +53,18 @@ def build_parser() -> Parser:
         _add_export,
         _add_check,
         _add_view,
-        _add_path,
-        _add_explain,
-        _add_neighbours,
-        _add_hubs,
-        _add_provenance,
+        add_graph_commands,
         _add_erasures,
         _add_erase,
         _add_compact,
+        add_communities,
     ):
         add(subs)
-    add_communities(subs, _subcommand, (_time_options, _group_option, _json_option))
     return parser
 
 
 def _add_stats(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "stats",
         "counts, versions, sizes and indexes of a file",
@@ -144,11 +78,11 @@ def _add_stats(subs: Subcommands) -> None:
     p.add_argument(
         "--no-check", action="store_true", help="skip the health check (faster on huge files)"
     )
-    _json_option(p)
+    json_option(p)
 
 
 def _add_search(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "search",
         "hybrid search; shows which arm found each hit",
@@ -165,7 +99,7 @@ def _add_search(subs: Subcommands) -> None:
         cmd_search,
     )
     p.add_argument("query", metavar="TEXT", help="words to search for")
-    _group_option(p)
+    group_option(p)
     p.add_argument(
         "--label", action="append", metavar="L", help="only nodes with this label (repeatable)"
     )
@@ -180,8 +114,8 @@ def _add_search(subs: Subcommands) -> None:
         help="search nodes or edges (default node)",
     )
     _search_arm_options(p)
-    _time_options(p)
-    _json_option(p)
+    time_options(p)
+    json_option(p)
 
 
 def _search_arm_options(p: argparse.ArgumentParser) -> None:
@@ -210,7 +144,7 @@ def _search_arm_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_show(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "show",
         "one node or edge, as it is now or was then",
@@ -227,12 +161,12 @@ def _add_show(subs: Subcommands) -> None:
     p.add_argument(
         "--limit", type=int, default=50, metavar="N", help="edges of a node to list (default 50)"
     )
-    _time_options(p)
-    _json_option(p)
+    time_options(p)
+    json_option(p)
 
 
 def _add_history(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "history",
         "every version of an id, in valid and transaction time",
@@ -244,11 +178,11 @@ def _add_history(subs: Subcommands) -> None:
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
-    _json_option(p)
+    json_option(p)
 
 
 def _add_export(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "export",
         "the graph, or the graph as it was, as JSONL or GraphML",
@@ -264,14 +198,14 @@ def _add_export(subs: Subcommands) -> None:
     )
     p.add_argument("--format", choices=("jsonl", "graphml"), required=True)
     p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
-    _group_option(p)
+    group_option(p)
     p.add_argument("--history", action="store_true", help="jsonl: every version, in tx order")
     p.add_argument("--embeddings", action="store_true", help="jsonl: include the vectors")
-    _time_options(p)
+    time_options(p)
 
 
 def _add_check(subs: Subcommands) -> None:
-    _subcommand(
+    subcommand(
         subs,
         "check",
         "integrity check; exit status 1 on a problem",
@@ -285,7 +219,7 @@ def _add_check(subs: Subcommands) -> None:
 
 
 def _add_view(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "view",
         "an HTML page drawing the graph, with a time slider",
@@ -303,11 +237,11 @@ def _add_view(subs: Subcommands) -> None:
         metavar="PATH",
         help="where to write the page (default: FILE's name with .html, here)",
     )
-    _group_option(p)
+    group_option(p)
 
 
 def _add_erasures(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "erasures",
         "the receipts of erasures: what was erased, and whether it is gone",
@@ -322,11 +256,11 @@ def _add_erasures(subs: Subcommands) -> None:
         cmd_erasures,
     )
     p.add_argument("--pending", action="store_true", help="only erasures not yet compacted")
-    _json_option(p)
+    json_option(p)
 
 
 def _add_erase(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "erase",
         "erase records for good: every version, then compact (writes the file)",
@@ -350,11 +284,11 @@ def _add_erase(subs: Subcommands) -> None:
         metavar="G",
         help="every node and edge that was ever in this group (repeatable)",
     )
-    _json_option(p)
+    json_option(p)
 
 
 def _add_compact(subs: Subcommands) -> None:
-    p = _subcommand(
+    p = subcommand(
         subs,
         "compact",
         "rewrite the file so purged records leave no byte behind (writes the file)",
@@ -366,157 +300,4 @@ def _add_compact(subs: Subcommands) -> None:
         "anatid compact memory.duckdb",
         cmd_compact,
     )
-    _json_option(p)
-
-
-# ------------------------------------------------------------------- graph verbs (issue 17)
-
-
-def _graph_options(p: argparse.ArgumentParser, *, labels: bool = False, rels: bool = True) -> None:
-    """--group as a scope (a wall), --rel, --as-of/--valid-at and --json."""
-    p.add_argument(
-        "--group",
-        action="append",
-        metavar="G",
-        help="see only this group (repeatable): a wall, nothing outside it is crossed",
-    )
-    if rels:
-        p.add_argument(
-            "--rel", action="append", metavar="R", help="only edges of this type (repeatable)"
-        )
-    if labels:
-        p.add_argument(
-            "--label", action="append", metavar="L", help="only nodes with this label (repeatable)"
-        )
-    _time_options(p)
-    _json_option(p)
-
-
-def _evidence_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--evidence-rel",
-        action="append",
-        metavar="R",
-        help="edges of this type pointing at a record are its evidence (repeatable; "
-        "Graphiti: MENTIONS; Cognee: contains)",
-    )
-    p.add_argument(
-        "--evidence-prop",
-        action="append",
-        metavar="P",
-        help="this property holds the ids of a record's evidence (repeatable; Graphiti: episodes)",
-    )
-
-
-def _depth_option(p: argparse.ArgumentParser, default: int) -> None:
-    p.add_argument(
-        "--max-depth",
-        type=int,
-        default=default,
-        metavar="N",
-        help=f"most edges on a chain (default {default})",
-    )
-
-
-def _direction_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--direction",
-        choices=("both", "out", "in"),
-        default="both",
-        help="follow edges either way, outgoing or incoming only (default both)",
-    )
-
-
-def _add_path(subs: Subcommands) -> None:
-    p = _subcommand(
-        subs,
-        "path",
-        "the shortest chain of edges between two nodes",
-        """
-        The shortest paths from SRC to DST (edges followed either way unless --directed),
-        each printed as a chain with the direction of every edge.""",
-        """
-        anatid path memory.duckdb alice paris
-        anatid path memory.duckdb alice paris --group g1 --as-of 2024-05-01 --json""",
-        cmd_path,
-    )
-    p.add_argument("src", metavar="SRC", help="the node to start from")
-    p.add_argument("dst", metavar="DST", help="the node to reach")
-    _depth_option(p, 6)
-    p.add_argument("--directed", action="store_true", help="follow edges from src to dst only")
-    p.add_argument(
-        "--limit", type=int, default=10, metavar="N", help="most paths of that length (default 10)"
-    )
-    _graph_options(p)
-
-
-def _add_explain(subs: Subcommands) -> None:
-    p = _subcommand(
-        subs,
-        "explain",
-        "why two nodes are connected: the linking facts and their evidence",
-        """
-        Every edge on a chain of at most --max-depth edges between A and B (no node twice), with
-        the records it was learned from (see --evidence-rel and --evidence-prop); evidence
-        edges themselves are not walked.""",
-        """
-        anatid explain memory.duckdb alice acme
-        anatid explain memory.duckdb alice acme --evidence-rel MENTIONS --evidence-prop episodes""",
-        cmd_explain,
-    )
-    p.add_argument("a", metavar="A", help="a node id")
-    p.add_argument("b", metavar="B", help="another node id")
-    _depth_option(p, 3)
-    _evidence_options(p)
-    _graph_options(p)
-
-
-def _add_neighbours(subs: Subcommands) -> None:
-    p = _subcommand(
-        subs,
-        "neighbours",
-        "the nodes one edge away from a node",
-        """
-        The nodes at the other end of the node's edges (of --rel), by id.""",
-        """
-        anatid neighbours memory.duckdb alice --direction out --rel WORKS_AT""",
-        cmd_neighbours,
-    )
-    p.add_argument("id", metavar="ID", help="the node id")
-    _direction_option(p)
-    _graph_options(p, labels=True)
-
-
-def _add_hubs(subs: Subcommands) -> None:
-    p = _subcommand(
-        subs,
-        "hubs",
-        "the most connected nodes",
-        """
-        The nodes with the most edges (of --rel; --direction counts only outgoing or incoming
-        ones; a self-loop counts twice), most first.""",
-        """
-        anatid hubs memory.duckdb --k 5 --label Entity""",
-        cmd_hubs,
-    )
-    p.add_argument("--k", type=int, default=10, metavar="N", help="how many (default 10)")
-    _direction_option(p)
-    _graph_options(p, labels=True)
-
-
-def _add_provenance(subs: Subcommands) -> None:
-    p = _subcommand(
-        subs,
-        "provenance",
-        "a record's versions and the evidence it came from",
-        """
-        Every version of the node or edge with this id, oldest first, and its evidence (see
-        --evidence-rel and --evidence-prop) as of now or --as-of.""",
-        """
-        anatid provenance memory.duckdb e-acme --evidence-prop episodes""",
-        cmd_provenance,
-    )
-    p.add_argument("id", metavar="ID", help="the node or edge id")
-    p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
-    _evidence_options(p)
-    _graph_options(p, rels=False)
+    json_option(p)
