@@ -127,16 +127,7 @@ class Store(Eraser, Reader):
         """A read-only view: what the store knew at ``tx_time``, restricted to what was valid at
         ``valid_time`` (either may be None) and, with ``scope``, to what its wall lets through.
         Every read and search works the same way on it."""
-        view = View(
-            self.connection,
-            self.text_cache,
-            self.vectors,
-            tx_time=tx_time,
-            valid_time=valid_time,
-            scope=scope,
-        )
-        view.evidence = self.evidence
-        return view
+        return View.over(self, tx_time, valid_time, scope)
 
     def scoped(self, scope: Scope) -> View:
         """A read-only view of the current state inside ``scope`` (:mod:`anatid_core.scope`)."""

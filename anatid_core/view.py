@@ -41,6 +41,26 @@ class View(Reader):
         self.valid_time = valid_time
         self.scope = scope
 
+    @classmethod
+    def over(
+        cls,
+        reader: Reader,
+        tx_time: datetime | None,
+        valid_time: datetime | None,
+        scope: Scope | None,
+    ) -> View:
+        """A view of ``reader``'s file at that instant, keeping the reader's evidence rule."""
+        view = cls(
+            reader.connection,
+            reader.text_cache,
+            reader.vectors,
+            tx_time=tx_time,
+            valid_time=valid_time,
+            scope=scope,
+        )
+        view.evidence = reader.evidence
+        return view
+
     def as_of(
         self,
         tx_time: datetime | None = None,
@@ -52,16 +72,7 @@ class View(Reader):
         if scope is not None and not isinstance(scope, Scope):
             raise InvalidInput(f"scope must be a Scope, got {type(scope).__name__}")
         narrowed = scope if self.scope is None else self.scope.narrowed(scope)
-        view = View(
-            self.connection,
-            self.text_cache,
-            self.vectors,
-            tx_time=tx_time,
-            valid_time=valid_time,
-            scope=narrowed,
-        )
-        view.evidence = self.evidence
-        return view
+        return View.over(self, tx_time, valid_time, narrowed)
 
     def scoped(self, scope: Scope) -> View:
         """This instant, seen through ``scope`` as well."""
