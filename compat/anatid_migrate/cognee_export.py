@@ -26,7 +26,6 @@ from uuid import UUID
 
 from anatid_core import AnatidError
 
-from .closing import closed_note
 from .cognee_records import (
     Memory,
     changed_only,
@@ -44,16 +43,18 @@ from .cognee_targets import (
     parse_cognee_url,
     read_points,
 )
-from .errors import TargetExists, TargetNotEmpty, UnsupportedSource
+from .errors import TargetNotEmpty, UnsupportedSource
 from .export_journal import (
     default_history_dir,
+    note_history,
     read_journal,
     remove_store_files,
     require_verified,
     restore_history,
+    run_import,
     write_journal,
 )
-from .history import MANIFEST, history_counts, write_history
+from .history import write_history
 from .progress import Progress, Silent
 from .report import MigrationReport, Tally
 
@@ -235,24 +236,12 @@ def import_cognee(
     path = Path(target).resolve()
     backend = parse_cognee_url(url)
     report = MigrationReport("cognee import", backend.describe(), str(path), dry_run=dry_run)
-    if path.exists() and not force and not dry_run:
-        raise TargetExists(f"{path} already exists; pass --force (force=True) to replace it.")
-    history = Path(history_dir).resolve() if history_dir else None
-    if history is not None and history_counts(history) is None:
-        raise UnsupportedSource(f"{history} holds no history written by an export ({MANIFEST})")
-    started = time.monotonic()
     progress = progress or Silent()
-    tmp = path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
-    try:
-        asyncio.run(_import(backend, tmp, history, report, progress))
-        if not dry_run:
-            path.with_name(path.name + ".wal").unlink(missing_ok=True)
-            os.replace(tmp, path)
-    finally:
-        progress.close()
-        remove_store_files(tmp)
-    report.seconds = time.monotonic() - started
-    return report
+
+    async def body(tmp: Path, history: Path | None) -> None:
+        await _import(backend, tmp, history, report, progress)
+
+    return run_import(report, path, history_dir, force=force, progress=progress, body=body)
 
 
 async def _import(
@@ -297,13 +286,7 @@ async def _import_from(
         closed = close_gone(dst_graph.store, memory) if history is not None else 0
         await _verify(dst_graph, dst_vector, report, progress)
         if history is not None:
-            stats = dst_graph.store.stats()
-            newer = stats["node_versions"] + stats["edge_versions"] - restored
-            report.notes.append(
-                f"history: {restored} versions restored from {history} with their recorded "
-                f"times; {newer} new versions for what changed on the backend since the export"
-            )
-            report.notes.append(closed_note(closed, "backend"))
+            note_history(report, dst_graph.store, history, restored, closed, "backend")
     finally:
         await _close(dst_graph, dst_vector)
 

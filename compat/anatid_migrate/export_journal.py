@@ -1,5 +1,6 @@
-"""What the exports to a server backend share: the journal beside the history, the history's
-default place, and bringing the history back into a new file.
+"""What the exports to a server backend and the imports from one share: the journal beside the
+history, the history's default place, bringing the history back into a new file, and the frame
+of an import (a temporary file renamed into place only once it is complete and verified).
 
 An export writes ``export.json`` into the history directory before it writes to the server and
 marks it done at the end, so a rerun that finds a non-empty server can tell its own unfinished
@@ -8,14 +9,20 @@ work from somebody else's data.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Protocol
 
-from anatid_core import AnatidError, restore_timeline, store_files
+from anatid_core import AnatidError, Store, restore_timeline, store_files
 
-from .errors import UnsupportedSource, VerificationFailed
-from .history import read_history
+from .closing import closed_note
+from .errors import TargetExists, UnsupportedSource, VerificationFailed
+from .history import MANIFEST, history_counts, read_history
+from .progress import Progress
 from .report import MigrationReport
 
 JOURNAL = "export.json"
@@ -72,3 +79,51 @@ def require_verified(report: MigrationReport, through: str) -> None:
             report,
         )
     report.verified = True
+
+
+#: An import's body: given the temporary file to fill and the history directory (or None).
+ImportBody = Callable[[Path, "Path | None"], Coroutine[Any, Any, None]]
+
+
+def run_import(
+    report: MigrationReport,
+    path: Path,
+    history_dir: str | os.PathLike[str] | None,
+    *,
+    force: bool,
+    progress: Progress,
+    body: ImportBody,
+) -> MigrationReport:
+    """Run ``body`` into a temporary file beside ``path`` and rename it into place (not on a
+    dry run); whatever happens, the temporary file goes and ``progress`` is closed."""
+    if path.exists() and not force and not report.dry_run:
+        raise TargetExists(f"{path} already exists; pass --force (force=True) to replace it.")
+    history = Path(history_dir).resolve() if history_dir else None
+    if history is not None and history_counts(history) is None:
+        raise UnsupportedSource(f"{history} holds no history written by an export ({MANIFEST})")
+    started = time.monotonic()
+    tmp = path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
+    try:
+        asyncio.run(body(tmp, history))
+        if not report.dry_run:
+            path.with_name(path.name + ".wal").unlink(missing_ok=True)
+            os.replace(tmp, path)
+    finally:
+        progress.close()
+        remove_store_files(tmp)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def note_history(
+    report: MigrationReport, store: Store, history: Path, restored: int, closed: int, where: str
+) -> None:
+    """Say in the report what an import over a restored history wrote (``where``: the
+    backend's word for itself, e.g. "server")."""
+    stats = store.stats()
+    newer = stats["node_versions"] + stats["edge_versions"] - restored
+    report.notes.append(
+        f"history: {restored} versions restored from {history} with their recorded "
+        f"times; {newer} new versions for what changed on the {where} since the export"
+    )
+    report.notes.append(closed_note(closed, where))

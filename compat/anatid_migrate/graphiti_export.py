@@ -23,18 +23,20 @@ from typing import Any
 
 from anatid_core import AnatidError, Store
 
-from .closing import close_absent, closed_note
-from .errors import MigrationError, TargetExists, TargetNotEmpty, UnsupportedSource
+from .closing import close_absent
+from .errors import MigrationError, TargetNotEmpty, UnsupportedSource
 from .export_journal import (
     default_history_dir,
+    note_history,
     read_journal,
     remove_store_files,
     require_verified,
     restore_history,
+    run_import,
     write_journal,
 )
 from .graphiti_models import TYPES, check_storable, read_pages, tally_group, tally_page, write_page
-from .history import MANIFEST, history_counts, write_history
+from .history import history_counts, write_history
 from .progress import Progress, Silent
 from .report import MigrationReport, Tally
 from .servers import (
@@ -247,24 +249,12 @@ def import_graphiti(
     path = Path(target).resolve()
     server = parse_url(url)
     report = MigrationReport("graphiti import", server.describe(), str(path), dry_run=dry_run)
-    if path.exists() and not force and not dry_run:
-        raise TargetExists(f"{path} already exists; pass --force (force=True) to replace it.")
-    started = time.monotonic()
     progress = progress or Silent()
-    tmp = path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
-    history = Path(history_dir).resolve() if history_dir else None
-    if history is not None and history_counts(history) is None:
-        raise UnsupportedSource(f"{history} holds no history written by an export ({MANIFEST})")
-    try:
-        asyncio.run(_import(server, tmp, history, report, progress))
-        if not dry_run:
-            path.with_name(path.name + ".wal").unlink(missing_ok=True)
-            os.replace(tmp, path)
-    finally:
-        progress.close()
-        remove_store_files(tmp)
-    report.seconds = time.monotonic() - started
-    return report
+
+    async def body(tmp: Path, history: Path | None) -> None:
+        await _import(server, tmp, history, report, progress)
+
+    return run_import(report, path, history_dir, force=force, progress=progress, body=body)
 
 
 async def _import(
@@ -309,13 +299,7 @@ async def _import(
             closed = close_absent(dst.store, seen, seen) if history is not None else 0
             await _verify(dst, sorted(groups), report, progress, 0, by_listing=False)
             if history is not None:
-                stats = dst.store.stats()
-                newer = stats["node_versions"] + stats["edge_versions"] - restored
-                report.notes.append(
-                    f"history: {restored} versions restored from {history} with their recorded "
-                    f"times; {newer} new versions for what changed on the server since the export"
-                )
-                report.notes.append(closed_note(closed, "server"))
+                note_history(report, dst.store, history, restored, closed, "server")
         finally:
             await dst.close()
     finally:
