@@ -46,8 +46,9 @@ from .cognee_targets import (
 from .errors import TargetNotEmpty, UnsupportedSource
 from .export_journal import (
     default_history_dir,
+    is_resuming,
     note_history,
-    read_journal,
+    note_history_written,
     remove_store_files,
     require_verified,
     restore_history,
@@ -142,11 +143,7 @@ async def _export(
                                             node_objects=target.provider == "ladybug")  # fmt: skip
         await _verify(graph, vector, report, progress)
         counts = write_history(src_graph.store, history, str(path))
-        report.notes.append(
-            f"history: {counts['node']} node and {counts['edge']} edge versions (every version, "
-            f"valid and transaction time) written to {history}; the backend keeps only the "
-            "current state"
-        )
+        note_history_written(report, counts, history, "backend")
         write_journal(history, path, target, "done")
     finally:
         await _close(src_graph, src_vector)
@@ -185,13 +182,7 @@ async def _claim(
 ) -> None:
     """Refuse a backend that holds a memory, unless it is this export's unfinished work (the
     journal says so) or ``force`` (which clears it); then journal that the export is under way."""
-    journal = read_journal(history)
-    resuming = bool(
-        journal
-        and journal.get("state") == "writing"
-        and journal.get("source") == str(path)
-        and journal.get("target") == target.describe()
-    )
+    resuming = is_resuming(history, path, target)
     if not resuming and not await _is_empty(graph, vector):
         if not force:
             raise TargetNotEmpty(

@@ -52,6 +52,28 @@ def write_journal(history: Path, path: Path, target: Described, state: str) -> N
     tmp.replace(history / JOURNAL)
 
 
+def is_resuming(history: Path, path: Path, target: Described) -> bool:
+    """Whether the journal says an export of ``path`` to ``target`` began and did not finish
+    (so a non-empty target is that export's own work, which a rerun completes)."""
+    journal = read_journal(history)
+    return bool(
+        journal
+        and journal.get("state") == "writing"
+        and journal.get("source") == str(path)
+        and journal.get("target") == target.describe()
+    )
+
+
+def note_history_written(
+    report: MigrationReport, counts: dict[str, int], history: Path, where: str
+) -> None:
+    report.notes.append(
+        f"history: {counts['node']} node and {counts['edge']} edge versions (every version, "
+        f"valid and transaction time) written to {history}; the {where} keeps only the "
+        "current state"
+    )
+
+
 def restore_history(tmp: Path, history: Path | None, report: MigrationReport) -> int:
     """Write the exported timeline into ``tmp`` (an empty file); the versions written."""
     if history is None:

@@ -27,8 +27,9 @@ from .closing import close_absent
 from .errors import MigrationError, TargetNotEmpty, UnsupportedSource
 from .export_journal import (
     default_history_dir,
+    is_resuming,
     note_history,
-    read_journal,
+    note_history_written,
     remove_store_files,
     require_verified,
     restore_history,
@@ -123,11 +124,7 @@ async def _export(
             return
         await _verify(target, groups, report, progress, total, by_listing=True)
         counts = write_history(src.store, history, str(path))
-        report.notes.append(
-            f"history: {counts['node']} node and {counts['edge']} edge versions (every version, "
-            f"valid and transaction time) written to {history}; the server keeps only the "
-            "current state"
-        )
+        note_history_written(report, counts, history, "server")
         write_journal(history, path, server, "done")
     finally:
         await src.close()
@@ -140,13 +137,7 @@ async def _claim(
     """Refuse a server that holds a graph, unless it is this export's unfinished work (the
     journal says so) or ``force``; then record in the journal that the export is under way."""
     found = sorted(await groups_on(target, server))
-    journal = read_journal(history)
-    resuming = bool(
-        journal
-        and journal.get("state") == "writing"
-        and journal.get("source") == str(path)
-        and journal.get("target") == server.describe()
-    )
+    resuming = is_resuming(history, path, server)
     if found and not resuming and not force:
         raise TargetNotEmpty(
             f"{server.describe()} already holds groups {found}. Export into an empty server, or "
