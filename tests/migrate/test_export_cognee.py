@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +33,7 @@ from anatid_migrate.errors import (  # noqa: E402
 
 from anatid_core import Store  # noqa: E402
 from tests.migrate.falkordb_server import free_port  # noqa: E402
+from tests.migrate.interrupted import kill_mid_export  # noqa: E402
 from tests.migrate.postgres_server import postgres_server  # noqa: E402
 from tests.migrate.sources.make_cognee_anatid import build_cognee_anatid  # noqa: E402
 
@@ -295,28 +292,6 @@ def test_cli_export_and_import(memory: Path, pg_url: str, tmp_path: Path, capsys
     assert back.exists()
 
 
-_KILLABLE = """
-import sys, time
-import tests.migrate.conftest  # noqa: F401  (Cognee's offline environment)
-import anatid_migrate.cognee_records as records
-from anatid_migrate.cognee_export import export_cognee
-
-class StallMidExport:
-    # Progress hook: after a few written pages, announce it and hang until killed.
-    def __init__(self): self.seen = 0
-    def phase(self, name, total): pass
-    def advance(self, n):
-        self.seen += 1
-        if self.seen == 4:
-            open(sys.argv[3], "w").write("exporting")
-            time.sleep(600)
-    def close(self): pass
-
-records.PAGE = 3
-export_cognee(sys.argv[1], sys.argv[2], history_dir=sys.argv[4], progress=StallMidExport())
-"""
-
-
 @pytest.mark.skipif(
     not os.environ.get("ANATID_TEST_SLOW"),
     reason="a subprocess importing Cognee: ANATID_TEST_SLOW=1",
@@ -325,17 +300,16 @@ def test_killed_export_is_completed_by_a_rerun_without_duplicates(
     memory: Path, pg_url: str, tmp_path: Path
 ) -> None:
     marker, history = tmp_path / "exporting", tmp_path / "history"
-    args = [sys.executable, "-c", _KILLABLE, str(memory), pg_url, str(marker), str(history)]
-    proc = subprocess.Popen(args, cwd=REPO, env=os.environ.copy())
-    try:
-        deadline = time.monotonic() + 300
-        while not marker.exists():
-            assert proc.poll() is None, "the export ended before it could be interrupted"
-            assert time.monotonic() < deadline, "the export never started writing"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGKILL)
-    finally:
-        proc.wait(timeout=60)
+    kill_mid_export(
+        "import tests.migrate.conftest  # Cognee's offline environment\n"
+        "import anatid_migrate.cognee_records as records\n"
+        "from anatid_migrate.cognee_export import export_cognee",
+        "records",
+        "export_cognee",
+        (memory, pg_url, marker, history),
+        repo=REPO,
+        timeout=300,
+    )
     half = asyncio.run(_read_backend(pg_url))
     want = asyncio.run(_read_anatid(memory))
     assert half["nodes"] and half != want

@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import subprocess
 import sys
-import textwrap
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +42,7 @@ from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode, SagaNod
 
 from anatid_core import Store  # noqa: E402
 from tests.migrate.falkordb_server import falkordb_server, free_port  # noqa: E402
+from tests.migrate.interrupted import kill_mid_export  # noqa: E402
 from tests.migrate.sources.make_graphiti_anatid import build_anatid  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -256,47 +253,19 @@ def test_a_map_attribute_is_refused_before_it_is_written(server: str, tmp_path: 
     assert got["g1"]["entity"] == []
 
 
-_KILLABLE = textwrap.dedent(
-    """
-    import sys, time
-    from pathlib import Path
-    import anatid_migrate.graphiti_models as models
-    from anatid_migrate.graphiti_export import export_graphiti
-
-    class StallMidExport:
-        # Progress hook: after a few written pages, announce it and hang until killed.
-        def __init__(self): self.seen = 0
-        def phase(self, name, total): pass
-        def advance(self, n):
-            self.seen += 1
-            if self.seen == 4:
-                Path(sys.argv[3]).write_text("exporting")
-                time.sleep(600)
-        def close(self): pass
-
-    models.PAGE = 3
-    export_graphiti(sys.argv[1], sys.argv[2], history_dir=sys.argv[4], progress=StallMidExport())
-    """
-)
-
-
 def test_killed_export_is_completed_by_a_rerun_without_duplicates(
     memory: Path, server: str, tmp_path: Path
 ) -> None:
     marker, history = tmp_path / "exporting", tmp_path / "history"
-    args = [sys.executable, "-c", _KILLABLE, str(memory), server, str(marker), str(history)]
-    proc = subprocess.Popen(args, cwd=REPO, env=os.environ.copy())
-    try:
-        deadline = time.monotonic() + 120
-        while not marker.exists():
-            assert proc.poll() is None, "the export ended before it could be interrupted"
-            assert time.monotonic() < deadline, "the export never started writing"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    kill_mid_export(
+        "import anatid_migrate.graphiti_models as models\n"
+        "from anatid_migrate.graphiti_export import export_graphiti",
+        "models",
+        "export_graphiti",
+        (memory, server, marker, history),
+        repo=REPO,
+        timeout=120,
+    )
     partial, _ = asyncio.run(_falkor_side(server))
     want = asyncio.run(_anatid_side(memory))
     assert 0 < len(partial["g1"]["episode"]) + len(partial["g1"]["entity"])
