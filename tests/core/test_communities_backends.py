@@ -41,22 +41,26 @@ with Store.open(":memory:") as s:
 """
 
 
-def _child(hash_seed: str) -> dict:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout)
+def _children(*hash_seeds: str) -> list[dict]:
+    """Runs _CHILD once per hash seed, the processes side by side."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CHILD],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for seed in hash_seeds
+    ]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * len(procs)
+    return [json.loads(out) for out in outs]
 
 
 @needs("graph")
 def test_igraph_partition_is_the_same_in_every_process_and_leaves_random_alone() -> None:
-    first, second = _child("1"), _child("2")
+    first, second = _children("1", "2")
     assert first["parts"] == second["parts"]
     assert len(first["parts"]) > 1
     assert first["random_untouched"] and second["random_untouched"]
