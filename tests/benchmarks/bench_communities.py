@@ -106,7 +106,7 @@ def _line(name: str, times: dict[str, float], warm: float | None, q: float, k: i
     )
 
 
-def bench(n: int, tmp: str, repeat: int, skip_plain: bool) -> Iterator[str]:
+def bench(n: int, tmp: str, repeat: int, skip_plain: bool, skip_nx: bool) -> Iterator[str]:
     m = 3 * n
     pairs = _pairs(n, m, 29)
     store = _store(os.path.join(tmp, f"comm{n}.duckdb"), n, pairs)
@@ -123,6 +123,8 @@ def bench(n: int, tmp: str, repeat: int, skip_plain: bool) -> Iterator[str]:
         times, warm, parts = _anatid(store, backend, times_)
         yield _line(name, times, warm, modularity(parts), len(parts))
     store.close()
+    if skip_nx:
+        return
     found: list[set[str]] = []
     theirs = _timed(_keep(found, lambda: nx.community.louvain_communities(g, seed=0)), 1)
     yield _line("networkx louvain_communities", theirs, None, modularity(found), len(found))
@@ -148,6 +150,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 10_000], help="nodes")
     ap.add_argument("--repeat", type=int, default=5, help="cold runs of the igraph backend")
     ap.add_argument("--skip-plain", action="store_true", help="leave out the plain Louvain")
+    ap.add_argument("--skip-networkx", action="store_true", help="leave out the peer (a look)")
     args = ap.parse_args()
     import igraph
 
@@ -157,7 +160,7 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
-            for line in bench(n, tmp, args.repeat, args.skip_plain):
+            for line in bench(n, tmp, args.repeat, args.skip_plain, args.skip_networkx):
                 print(line, flush=True)
     print(f"peak RSS {peak_rss_mb():,.0f} MB, {time.perf_counter() - started:,.0f} s in all")
 
