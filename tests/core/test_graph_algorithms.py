@@ -179,9 +179,7 @@ def _modularity(nodes, edges, parts) -> float:
 
 @EXAMPLES
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 60), density=st.floats(0.3, 4.0))
-def test_communities_are_a_partition_as_good_as_networkx_louvain(
-    backend, seed, n, density
-) -> None:
+def test_communities_are_a_partition_as_good_as_networkx_louvain(backend, seed, n, density) -> None:
     with Store.open(":memory:") as store:
         snaps = build(store, seed, n, int(n * density))
         at = seed % len(snaps)
