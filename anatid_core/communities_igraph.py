@@ -5,7 +5,7 @@ nodes / 300,000 edges that takes minutes, against the issue's 5 s. igraph's
 ``community_leiden`` with the modularity objective does it in C, and Leiden also never leaves a
 community internally disconnected, as Louvain may. igraph's own Louvain
 (``community_multilevel``) was measured too and left out: on sparse random graphs it took
-~150 s at that size, 20 times Leiden.
+~150 s at that size on a loaded machine, over ten times Leiden.
 
 igraph is imported here only, lazily, so the core runs without it. Leiden is randomised (node
 order, refinement), and igraph draws from a process-wide generator, Python's ``random`` module
