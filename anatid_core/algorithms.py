@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from .communities import check_resolution, louvain
+from .communities import COMMUNITIES, check_resolution, partition
 from .connection import Connection
 from .errors import InvalidInput
 from .graph_arrays import visible_graph
@@ -83,18 +83,19 @@ class GraphAlgorithms(_Reads):
         labels: Iterable[str] | None = None,
         rels: Iterable[str] | None = None,
     ) -> list[list[str]]:
-        """A partition of the visible graph's nodes into communities (Louvain, edges taken as
-        undirected, parallel edges as weight): each community's ids sorted, the communities
-        largest first (ties by first id). Deterministic: the same graph gives the same
-        partition. Cached until the next write; nothing of it is stored in the file."""
+        """A partition of the visible graph's nodes into communities by modularity (edges taken
+        as undirected, parallel edges as weight): igraph's Leiden with the ``graph`` extra, a
+        plain Louvain without. Each community's ids sorted, the communities largest first (ties
+        by first id). Deterministic: the same graph gives the same partition (with the same
+        backend). Cached until the next write; nothing of it is stored in the file."""
         check_resolution(resolution)
         graph = visible_graph(
             self.connection, self.visibility, groups=groups, labels=labels, rels=rels
         )
-        key = ("communities", float(resolution))
+        key = ("communities", float(resolution), COMMUNITIES["backend"])
         found = graph.derived.get(key)
         if found is None:
-            labels_of = louvain(graph.size, graph.src, graph.dst, resolution=float(resolution))
+            labels_of = partition(graph.size, graph.src, graph.dst, resolution=float(resolution))
             found = _grouped(graph.ids, labels_of)
             graph.derived[key] = found
         return [list(c) for c in found]

@@ -18,6 +18,7 @@ EXTRAS = {
     "migrate": "rich",
     "export": "falkordb",
     "export-cognee": "asyncpg",
+    "graph": "igraph",
 }
 
 

@@ -13,10 +13,11 @@ def add_communities(subs: Subcommands) -> None:
     p = subcommand(
         subs,
         "communities",
-        "a deterministic partition of the graph into communities (Louvain)",
+        "a deterministic partition of the graph into communities (modularity)",
         """
-        Groups the nodes into communities by Louvain modularity over the visible edges (taken
-        as undirected; parallel edges weigh more). The same graph always gives the same
+        Groups the nodes into communities by modularity over the visible edges (taken as
+        undirected; parallel edges weigh more): igraph's Leiden with the graph extra installed,
+        else a plain Louvain. The same graph always gives the same
         partition, largest community first. --group restricts the graph to those groups' nodes
         and edges; --rel to those relationship types.""",
         "anatid communities memory.duckdb --group g1 --as-of 2024-06-01",
@@ -25,7 +26,7 @@ def add_communities(subs: Subcommands) -> None:
     for add in (time_options, group_option, json_option):
         add(p)
     p.add_argument("--rel", action="append", metavar="REL", help="only edges of this type")
-    p.add_argument("--resolution", type=float, default=1.0, help="Louvain resolution (1.0)")
+    p.add_argument("--resolution", type=float, default=1.0, help="modularity resolution (1.0)")
     p.add_argument("--limit", type=int, default=20, help="communities printed (table only)")
 
 

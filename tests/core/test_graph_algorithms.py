@@ -11,6 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anatid_core import Edge, InvalidInput, Node, NotFound, Store
+from anatid_core.communities import COMMUNITIES
+from tests.extras import needs
 
 from .graph_oracle import GROUPS, RELS, Snapshot, build, nx_pagerank, nx_weighted
 
@@ -163,6 +165,13 @@ def test_recall_with_the_pagerank_arm_says_which_arms_found_each_hit(seeded: Sto
 # ------------------------------------------------------------------------------ communities
 
 
+@pytest.fixture(params=["plain", pytest.param("igraph", marks=needs("graph"))])
+def backend(request, monkeypatch) -> str:
+    """Each communities test runs on both backends: the plain Louvain, and igraph's Leiden."""
+    monkeypatch.setitem(COMMUNITIES, "backend", request.param)
+    return request.param
+
+
 def _modularity(nodes, edges, parts) -> float:
     g = nx_weighted(nodes, edges)
     return nx.community.modularity(g, [set(p) for p in parts]) if g.number_of_edges() else 0.0
@@ -170,7 +179,7 @@ def _modularity(nodes, edges, parts) -> float:
 
 @EXAMPLES
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 60), density=st.floats(0.3, 4.0))
-def test_communities_are_a_partition_as_good_as_networkx_louvain(seed, n, density) -> None:
+def test_communities_are_a_partition_as_good_as_networkx_louvain(backend, seed, n, density) -> None:
     with Store.open(":memory:") as store:
         snaps = build(store, seed, n, int(n * density))
         at = seed % len(snaps)
@@ -186,9 +195,11 @@ def test_communities_are_a_partition_as_good_as_networkx_louvain(seed, n, densit
         assert mine >= theirs - 0.05 * abs(theirs) - 1e-9
 
 
-@settings(max_examples=5, deadline=None)
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(seed=st.integers(0, 10_000))
-def test_communities_are_the_same_whatever_order_the_graph_was_written_in(seed) -> None:
+def test_communities_are_the_same_whatever_order_the_graph_was_written_in(backend, seed) -> None:
     rng = random.Random(seed)
     n = rng.randrange(5, 50)
     nodes = [Node(f"n{i:02d}") for i in range(n)]
@@ -221,7 +232,7 @@ def _two_cliques(store: Store) -> None:
     )
 
 
-def test_communities_follow_writes_and_leave_the_file_alone(tmp_path) -> None:
+def test_communities_follow_writes_and_leave_the_file_alone(backend, tmp_path) -> None:
     with Store.open(tmp_path / "g.duckdb") as s:
         _two_cliques(s)
         tables = s.connection.query("SELECT table_name FROM duckdb_tables() ORDER BY 1")
