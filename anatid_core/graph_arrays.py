@@ -14,6 +14,7 @@ transaction (uncommitted writes visible) nothing is cached.
 
 from __future__ import annotations
 
+import bisect
 import threading
 import warnings
 import weakref
@@ -37,7 +38,7 @@ GRAPH_ARRAYS: dict[str, int] = {"cached_graphs": 4}
 class GraphArrays:
     """Visible nodes ``ids`` (sorted) and edges ``src[i] -> dst[i]`` as indexes into ``ids``
     (one pair per visible edge: parallel edges repeat, self-loops are kept), ordered by
-    ``(dst, src, edge id)``; ``edge_ids[i]`` is the id of edge ``i`` (an Arrow string array:
+    ``(dst, src)``; ``edge_ids[i]`` is the id of edge ``i`` (an Arrow string array:
     compact, and read only for the few edges a walk returns)."""
 
     ids: list[str]
@@ -55,6 +56,13 @@ class GraphArrays:
     @property
     def size(self) -> int:
         return len(self.ids)
+
+    def position(self, node_id: str) -> int | None:
+        """The index of ``node_id``, or None if it is not a node here: a binary search of the
+        sorted ids (DuckDB orders strings by their UTF-8 bytes, which is Python's code point
+        order), so a walk or a seed needs no id -> position dict of the whole graph."""
+        at = bisect.bisect_left(self.ids, node_id)
+        return at if at < len(self.ids) and self.ids[at] == node_id else None
 
     def index(self) -> dict[str, int]:
         """id -> position, built on first use."""
@@ -150,22 +158,32 @@ def _load(
     nodes = _arrow(
         cur.execute(f"SELECT r.id, r.vid FROM nodes r WHERE {nf.sql()} ORDER BY r.id", nf.params)
     )
-    # Positions are given in SQL (the join runs in DuckDB, not over Python dicts); edges to a
-    # node outside the visible set fall out of the inner joins.
-    sql = (
-        f"WITH n AS (SELECT r.id, CAST(row_number() OVER (ORDER BY r.id) - 1 AS INTEGER) AS i "
-        f"FROM nodes r WHERE {nf.sql()}) "
-        f"SELECT s.i AS s, d.i AS d, r.id AS e, r.vid AS v FROM edges r JOIN n s ON s.id = r.src "
-        f"JOIN n d ON d.id = r.dst WHERE {ef.sql()} ORDER BY d.i, s.i, r.id"
-    )
-    pairs = _arrow(cur.execute(sql, [*nf.params, *ef.params]))
+    ids = nodes.column("id").combine_chunks()
+    # The edges' ends as positions, by a join against the nodes just read (registered, not
+    # numbered again in SQL); edges to a node outside the visible set fall out of the inner
+    # joins. They are sorted here, not in SQL: numpy sorts the int pairs in a fraction of the
+    # time DuckDB takes (at 1M nodes / 2.3M edges the ORDER BY was half the load).
+    name = f"_anatid_graph_nodes_{threading.get_ident()}"
+    cur.register(name, pa.table({"id": ids, "i": pa.array(np.arange(len(ids), dtype=np.int32))}))
+    try:
+        pairs = _arrow(
+            cur.execute(
+                f"SELECT s.i AS s, d.i AS d, r.id AS e, r.vid AS v FROM edges r "
+                f"JOIN {name} s ON s.id = r.src JOIN {name} d ON d.id = r.dst WHERE {ef.sql()}",
+                ef.params,
+            )
+        )
+    finally:
+        cur.unregister(name)
+    src, dst = _ints(pairs.column("s"), np.int32), _ints(pairs.column("d"), np.int32)
+    order = np.argsort((dst.astype(np.int64) << 32) | src, kind="stable")  # by (dst, src)
     return GraphArrays(
-        ids=nodes.column("id").to_pylist(),
-        src=_ints(pairs.column("s"), np.int32),
-        dst=_ints(pairs.column("d"), np.int32),
-        edge_ids=pairs.column("e").combine_chunks(),
+        ids=ids.to_pylist(),
+        src=src[order],
+        dst=dst[order],
+        edge_ids=pairs.column("e").combine_chunks().take(pa.array(order)),
         node_vids=_ints(nodes.column("vid"), np.int64),
-        edge_vids=_ints(pairs.column("v"), np.int64),
+        edge_vids=_ints(pairs.column("v"), np.int64)[order],
     )
 
 

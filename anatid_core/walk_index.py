@@ -67,8 +67,7 @@ class Walk:
         (so ``known``, the SQL walk's nodes already checked, is not needed)."""
         del known
         ix, graph = self.index, self.graph
-        lookup = graph.index()
-        at = np.fromiter((lookup[i] for i in frontier), dtype=np.int64, count=len(frontier))
+        at = np.fromiter(map(graph.position, frontier), dtype=np.int64, count=len(frontier))
         parts = []
         if outward or not directed:
             parts.append(_gather(ix.out_ptr, ix.out_far, ix.out_edge, at))
@@ -84,11 +83,10 @@ class Walk:
 
     def node_rows(self, ids: Iterable[str]) -> list[int]:
         """The rows of the visible versions of the nodes ``ids`` (each a node of the graph)."""
-        lookup = self.graph.index()
-        return [int(self.graph.node_vids[lookup[i]]) for i in ids]
+        return [int(self.graph.node_vids[self.graph.position(i)]) for i in ids]  # type: ignore[index]
 
     def has_node(self, node_id: str) -> bool:
-        return node_id in self.graph.index()
+        return self.graph.position(node_id) is not None
 
 
 def _gather(
@@ -111,8 +109,9 @@ def walk_index(graph: GraphArrays) -> WalkIndex:
 
 def _built(graph: GraphArrays) -> WalkIndex:
     n = graph.size
-    # The edges are ordered by (dst, src, id): in-edges are already rows of a CSR; a stable
-    # sort by src gives the out-edges' rows, parallel edges still by id.
+    # The edges are ordered by (dst, src): in-edges are already rows of a CSR; a stable sort
+    # by src gives the out-edges' rows. (Parallel edges come in any order: a walk compares
+    # their ids.)
     by_src = np.argsort(graph.src, kind="stable")
     return WalkIndex(
         graph=graph,
