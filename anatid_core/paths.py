@@ -11,13 +11,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from .adjacency import AdjacencyReads, EdgeRef
 from .codec import check_id
 from .errors import InvalidInput, NotFound
 from .model import Edge, Node
-from .rows import cols_of, item_from_row
+from .rows import Kind, cols_of, item_from_row, table_of
 from .turns import verbs_take_turns
 from .walk_index import IdHop, Walk, index_for_walk
 
@@ -101,6 +101,7 @@ class _Records(Protocol):
 
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
     def get_edges(self, ids: Iterable[str]) -> list[Edge]: ...
+    def _from_memory(self, kind: Kind, ids: list[str]) -> list[Any] | None: ...
 
 
 @verbs_take_turns
@@ -214,21 +215,28 @@ class PathReads(AdjacencyReads, _Records):
             nodes = {n.id: n for n in self.get_nodes(node_ids)}
             edges = {e.id: e for e in self.get_edges(edge_ids)}
         else:
-            nodes = self._by_row("node", walk.node_rows(node_ids))
-            edges = self._by_row("edge", [walk.edge_rows[e] for e in edge_ids])
+            nodes = self._walked("node", node_ids, lambda: walk.node_rows(node_ids))
+            edges = self._walked("edge", edge_ids, lambda: [walk.edge_rows[e] for e in edge_ids])
         return [Path(tuple(nodes[i] for i in ns), tuple(edges[e] for e in es)) for ns, es in chosen]
 
-    def _by_row(self, kind: Literal["node", "edge"], vids: list[int]) -> dict[str, Any]:
-        """The records of the rows ``vids`` (the visible versions a walk went through), by id:
-        by row, which zone maps find without scanning the table as a lookup by id would."""
-        if not vids:
+    def _walked(self, kind: Kind, ids: set[str], vids: Callable[[], list[int]]) -> dict[str, Any]:
+        """The records a walk over the index went through, by id: from the in-memory current
+        records where they answer, else by row (``vids``, the visible versions): the row range
+        lets zone maps skip most of the table, which a lookup by id scans whole."""
+        if not ids:
             return {}
-        table = "nodes" if kind == "node" else "edges"
-        rows = self._query(
-            f"SELECT {cols_of(kind)} FROM {table} r WHERE r.vid IN (SELECT unnest(?::BIGINT[]))",
-            [vids],
-        )
-        return {row[1]: item_from_row(kind, row) for row in rows}
+        found = self._from_memory(kind, sorted(ids))
+        if found is None:
+            rows = vids()
+            found = [
+                item_from_row(kind, row)
+                for row in self._query(
+                    f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE r.vid BETWEEN ? AND ? "
+                    "AND r.vid IN (SELECT unnest(?::BIGINT[]))",
+                    [min(rows), max(rows), rows],
+                )
+            ]
+        return {r.id: r for r in found}
 
 
 def _joined(fwd: _Side, bwd: _Side, middles: list[str]) -> Iterator[tuple[list[str], list[str]]]:
