@@ -17,7 +17,7 @@ from .adjacency import AdjacencyReads, EdgeRef
 from .codec import check_id
 from .errors import InvalidInput, NotFound
 from .model import Edge, Node
-from .rows import Kind, cols_of, item_from_row, table_of
+from .rows import Kind, items_by_vid
 from .turns import verbs_take_turns
 from .walk_index import IdHop, Walk, index_for_walk
 
@@ -222,20 +222,12 @@ class PathReads(AdjacencyReads, _Records):
     def _walked(self, kind: Kind, ids: set[str], vids: Callable[[], list[int]]) -> dict[str, Any]:
         """The records a walk over the index went through, by id: from the in-memory current
         records where they answer, else by row (``vids``, the visible versions): the row range
-        lets zone maps skip most of the table, which a lookup by id scans whole."""
+        lets zone maps skip most of the table (:func:`~anatid_core.rows.items_by_vid`)."""
         if not ids:
             return {}
         found = self._from_memory(kind, sorted(ids))
         if found is None:
-            rows = vids()
-            found = [
-                item_from_row(kind, row)
-                for row in self._query(
-                    f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE r.vid BETWEEN ? AND ? "
-                    "AND r.vid IN (SELECT unnest(?::BIGINT[]))",
-                    [min(rows), max(rows), rows],
-                )
-            ]
+            found = items_by_vid(self._query, kind, vids())
         return {r.id: r for r in found}
 
 
