@@ -222,8 +222,14 @@ def main() -> None:
         g_scoped = g.subgraph([f"n{i}" for i in range(n) if i % 4 != 3])
         inside = [(a, b) for a, b in ends if a in g_scoped and b in g_scoped]
         _compare(
-            f"shortest_path, 4 hops, warm ({n:,} / {m:,})",
+            f"shortest_path, 4 hops, warm, limit=10 (default) ({n:,} / {m:,})",
             lambda a, b: store.shortest_path(a, b, max_depth=6),
+            lambda a, b: nx.shortest_path(g, a, b),
+            ends,
+        )
+        _compare(
+            f"shortest_path, 4 hops, warm, limit=1 (one path, as networkx) ({n:,} / {m:,})",
+            lambda a, b: store.shortest_path(a, b, max_depth=6, limit=1),
             lambda a, b: nx.shortest_path(g, a, b),
             ends,
         )
