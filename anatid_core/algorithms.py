@@ -8,7 +8,7 @@ see is never reached, scored or grouped, and an edge counts only when both its e
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from .communities import COMMUNITIES, check_resolution, partition
 from .connection import Connection
@@ -16,7 +16,7 @@ from .errors import InvalidInput
 from .graph_arrays import visible_graph
 from .model import Hit, Node
 from .ranking import Direction, check_options, personalized_pagerank, seed_vector, top
-from .rows import Visibility
+from .rows import Kind, Visibility, items_by_vid
 from .turns import verbs_take_turns
 
 
@@ -25,6 +25,8 @@ class _Reads(Protocol):
     visibility: Visibility
 
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+    def _from_memory(self, kind: Kind, ids: list[str]) -> list[Any] | None: ...
+    def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
 
 
 @verbs_take_turns
@@ -68,7 +70,12 @@ class GraphAlgorithms(_Reads):
         )
         best = top(scores, k)
         ids = [graph.ids[i] for i in best.tolist()]
-        nodes = {n.id: n for n in self.get_nodes(ids)}
+        # From memory where the current records answer, else by row: the graph knows the row
+        # of each node's visible version (a lookup by id would scan the node table).
+        found = self._from_memory("node", ids)
+        if found is None:
+            found = items_by_vid(self._query, "node", graph.node_vids[best].tolist())
+        nodes = {n.id: n for n in found}
         return [
             Hit(id=i, score=float(scores[at]), item=nodes[i], rank=r + 1)
             for r, (i, at) in enumerate(zip(ids, best.tolist(), strict=True))

@@ -128,7 +128,7 @@ class EvidenceReads(PathReads, _Records):
         out, out_edges = self._distances(a, True, directed, rels, ev, max_depth)
         back, _ = self._distances(b, False, directed, rels, ev, max_depth)
         chains = _chains(a, b, out_edges, back, max_depth, limit)
-        paths = self._paths(chains)
+        paths = self._paths([(ns, [e.id for e in es]) for ns, es in chains])
         wanted = {e.id for _, es in chains for e in es}
         # Every parallel edge between two consecutive nodes of a chain links them as well.
         steps = {frozenset((n1, n2)) for ns, _ in chains for n1, n2 in pairwise(ns)}

@@ -9,15 +9,17 @@ each side. Whatever the reader cannot see (a past instant, a scope's wall) is ne
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from .adjacency import AdjacencyReads, EdgeRef
 from .codec import check_id
 from .errors import InvalidInput, NotFound
 from .model import Edge, Node
+from .rows import Kind, items_by_vid
 from .turns import verbs_take_turns
+from .walk_index import IdHop, Walk, index_for_walk
 
 #: ``shortest_path``'s default deepest search and most paths returned.
 PATHS: dict[str, int] = {"max_depth": 6, "limit": 10}
@@ -42,6 +44,8 @@ class Path:
 
 #: One hop found by a search: (from, to, edge).
 Hop = tuple[str, str, EdgeRef]
+#: Hops from a frontier: (frontier, outward, nodes already checked) -> (from, to, edge id).
+HopsFn = Callable[[list[str], bool, Collection[str]], list[IdHop]]
 
 
 @dataclass
@@ -52,7 +56,7 @@ class _Side:
     root: str
     outward: bool  # follows edges src -> dst (the source's end of a directed search)
     dist: dict[str, int] = field(default_factory=dict)
-    parents: dict[str, dict[str, EdgeRef]] = field(default_factory=dict)
+    parents: dict[str, dict[str, str]] = field(default_factory=dict)
     frontier: list[str] = field(default_factory=list)
     depth: int = 0
 
@@ -60,7 +64,7 @@ class _Side:
         self.dist[self.root] = 0
         self.frontier = [self.root]
 
-    def grow(self, hops: list[Hop]) -> None:
+    def grow(self, hops: list[IdHop]) -> None:
         """Take one hop's worth of edges from the frontier."""
         self.depth += 1
         fresh: list[str] = []
@@ -71,11 +75,11 @@ class _Side:
                 fresh.append(far)
             if d == self.depth:
                 best = self.parents.setdefault(far, {})
-                if near not in best or e.id < best[near].id:
+                if near not in best or e < best[near]:
                     best[near] = e
         self.frontier = sorted(fresh)
 
-    def walks(self, node: str) -> Iterator[tuple[list[str], list[EdgeRef]]]:
+    def walks(self, node: str) -> Iterator[tuple[list[str], list[str]]]:
         """Every shortest walk from the root to ``node``: (nodes, edges), root first."""
         parents = self.parents.get(node)
         if not parents:
@@ -97,6 +101,7 @@ class _Records(Protocol):
 
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
     def get_edges(self, ids: Iterable[str]) -> list[Edge]: ...
+    def _from_memory(self, kind: Kind, ids: list[str]) -> list[Any] | None: ...
 
 
 @verbs_take_turns
@@ -126,21 +131,43 @@ class PathReads(AdjacencyReads, _Records):
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidInput(f"limit must be an int >= 1, got {limit!r:.40}")
         rels, groups, labels = _listed(rels), _listed(groups), _listed(labels)
-        self._check_visible(src, dst)
+        walk = self._walk(rels, groups, labels)
+        self._check_visible(src, dst, walk=walk)
+        hops: HopsFn
+        if walk is not None:
+            hops = lambda f, o, k: walk.hops(f, o, directed, k)  # noqa: E731
+        else:
+            hops = lambda f, o, k: [  # noqa: E731
+                (a, b, e.id) for a, b, e in self.hops(f, o, directed, rels, groups, labels, k)
+            ]
         fwd = _Side(src, outward=True)
         bwd = _Side(dst, outward=False)
         if src == dst:
-            return self._paths([([src], [])])
+            return self._paths([([src], [])], walk)
         while fwd.frontier and bwd.frontier and fwd.depth + bwd.depth < max_depth:
             side, other = (fwd, bwd) if len(fwd.frontier) <= len(bwd.frontier) else (bwd, fwd)
-            known = fwd.dist.keys() | bwd.dist.keys()
-            side.grow(self.hops(side.frontier, side.outward, directed, rels, groups, labels, known))
+            side.grow(hops(side.frontier, side.outward, fwd.dist.keys() | bwd.dist.keys()))
             meet = [v for v in side.frontier if v in other.dist]
             if meet:
                 best = min(side.dist[v] + other.dist[v] for v in meet)
                 middles = [v for v in meet if side.dist[v] + other.dist[v] == best]
-                return self._paths(itertools.islice(_joined(fwd, bwd, middles), limit))
+                return self._paths(itertools.islice(_joined(fwd, bwd, middles), limit), walk)
         return []
+
+    def _walk(
+        self, rels: list[str] | None, groups: list[str] | None, labels: list[str] | None
+    ) -> Walk | None:
+        """A walk over the in-memory index of the visible graph (:mod:`anatid_core.walk_index`)
+        where it may answer: not with ``groups``/``labels`` (they bound the inner nodes only,
+        which the index does not know) nor with ``rels`` the filter would refuse."""
+        if groups is not None or labels is not None:
+            return None
+        if rels is not None and (
+            isinstance(rels, str) or not all(isinstance(r, str) for r in rels)
+        ):
+            return None  # the SQL walk refuses them with the filter's message
+        index = index_for_walk(self.connection, self.visibility, rels)
+        return None if index is None else Walk(index)
 
     def hops(
         self,
@@ -169,27 +196,42 @@ class PathReads(AdjacencyReads, _Records):
         ok = seen | self.visible_node_ids(unchecked, groups=groups, labels=labels)
         return [h for h in hops if h[1] in ok]
 
-    def _check_visible(self, *ids: str) -> None:
+    def _check_visible(self, *ids: str, walk: Walk | None = None) -> None:
         for i in ids:
             check_id(i, what="node id")
-        found = self.visible_node_ids(ids)
+        found = {i for i in ids if walk.has_node(i)} if walk else self.visible_node_ids(ids)
         for i in ids:
             if i not in found:
                 raise NotFound(f"no node {i!r} in this view", id=i)
 
-    def _paths(self, walks: Iterable[tuple[list[str], list[EdgeRef]]]) -> list[Path]:
+    def _paths(
+        self, walks: Iterable[tuple[list[str], list[str]]], walk: Walk | None = None
+    ) -> list[Path]:
         """Walks of ids as :class:`Path` records, shortest and then by node ids first."""
         chosen = sorted(walks, key=lambda w: (len(w[0]), w[0]))
-        nodes = {n.id: n for n in self.get_nodes({i for w in chosen for i in w[0]})}
-        edges = {e.id: e for e in self.get_edges({e.id for w in chosen for e in w[1]})}
-        return [
-            Path(tuple(nodes[i] for i in ns), tuple(edges[e.id] for e in es)) for ns, es in chosen
-        ]
+        node_ids = {i for w in chosen for i in w[0]}
+        edge_ids = {e for w in chosen for e in w[1]}
+        if walk is None:
+            nodes = {n.id: n for n in self.get_nodes(node_ids)}
+            edges = {e.id: e for e in self.get_edges(edge_ids)}
+        else:
+            nodes = self._walked("node", node_ids, lambda: walk.node_rows(node_ids))
+            edges = self._walked("edge", edge_ids, lambda: [walk.edge_rows[e] for e in edge_ids])
+        return [Path(tuple(nodes[i] for i in ns), tuple(edges[e] for e in es)) for ns, es in chosen]
+
+    def _walked(self, kind: Kind, ids: set[str], vids: Callable[[], list[int]]) -> dict[str, Any]:
+        """The records a walk over the index went through, by id: from the in-memory current
+        records where they answer, else by row (``vids``, the visible versions): the row range
+        lets zone maps skip most of the table (:func:`~anatid_core.rows.items_by_vid`)."""
+        if not ids:
+            return {}
+        found = self._from_memory(kind, sorted(ids))
+        if found is None:
+            found = items_by_vid(self._query, kind, vids())
+        return {r.id: r for r in found}
 
 
-def _joined(
-    fwd: _Side, bwd: _Side, middles: list[str]
-) -> Iterator[tuple[list[str], list[EdgeRef]]]:
+def _joined(fwd: _Side, bwd: _Side, middles: list[str]) -> Iterator[tuple[list[str], list[str]]]:
     """Every shortest path through the meeting nodes: src to the middle, then the middle to dst."""
     for middle in sorted(middles):
         for head_nodes, head_edges in fwd.walks(middle):

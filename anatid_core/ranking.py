@@ -5,6 +5,8 @@ otherwise follows an edge of the node it is on (out-edges, in-edges or both, eac
 once per copy: parallel edges weigh more). From a node with no edge to follow it jumps back to
 the seeds, as networkx does with a personalization vector (``dangling=None``). The iteration
 stops when the scores move by less than ``tolerance`` in total (L1), or after ``iterations``.
+The undirected walk (``both``, the default) is a symmetric system, solved by conjugate
+gradients: the same fixed point in far fewer passes over the edges (see :func:`_undirected`).
 """
 
 from __future__ import annotations
@@ -40,10 +42,9 @@ def seed_vector(graph: GraphArrays, seeds: Iterable[str] | Mapping[str, float]) 
     weights = dict(seeds) if isinstance(seeds, Mapping) else dict.fromkeys(seeds, 1.0)
     if not weights:
         raise InvalidInput("pagerank needs at least one seed node id")
-    index = graph.index()
     p = np.zeros(graph.size, dtype=np.float64)
     for sid, w in weights.items():
-        at = index.get(sid) if isinstance(sid, str) else None
+        at = graph.position(sid) if isinstance(sid, str) else None
         if at is None:
             raise NotFound(
                 f"seed {sid!r:.80} is not a node visible here (unknown, deleted, not yet "
@@ -60,8 +61,9 @@ def seed_vector(graph: GraphArrays, seeds: Iterable[str] | Mapping[str, float]) 
 
 
 def arcs(graph: GraphArrays, direction: Direction) -> tuple[np.ndarray, np.ndarray]:
-    """The steps the surfer may take, as (from, to) index arrays, sorted by ``to`` (the sums
-    of each iteration then write memory in order)."""
+    """The steps the surfer may take, as (from, to) index arrays (``intp``: numpy's indexing and
+    ``bincount`` would convert anything else on every iteration), sorted by ``to`` (the sums of
+    each iteration then write memory in order)."""
     if direction == "out":
         frm, to = graph.src, graph.dst
     elif direction == "in":
@@ -72,18 +74,18 @@ def arcs(graph: GraphArrays, direction: Direction) -> tuple[np.ndarray, np.ndarr
     else:
         raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
     order = np.argsort(to, kind="stable")
-    return frm[order], to[order]
+    return frm[order].astype(np.intp), to[order].astype(np.intp)
 
 
 def _walk(graph: GraphArrays, direction: Direction) -> tuple[np.ndarray, ...]:
-    """(from, to, 1/out-degree, dangling) of a direction, kept with the graph for next time."""
+    """(from, to, out-degree, 1/out-degree, dangling) of a direction, kept with the graph."""
     key = ("walk", direction)
     found = graph.derived.get(key)
     if found is None:
         frm, to = arcs(graph, direction)
         out = np.bincount(frm, minlength=graph.size).astype(np.float64)
         inv = np.divide(1.0, out, out=np.zeros(graph.size), where=out > 0)
-        found = graph.derived[key] = (frm, to, inv, np.flatnonzero(out == 0))
+        found = graph.derived[key] = (frm, to, out, inv, np.flatnonzero(out == 0))
     return found
 
 
@@ -96,9 +98,13 @@ def personalized_pagerank(
     tolerance: float,
     direction: Direction,
 ) -> np.ndarray:
-    """The scores (summing to 1) of every node of ``graph``, by power iteration."""
+    """The scores (summing to 1) of every node of ``graph``: conjugate gradients where the walk
+    is undirected (``both``), power iteration otherwise. Either stops when the scores move by
+    less than ``tolerance`` (L1) in a step, or after ``iterations`` steps."""
+    if direction == "both":
+        return _undirected(graph, p, float(damping), iterations, tolerance)
     n = graph.size
-    frm, to, inv, dangling = _walk(graph, direction)
+    frm, to, _, inv, dangling = _walk(graph, direction)
     d = float(damping)
     restart = (1.0 - d) * p
     x = p.copy()
@@ -111,6 +117,55 @@ def personalized_pagerank(
         if moved < tolerance:
             break
     return x
+
+
+def _undirected(
+    graph: GraphArrays, p: np.ndarray, d: float, iterations: int, tolerance: float
+) -> np.ndarray:
+    """PageRank of the undirected walk by conjugate gradients.
+
+    The scores are ``y / sum(y)`` where ``(I - d A D^-1) y = p`` (A the symmetric arc counts, D
+    the degrees; the mass a node without edges loses goes back to the seeds, which only
+    rescales ``y``). With ``y = D^1/2 z`` the system is ``(I - d D^-1/2 A D^-1/2) z = D^-1/2 p``,
+    symmetric with eigenvalues in [1 - d, 1 + d], so conjugate gradients converge at about
+    0.56 per step at d = 0.85 where power iteration moves at 0.85: some 4x fewer passes over
+    the edges. A node without edges keeps ``y = p``.
+    """
+    n = graph.size
+    frm, to, deg, _, _ = _walk(graph, "both")
+    live = deg > 0
+    half = np.sqrt(deg)
+    inv_half = np.divide(1.0, half, out=np.zeros(n), where=live)
+    d_inv_half = d * inv_half
+
+    def apply(v: np.ndarray) -> np.ndarray:
+        return v - d_inv_half * np.bincount(to, weights=(inv_half * v)[frm], minlength=n)
+
+    z = inv_half * p  # y = p to start with, as the power iteration
+    r = z - apply(z)
+    q = r.copy()  # zero at nodes without edges, like r: z stays 0 there
+    rr = _dot(r, r)
+    total = 1.0  # sum(y)
+    for _ in range(iterations):
+        if rr == 0.0:
+            break
+        mq = apply(q)
+        alpha = rr / _dot(q, mq)
+        z += alpha * q
+        r -= alpha * mq
+        step = (alpha * half) * q  # the change of y
+        total += float(step.sum())
+        if float(np.abs(step).sum()) < tolerance * total:
+            break
+        rr, rr_before = _dot(r, r), rr
+        q = r + (rr / rr_before) * q
+    y = np.where(live, half * z, p)
+    return y / y.sum()
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    # Not ``a @ b``: BLAS threads spin against each other on a busy machine (50 ms a call seen).
+    return float(np.multiply(a, b).sum())
 
 
 def top(scores: np.ndarray, k: int | None) -> np.ndarray:

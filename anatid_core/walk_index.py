@@ -1,0 +1,168 @@
+"""The visible graph as compressed adjacency (CSR), for walks that stop early (issue 17).
+
+``shortest_path`` grows a few small frontiers. Read through SQL, each hop is a query (on duckdb
+2.0 a scan of the edge table: ~150 ms a path at 100k edges); read from the visible graph's arrays
+(:mod:`anatid_core.graph_arrays`) it is a few slices of two sorted arrays (out-edges and
+in-edges of every node). The index is derived from a :class:`GraphArrays` and kept in its
+``derived`` results, so it has the same cache key (visibility, scope, rels) and goes with it at
+the next write.
+
+When a walk uses it: whenever that graph is cached (a PageRank or communities call, or earlier
+walks, loaded it). Otherwise the walk runs by SQL and is counted; the
+``WALKS['load_after']``-th walk by SQL at the same store version loads the graph, since a load
+costs a few walks by SQL and every later walk then takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .connection import Connection
+from .graph_arrays import GraphArrays, cached_graph, visible_graph
+from .rows import Visibility
+
+#: Tunables: after how many walks by SQL at one store version (and view) the graph is loaded.
+WALKS: dict[str, int] = {"load_after": 2}
+
+#: One hop: (from id, to id, edge id).
+IdHop = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class WalkIndex:
+    """Out- and in-edges of every node of ``graph``: the neighbours of node ``v`` along its
+    out-edges are ``out_far[out_ptr[v]:out_ptr[v + 1]]``, by edges ``out_edge[...]`` (positions
+    in ``graph``'s edge arrays); the same for in-edges."""
+
+    graph: GraphArrays
+    out_ptr: np.ndarray
+    out_far: np.ndarray
+    out_edge: np.ndarray
+    in_ptr: np.ndarray
+    in_far: np.ndarray
+    in_edge: np.ndarray
+
+
+class Walk:
+    """One walk over a :class:`WalkIndex`: its hops, and the rows of what it went through."""
+
+    def __init__(self, index: WalkIndex) -> None:
+        self.index = index
+        self.graph = index.graph
+        #: edge id -> row of its visible version, for every edge a hop went along.
+        self.edge_rows: dict[str, int] = {}
+
+    def hops(
+        self, frontier: list[str], outward: bool, directed: bool, known: Collection[str]
+    ) -> list[IdHop]:
+        """The hops from ``frontier`` (ids of nodes of the graph): outward along edges, inward
+        against them, or both ways unless ``directed``; every far end is a node of the graph
+        (so ``known``, the SQL walk's nodes already checked, is not needed)."""
+        del known
+        ix, graph = self.index, self.graph
+        at = np.fromiter(map(graph.position, frontier), dtype=np.int64, count=len(frontier))
+        parts = []
+        if outward or not directed:
+            parts.append(_gather(ix.out_ptr, ix.out_far, ix.out_edge, at))
+        if not outward or not directed:
+            parts.append(_gather(ix.in_ptr, ix.in_far, ix.in_edge, at))
+        near = np.concatenate([p[0] for p in parts]).tolist()
+        far = np.concatenate([p[1] for p in parts]).tolist()
+        edges = np.concatenate([p[2] for p in parts])
+        edge_ids = graph.edge_ids.take(pa.array(edges, pa.int64())).to_pylist()
+        self.edge_rows.update(zip(edge_ids, graph.edge_vids[edges].tolist(), strict=True))
+        ids = graph.ids
+        return [(ids[a], ids[b], e) for a, b, e in zip(near, far, edge_ids, strict=True)]
+
+    def node_rows(self, ids: Iterable[str]) -> list[int]:
+        """The rows of the visible versions of the nodes ``ids`` (each a node of the graph)."""
+        return [int(self.graph.node_vids[self.graph.position(i)]) for i in ids]  # type: ignore[index]
+
+    def has_node(self, node_id: str) -> bool:
+        return self.graph.position(node_id) is not None
+
+
+def _gather(
+    ptr: np.ndarray, far: np.ndarray, edge: np.ndarray, nodes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(near, far, edge) of every slot of ``nodes``'s rows of a CSR, in one vectorised pass."""
+    starts = ptr[nodes]
+    lens = ptr[nodes + 1] - starts
+    slots = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
+    return np.repeat(nodes, lens), far[slots], edge[slots]
+
+
+def walk_index(graph: GraphArrays) -> WalkIndex:
+    """The index of ``graph``, built on first use and kept with it."""
+    found = graph.derived.get("walk_index")
+    if found is None:
+        found = graph.derived["walk_index"] = _built(graph)
+    return found
+
+
+def _built(graph: GraphArrays) -> WalkIndex:
+    n = graph.size
+    # The edges are ordered by (dst, src): in-edges are already rows of a CSR; a stable sort
+    # by src gives the out-edges' rows. (Parallel edges come in any order: a walk compares
+    # their ids.)
+    by_src = np.argsort(graph.src, kind="stable")
+    return WalkIndex(
+        graph=graph,
+        out_ptr=_pointers(graph.src, n),
+        out_far=graph.dst[by_src],
+        out_edge=by_src,
+        in_ptr=_pointers(graph.dst, n),
+        in_far=graph.src,
+        in_edge=np.arange(len(graph.dst), dtype=np.int64),
+    )
+
+
+def _pointers(ends: np.ndarray, n: int) -> np.ndarray:
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ends, minlength=n), out=ptr[1:])
+    return ptr
+
+
+class _Misses:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: dict[tuple[Any, ...], int] = {}
+
+
+_MISSES: weakref.WeakKeyDictionary[Connection, _Misses] = weakref.WeakKeyDictionary()
+_MISSES_LOCK = threading.Lock()
+
+
+def index_for_walk(
+    connection: Connection, visibility: Visibility, rels: Iterable[str] | None
+) -> WalkIndex | None:
+    """The index a walk of ``visibility`` over ``rels`` may use now, or None (walk by SQL):
+    never inside the caller's own transaction (its uncommitted writes are not in any cache)."""
+    if connection.in_own_transaction():
+        return None
+    graph = cached_graph(connection, visibility, rels=rels)
+    if graph is None:
+        version = connection.commits
+        key = (version, visibility, None if rels is None else frozenset(rels))
+        with _MISSES_LOCK:
+            misses = _MISSES.get(connection)
+            if misses is None:
+                misses = _MISSES[connection] = _Misses()
+        with misses.lock:
+            for old in [k for k in misses.counts if k[0] != version]:
+                del misses.counts[old]
+            misses.counts[key] = count = misses.counts.get(key, 0) + 1
+        if count < WALKS["load_after"]:
+            return None
+        graph = visible_graph(connection, visibility, rels=rels)
+    return walk_index(graph)
+
+
+__all__ = ["WALKS", "IdHop", "Walk", "WalkIndex", "index_for_walk", "walk_index"]

@@ -1,0 +1,96 @@
+"""shortest_path over the in-memory index of the visible graph (anatid_core.walk_index) returns
+exactly what the walk by SQL returns: the same paths, in the same order, with the same records
+(the smallest edge id standing for parallel edges), under every limit, scope and instant."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from anatid_core import Edge, Node, Store
+from anatid_core.graph_arrays import cached_graph
+from anatid_core.walk_index import WALKS
+
+from .graph_history import BATCHES, NODE_IDS, SCOPES, write_history
+
+NEVER = 10**9
+
+
+@contextmanager
+def load_after(count: int) -> Iterator[None]:
+    before = WALKS["load_after"]
+    WALKS["load_after"] = count
+    try:
+        yield
+    finally:
+        WALKS["load_after"] = before
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    batches=BATCHES,
+    scope=SCOPES,
+    pairs=st.lists(st.tuples(st.sampled_from(NODE_IDS), st.sampled_from(NODE_IDS)), max_size=4),
+    directed=st.booleans(),
+    max_depth=st.integers(0, 5),
+    limit=st.integers(1, 3),
+    rels=st.sampled_from([None, ["R"], ["OTHER"]]),
+    data=st.data(),
+)
+def test_the_index_walk_returns_what_the_sql_walk_returns(
+    batches, scope, pairs, directed, max_depth, limit, rels, data
+) -> None:
+    with Store.open() as store:
+        history = write_history(store, batches)
+        instant, model = data.draw(st.sampled_from(history))
+        view = store.as_of(tx_time=instant, scope=scope)
+        seen = model.visible(scope)
+        pairs = [(a, b) for a, b in pairs if a in seen.nodes and b in seen.nodes]
+        kw = {"max_depth": max_depth, "directed": directed, "limit": limit, "rels": rels}
+        with load_after(NEVER):
+            by_sql = [view.shortest_path(a, b, **kw) for a, b in pairs]
+        assert cached_graph(store.connection, view.visibility, rels=rels) is None
+        with load_after(1):
+            by_index = [view.shortest_path(a, b, **kw) for a, b in pairs]
+        assert by_index == by_sql
+        if pairs:
+            assert cached_graph(store.connection, view.visibility, rels=rels) is not None
+
+
+def _parallel(store: Store) -> None:
+    store.upsert_nodes([Node(i) for i in ("a", "b", "c")])
+    store.upsert_edges(
+        [
+            Edge("e9", "a", "b", "R0"),
+            Edge("e3", "b", "a", "R0"),  # against the walk's way: still the smallest id
+            Edge("e5", "a", "b", "R0"),
+            Edge("e1", "b", "c", "R0"),
+        ]
+    )
+
+
+def test_the_smallest_parallel_edge_id_stands_for_the_others() -> None:
+    with Store.open() as store, load_after(1):
+        _parallel(store)
+        [path] = store.shortest_path("a", "c")
+        assert [e.id for e in path.edges] == ["e3", "e1"]
+        [path] = store.shortest_path("a", "c", directed=True)
+        assert [e.id for e in path.edges] == ["e5", "e1"]
+
+
+def test_a_write_after_the_load_is_seen_by_the_next_walk() -> None:
+    with Store.open() as store, load_after(1):
+        _parallel(store)
+        assert store.shortest_path("a", "c")[0].length == 2
+        store.upsert_edges([Edge("e0", "a", "c", "R0", props={"w": 1})])
+        [path] = store.shortest_path("a", "c")
+        assert path.ids == ("a", "c") and path.edges[0].props == {"w": 1}
+        store.delete_nodes(["b"])
+        assert [p.ids for p in store.shortest_path("a", "c", max_depth=2)] == [("a", "c")]
+        with store.transaction():  # its own uncommitted writes: walked by SQL, not cached
+            store.upsert_edges([Edge("e0", "a", "a", "R0")])
+            assert store.shortest_path("a", "c") == []
+        assert store.shortest_path("a", "c") == []
