@@ -23,9 +23,9 @@ from .turns import verbs_take_turns
 NodeRow = tuple[str, tuple[str, ...], str, dict[str, Any]]
 EdgeRow = tuple[str, str, str, dict[str, Any]]
 
-#: Where the labels and the name sit in a node row, the ends in an edge row (rows.NODE_COLS /
+#: Where the labels and the name sit in a node row, the ends and the rel in an edge row (rows.NODE_COLS /
 #: rows.EDGE_COLS).
-_LABELS, _NAME, _SRC, _DST = 3, 4, 2, 3
+_LABELS, _NAME, _SRC, _DST, _REL = 3, 4, 2, 3, 4
 
 
 def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
@@ -220,15 +220,41 @@ class RowReads(_ReaderParts):
             assert inner_set is not None
             ends = [(inner_set, _SRC)]
 
-        def pick(view: Any) -> set[str]:
-            found: set[str] = set()
-            for nodes, end in ends:
-                index = view.ends[end]
-                for node in nodes:
-                    found.update(index.get(node, ()))
-            return found
+        return self._current_rows("edge", ids, groups, test, _edges_at(ends))
 
-        return self._current_rows("edge", ids, groups, test, pick)
+    def _edges_between_rows(
+        self, a: list[str], b: list[str], rels: list[str] | None, directed: bool
+    ) -> list[Row] | None:
+        """The current rows of ``edges_between(a, b, rels=rels, directed=directed)``, by id,
+        from the view's endpoint index; None where SQL must answer."""
+        a_set, b_set = set(a), set(b)
+        rel_set = None if rels is None else set(rels)
+
+        def test(row: Row) -> bool:
+            if rel_set is not None and row[_REL] not in rel_set:
+                return False
+            src, dst = row[_SRC], row[_DST]
+            return (src in a_set and dst in b_set) or (
+                not directed and src in b_set and dst in a_set
+            )
+
+        ends = [(a_set, _SRC)] if directed else [(a_set, _SRC), (b_set, _SRC)]
+        return self._current_rows("edge", None, None, test, _edges_at(ends))
+
+
+def _edges_at(ends: list[tuple[set[str], int]]) -> Callable[[Any], set[str]]:
+    """A ``pick``: the ids of the edges whose end ``end`` (a row position) is one of ``nodes``,
+    for each ``(nodes, end)``, from the view's endpoint index."""
+
+    def pick(view: Any) -> set[str]:
+        found: set[str] = set()
+        for nodes, end in ends:
+            index = view.ends[end]
+            for node in nodes:
+                found.update(index.get(node, ()))
+        return found
+
+    return pick
 
 
 __all__ = ["EdgeRow", "NodeRow", "RowReads"]

@@ -80,6 +80,11 @@ def _filtered_rows_as_sql(s: Store, nodes: list[str]) -> None:
     assert s.edge_rows(touching=some) == want_e == sql.edge_rows(touching=some)
     want_e = [(e.src, e.dst, e.rel, e.props) for e in s.edges_between(nodes, nodes)]
     assert s.edge_rows(among=nodes) == want_e == sql.edge_rows(among=nodes)
+    pairs = ((nodes, nodes, None), (some, nodes, ["KNOWS"]), (nodes[:2], some, []))
+    for a, b, rels in (*pairs, (nodes[1:3], nodes[1:2], None)):  # an edge only one way
+        for directed in (True, False):
+            kw = {"rels": rels, "directed": directed}
+            assert s.edges_between(a, b, **kw) == sql.edges_between(a, b, **kw)
     view = s.connection.current.loaded("node")
     if view is not None:  # the index holds the current rows, nothing stale (its memory bound)
         rebuilt = NodeTags()
