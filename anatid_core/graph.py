@@ -21,6 +21,9 @@ class RecordReads(Protocol):
     def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
     def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+    def _edges_between_rows(
+        self, a: list[str], b: list[str], rels: list[str] | None, directed: bool
+    ) -> list[tuple[Any, ...]] | None: ...
     def _walk_from_memory(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
     ) -> list[tuple[Any, ...]] | None: ...
@@ -68,7 +71,12 @@ class GraphReads(RecordReads):
         a, b = id_list(a_ids, "a_ids"), id_list(b_ids, "b_ids")
         if not a or not b:
             return []
+        if rels is not None and not isinstance(rels, (str, list, tuple)):
+            rels = list(rels)  # read twice: by the filter (which checks it), by the memory path
         f = self._edge_filter(rels)
+        rows = self._edges_between_rows(a, b, None if rels is None else list(rels), directed)
+        if rows is not None:
+            return [edge_from_row(row) for row in rows]
         forward = (
             "r.src IN (SELECT unnest(?::VARCHAR[])) AND r.dst IN (SELECT unnest(?::VARCHAR[]))"
         )

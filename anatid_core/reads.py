@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .algorithms import GraphAlgorithms
-from .codec import check_id, decode_props, decode_props_plain, gc_paused, to_micros
+from .codec import check_id, to_micros
 from .connection import Connection
 from .current import GROUP_AT, Row
 from .evidence import EvidenceReads
@@ -22,6 +22,7 @@ from .graph import GraphReads
 from .hubs import HubReads
 from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
 from .recall import GraphArm, check_arms, check_graph_arm, fuse, khop_arm, pagerank_arm, pool_size
+from .row_reads import RowReads
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
 from .turns import verbs_take_turns
@@ -34,10 +35,6 @@ NEWEST_SCAN = 5_000
 def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
     """An iterable argument read once (a generator), so that two paths can look at it."""
     return values if values is None or isinstance(values, (str, list, tuple)) else list(values)
-
-
-def _row_id(row: Row) -> str:
-    return row[1]
 
 
 def _valid_from_bound(where: Where | None) -> int | None:
@@ -59,7 +56,7 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 
 @verbs_take_turns
-class Reader(GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
+class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
     def __init__(
@@ -257,72 +254,6 @@ class Reader(GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY {order}"
         rows = self._query(sql + page, [*f.params, *page_params])
         return [item_from_row(kind, row) for row in rows]
-
-    def node_rows(
-        self,
-        *,
-        ids: Iterable[str] | None = None,
-        groups: Iterable[str] | None = None,
-        plain_props: bool = False,
-    ) -> list[tuple[str, tuple[str, ...], str, dict[str, Any]]]:
-        """``(id, labels, name, props)`` of every visible node of ``ids`` (default: all) in
-        ``groups``, by id: a bulk read without :class:`Node` objects. ``plain_props`` gives
-        props as plain JSON values (:func:`~anatid_core.codec.decode_props_plain`) instead of
-        the exact types."""
-        wanted, chosen = _listed(groups), _listed(ids)
-        f = self._filter("node", ids=chosen, groups=wanted)  # checks the arguments first
-        decode = decode_props_plain if plain_props else decode_props
-        rows = self._all_current("node", chosen, wanted)
-        with gc_paused():
-            if rows is not None:  # (vid, id, grp, labels, name, text, props, ...)
-                return [(r[1], tuple(r[3]), r[4], decode(r[6])) for r in rows]
-            sql = (
-                f"SELECT r.id, r.labels, r.name, r.props FROM nodes r WHERE {f.sql()} ORDER BY r.id"
-            )
-            return [(i, tuple(lb), n, decode(p)) for i, lb, n, p in self._query(sql, f.params)]
-
-    def edge_rows(
-        self,
-        *,
-        ids: Iterable[str] | None = None,
-        groups: Iterable[str] | None = None,
-        plain_props: bool = False,
-    ) -> list[tuple[str, str, str, dict[str, Any]]]:
-        """``(src, dst, rel, props)`` of every visible edge of ``ids`` (default: all) in
-        ``groups``, by id (see :meth:`node_rows`)."""
-        wanted, chosen = _listed(groups), _listed(ids)
-        f = self._filter("edge", ids=chosen, groups=wanted)  # checks the arguments first
-        decode = decode_props_plain if plain_props else decode_props
-        rows = self._all_current("edge", chosen, wanted)
-        with gc_paused():
-            if rows is not None:  # (vid, id, src, dst, rel, grp, name, text, props, ...)
-                return [(r[2], r[3], r[4], decode(r[8])) for r in rows]
-            sql = f"SELECT r.src, r.dst, r.rel, r.props FROM edges r WHERE {f.sql()} ORDER BY r.id"
-            return [(s, d, rel, decode(p)) for s, d, rel, p in self._query(sql, f.params)]
-
-    def _all_current(
-        self, kind: Kind, ids: Iterable[str] | None, groups: Iterable[str] | None
-    ) -> list[Row] | None:
-        """The current rows of ``kind`` (of ``ids``, if given) in ``groups``, by id, from the
-        in-memory view (no table scan, no point queries); None where SQL must answer."""
-        current = self.connection.current
-        if self.connection.closed or not self.visibility.is_current or not current.usable():
-            return None
-        if current.view(kind) is None:
-            return None
-        at = GROUP_AT[kind]
-        wanted = None if groups is None else set(groups)
-        with self.connection.published.reading():  # never half of a commit
-            view = current.loaded(kind)
-            if view is None:
-                return None
-            if ids is None:
-                found: Iterable[Row] = view.by_id.values()
-            else:
-                found = [r for r in map(view.by_id.get, set(ids)) if r is not None]
-            rows = [r for r in found if wanted is None or r[at] in wanted]
-        rows.sort(key=_row_id)
-        return rows
 
     def count_nodes(self, **filters: Any) -> int:
         return self._count("node", filters)

@@ -16,6 +16,7 @@ from cognee.exceptions import CogneeValidationError
 from anatid_core import Cond, Edge, Node, gc_paused
 
 from .adapter_base import StoreBacked
+from .nodesets import common_neighbours, plain_nodeset
 from .records import (
     GRAPH_GROUP,
     EdgeData,
@@ -240,13 +241,20 @@ class GraphReads(StoreBacked):
             return [], []
 
         def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
-            nodes = r.find_nodes(groups=GROUPS, **query)
-            if not nodes:
+            if self.exact_values:
+                nodes = r.find_nodes(groups=GROUPS, **query)
+                if not nodes:
+                    return [], []
+                return [node_tuple(n, True) for n in nodes], [
+                    edge_tuple(e, True) for e in _edges_among(r, [n.id for n in nodes])
+                ]
+            # Plain rows, as get_graph_data (issue 16): the current records in memory answer
+            # the type/name/id filters and the edges among the nodes without SQL.
+            rows = r.node_rows(groups=GROUPS, plain_props=True, **query)
+            if not rows:
                 return [], []
-            ids = [n.id for n in nodes]
-            return [node_tuple(n, self.exact_values) for n in nodes], [
-                edge_tuple(e, self.exact_values) for e in _edges_among(r, ids)
-            ]
+            edges = r.edge_rows(among=[row[0] for row in rows], plain_props=True)
+            return [plain_node_tuple(row) for row in rows], [plain_edge_tuple(row) for row in edges]
 
         return await self._read(work)
 
@@ -261,18 +269,9 @@ class GraphReads(StoreBacked):
             return [], []
 
         def work(r: Any) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
-            found = r.find_nodes(groups=GROUPS, labels=[label], names=names)
-            if not found:
-                return [], []
-            primary = [n.id for n in found]
-            by_id = {n.id: n for n in found}
-            for n in _nodeset_neighbours(r, primary, node_name_filter_operator):
-                by_id.setdefault(n.id, n)
-            nodes = [n for n in by_id.values() if n.group == GRAPH_GROUP]
-            kept = [n.id for n in nodes]
-            return [(n.id, node_data(n, self.exact_values)) for n in nodes], [
-                edge_tuple(e, self.exact_values) for e in _edges_among(r, kept)
-            ]
+            if self.exact_values:
+                return _exact_nodeset(r, label, names, node_name_filter_operator)
+            return plain_nodeset(r, GROUPS, label, names, node_name_filter_operator)
 
         return await self._read(work)
 
@@ -354,17 +353,30 @@ def _node_query(attribute_filters: list[dict[str, list[Any]]]) -> dict[str, Any]
     return query
 
 
+def _exact_nodeset(
+    r: Any, label: str, names: list[str], operator: str
+) -> tuple[list[tuple[str, NodeData]], list[EdgeData]]:
+    """``get_nodeset_subgraph`` with exact values, from Node/Edge objects."""
+    found = r.find_nodes(groups=GROUPS, labels=[label], names=names)
+    if not found:
+        return [], []
+    primary = [n.id for n in found]
+    by_id = {n.id: n for n in found}
+    for n in _nodeset_neighbours(r, primary, operator):
+        by_id.setdefault(n.id, n)
+    nodes = [n for n in by_id.values() if n.group == GRAPH_GROUP]
+    kept = [n.id for n in nodes]
+    return [(n.id, node_data(n, True)) for n in nodes], [
+        edge_tuple(e, True) for e in _edges_among(r, kept)
+    ]
+
+
 def _nodeset_neighbours(r: Any, primary: list[str], operator: str) -> list[Node]:
     """The primaries' neighbours; with "AND" only those adjacent to every primary."""
     if operator == "OR":
         return r.neighbours(primary, direction="both")
-    primary_set = set(primary)
-    seen_by: dict[str, set[str]] = {}
-    for e in r.edges_of(primary, direction="both"):
-        for here, other in ((e.src, e.dst), (e.dst, e.src)):
-            if here in primary_set:
-                seen_by.setdefault(other, set()).add(here)
-    common = [nbr for nbr, via in seen_by.items() if len(via) == len(primary_set)]
+    ends = [(e.src, e.dst) for e in r.edges_of(primary, direction="both")]
+    common = common_neighbours(primary, ends)
     return r.get_nodes(common) if common else []
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from anatid_core import SETTINGS, Edge, InvalidInput, Node, Store
+from anatid_core.current import NodeTags
 
 T = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -62,6 +63,35 @@ def _same_as_sql(s: Store, nodes: list[str], edges: list[str]) -> None:
         by_sql_e = sorted(s.find_edges(ids=some, groups=groups), key=lambda e: e.id)
         got_e = s.edge_rows(ids=some, groups=groups)
         assert got_e == [(e.src, e.dst, e.rel, e.props) for e in by_sql_e]
+    _filtered_rows_as_sql(s, nodes)
+
+
+def _filtered_rows_as_sql(s: Store, nodes: list[str]) -> None:
+    """The filtered row reads (labels/names index, endpoint index) against SQL: find_nodes,
+    edges_of, edges_between, and the same verbs on an as_of view of now (never from memory)."""
+    sql = s.as_of(tx_time=datetime.now(timezone.utc))
+    names = ["node 0", "node 2", "renamed", "new", "nope"]
+    for kw in ({"labels": ["Entity"]}, {"names": names}, {"labels": [], "names": names}):
+        for groups in (None, ["g"]):
+            want = [(n.id, n.labels, n.name, n.props) for n in s.find_nodes(groups=groups, **kw)]
+            assert s.node_rows(groups=groups, **kw) == want == sql.node_rows(groups=groups, **kw)
+    some = [*nodes[1::2], "missing"]
+    want_e = [(e.src, e.dst, e.rel, e.props) for e in s.edges_of(some, direction="both")]
+    assert s.edge_rows(touching=some) == want_e == sql.edge_rows(touching=some)
+    want_e = [(e.src, e.dst, e.rel, e.props) for e in s.edges_between(nodes, nodes)]
+    assert s.edge_rows(among=nodes) == want_e == sql.edge_rows(among=nodes)
+    pairs = ((nodes, nodes, None), (some, nodes, ["KNOWS"]), (nodes[:2], some, []))
+    for a, b, rels in (*pairs, (nodes[1:3], nodes[1:2], None)):  # an edge only one way
+        for directed in (True, False):
+            kw = {"rels": rels, "directed": directed}
+            assert s.edges_between(a, b, **kw) == sql.edges_between(a, b, **kw)
+    view = s.connection.current.loaded("node")
+    if view is not None:  # the index holds the current rows, nothing stale (its memory bound)
+        rebuilt = NodeTags()
+        for row in view.by_id.values():
+            rebuilt.add(row)
+        assert view.tags is not None
+        assert (view.tags.by_label, view.tags.by_name) == (rebuilt.by_label, rebuilt.by_name)
 
 
 NODES = [f"n{i}" for i in range(7)]
