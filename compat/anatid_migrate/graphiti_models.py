@@ -45,6 +45,9 @@ class ModelType:
     pattern: str  # Graphiti's own pattern for the record, ``x`` bound to it
     embedding: str | None = None  # the model field holding its vector
     bulk: str | None = None  # its argument of add_nodes_and_edges_bulk, if it has one
+    # The pattern that finds a page of records by uuid, if not ``pattern``: anchored on
+    # labelled end nodes, FalkorDB's planner looks the uuids up once per end node (quadratic).
+    by_uuid: str | None = None
 
 
 #: In write order: nodes before the edges that MATCH them.
@@ -56,7 +59,7 @@ TYPES: tuple[ModelType, ...] = (
     ModelType("mentions", EpisodicEdge, "(:Episodic)-[x:MENTIONS]->(:Entity)",
               bulk="episodic_edges"),
     ModelType("fact", EntityEdge, "(:Entity)-[x:RELATES_TO]->(:Entity)", "fact_embedding",
-              bulk="entity_edges"),
+              bulk="entity_edges", by_uuid="()-[x:RELATES_TO]->()"),
     ModelType("has_member", CommunityEdge, "(:Community)-[x:HAS_MEMBER]->()"),
     ModelType("has_episode", HasEpisodeEdge, "(:Saga)-[x:HAS_EPISODE]->(:Episodic)"),
     ModelType("next_episode", NextEpisodeEdge, "(:Episodic)-[x:NEXT_EPISODE]->(:Episodic)"),
@@ -100,9 +103,11 @@ async def read_pages(
 async def _page_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
     """A page's vectors in one query, in the shape Graphiti's own getters return them
     (``x.name_embedding AS ...``): one ``load_*_embedding`` per record costs a scan each on
-    FalkorDB, whose relationship properties have no index (O(n^2) for the facts)."""
+    FalkorDB, whose relationship properties have no index (O(n^2) for the facts). The uuids
+    are those Graphiti's getter returned for ``t``, so ``t.by_uuid`` need not repeat its end
+    labels."""
     records, _, _ = await driver.execute_query(
-        f"MATCH {t.pattern} WHERE x.uuid IN $uuids RETURN x.uuid AS uuid, "
+        f"MATCH {t.by_uuid or t.pattern} WHERE x.uuid IN $uuids RETURN x.uuid AS uuid, "
         f"x.{t.embedding} AS embedding",
         uuids=[m.uuid for m in page],
         routing_="r",
