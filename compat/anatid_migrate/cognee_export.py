@@ -141,6 +141,7 @@ async def _export(
         progress.phase("export", _count(memory))
         report.written = await write_memory(graph, vector, memory, progress.advance,
                                             node_objects=target.provider == "ladybug")  # fmt: skip
+        del memory  # its tally is kept: the read-back must not hold a second copy beside it
         await _verify(graph, vector, report, progress)
         counts = write_history(src_graph.store, history, str(path))
         note_history_written(report, counts, history, "backend")

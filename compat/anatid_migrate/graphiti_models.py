@@ -45,6 +45,9 @@ class ModelType:
     pattern: str  # Graphiti's own pattern for the record, ``x`` bound to it
     embedding: str | None = None  # the model field holding its vector
     bulk: str | None = None  # its argument of add_nodes_and_edges_bulk, if it has one
+    # The pattern that finds a page of records by uuid, if not ``pattern``: anchored on
+    # labelled end nodes, FalkorDB's planner looks the uuids up once per end node (quadratic).
+    by_uuid: str | None = None
 
 
 #: In write order: nodes before the edges that MATCH them.
@@ -56,7 +59,7 @@ TYPES: tuple[ModelType, ...] = (
     ModelType("mentions", EpisodicEdge, "(:Episodic)-[x:MENTIONS]->(:Entity)",
               bulk="episodic_edges"),
     ModelType("fact", EntityEdge, "(:Entity)-[x:RELATES_TO]->(:Entity)", "fact_embedding",
-              bulk="entity_edges"),
+              bulk="entity_edges", by_uuid="()-[x:RELATES_TO]->()"),
     ModelType("has_member", CommunityEdge, "(:Community)-[x:HAS_MEMBER]->()"),
     ModelType("has_episode", HasEpisodeEdge, "(:Saga)-[x:HAS_EPISODE]->(:Episodic)"),
     ModelType("next_episode", NextEpisodeEdge, "(:Episodic)-[x:NEXT_EPISODE]->(:Episodic)"),
@@ -100,9 +103,11 @@ async def read_pages(
 async def _page_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> None:
     """A page's vectors in one query, in the shape Graphiti's own getters return them
     (``x.name_embedding AS ...``): one ``load_*_embedding`` per record costs a scan each on
-    FalkorDB, whose relationship properties have no index (O(n^2) for the facts)."""
+    FalkorDB, whose relationship properties have no index (O(n^2) for the facts). The uuids
+    are those Graphiti's getter returned for ``t``, so ``t.by_uuid`` need not repeat its end
+    labels."""
     records, _, _ = await driver.execute_query(
-        f"MATCH {t.pattern} WHERE x.uuid IN $uuids RETURN x.uuid AS uuid, "
+        f"MATCH {t.by_uuid or t.pattern} WHERE x.uuid IN $uuids RETURN x.uuid AS uuid, "
         f"x.{t.embedding} AS embedding",
         uuids=[m.uuid for m in page],
         routing_="r",
@@ -147,6 +152,20 @@ async def _cursor_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[
 
 
 async def _listed_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
+    # Graphiti's get_by_uuids of an edge type is anchored on its labelled end nodes, which
+    # FalkorDB plans as one lookup per end node per uuid (quadratic): 28 s a page of facts at
+    # 10k. The two edge types with many records are read through getters anchored otherwise.
+    if t.cls is EntityEdge:
+        pages = _facts_by_source(driver, t, group)
+    elif t.cls is EpisodicEdge:
+        pages = _mentions_at_once(driver, group)
+    else:
+        pages = _pages_by_uuid(driver, t, group)
+    async for page in pages:
+        yield page
+
+
+async def _pages_by_uuid(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
     records, _, _ = await driver.execute_query(
         f"MATCH {t.pattern} WHERE x.group_id = $group_id RETURN x.uuid AS uuid",
         group_id=group,
@@ -157,6 +176,49 @@ async def _listed_pages(driver: Any, t: ModelType, group: str) -> AsyncIterator[
         page = await t.cls.get_by_uuids(driver, uuids[lo : lo + PAGE])
         if page:
             yield page
+
+
+async def _facts_by_source(driver: Any, t: ModelType, group: str) -> AsyncIterator[list[Any]]:
+    """The group's facts through Graphiti's ``EntityEdge.get_by_node_uuid`` (an index lookup
+    of the node, then its edges), once per source entity, a page of sources at a time; each
+    call returns the node's facts both ways, so a fact is kept where it is its source's (a
+    loop, which may come back twice, once)."""
+    records, _, _ = await driver.execute_query(
+        f"MATCH {t.pattern} WHERE x.group_id = $group_id "
+        "RETURN x.uuid AS uuid, startNode(x).uuid AS source",
+        group_id=group,
+        routing_="r",
+    )
+    wanted: dict[str, set[str]] = {}
+    for r in records:
+        wanted.setdefault(str(r["source"]), set()).add(str(r["uuid"]))
+    limit = asyncio.Semaphore(SAVE_CONCURRENCY)
+
+    async def facts_of(node: str) -> list[Any]:
+        async with limit:
+            found = await EntityEdge.get_by_node_uuid(driver, node)
+        out = [e for e in found if e.source_node_uuid == node and e.uuid in wanted[node]]
+        loops = {e.uuid: e for e in out if e.target_node_uuid == node}
+        return [e for e in out if e.target_node_uuid != node] + list(loops.values())
+
+    sources = sorted(wanted)
+    for lo in range(0, len(sources), PAGE):
+        found = await asyncio.gather(*(facts_of(n) for n in sources[lo : lo + PAGE]))
+        page = [e for facts in found for e in facts]
+        if page:
+            yield page
+
+
+async def _mentions_at_once(driver: Any, group: str) -> AsyncIterator[list[Any]]:
+    """The group's MENTIONS edges in one call of Graphiti's ``EpisodicEdge.get_by_group_ids``
+    (no cursor: its paging cannot be trusted on FalkorDB, see :func:`read_pages`), handed on
+    a page at a time. They carry no vector, so the whole group is small."""
+    try:
+        edges = await EpisodicEdge.get_by_group_ids(driver, [group])
+    except GroupsEdgesNotFoundError:
+        return
+    for lo in range(0, len(edges), PAGE):
+        yield edges[lo : lo + PAGE]
 
 
 async def _load_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -50,7 +51,8 @@ FILES: dict[Kind, str] = {"node": "nodes.parquet", "edge": "edges.parquet"}
 MANIFEST = "history.json"
 
 
-def _row(item: Item, embedding: Any) -> dict[str, Any]:
+def _row(item: Item) -> dict[str, Any]:
+    """One version's columns but its embedding (see :func:`_embedding_column`)."""
     row: dict[str, Any] = {
         "version": item.version,
         "id": item.id,
@@ -63,7 +65,6 @@ def _row(item: Item, embedding: Any) -> dict[str, Any]:
         "valid_to": item.valid_to,
         "tx_from": item.tx_from,
         "tx_to": item.tx_to,
-        "embedding": None if embedding is None else list(map(float, embedding)),
     }
     if isinstance(item, Node):
         row["labels"] = list(item.labels)
@@ -90,6 +91,27 @@ def _embeddings(store: Store, kind: Kind, page: list[Item]) -> dict[tuple[str, A
     return out
 
 
+def _embedding_column(vectors: list[Any]) -> pa.Array:
+    """A page's embeddings (float32 rows, or None) as one Arrow ``list<float32>`` column,
+    built from the rows as they are: a Python float per component was most of the history's
+    time with 1024-dim vectors."""
+    rows = [np.asarray(v, dtype=np.float32).ravel() for v in vectors if v is not None]
+    offsets = np.zeros(len(vectors) + 1, dtype=np.int32)
+    np.cumsum([0 if v is None else len(v) for v in vectors], out=offsets[1:])
+    flat = np.concatenate(rows) if rows else np.empty(0, dtype=np.float32)
+    mask = pa.array([v is None for v in vectors], type=pa.bool_())
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat), mask=mask)
+
+
+def _table(kind: Kind, page: list[Item], vectors: list[Any]) -> pa.Table:
+    schema = SCHEMAS[kind]
+    bare = schema.remove(schema.get_field_index("embedding"))
+    table = pa.Table.from_pylist([_row(v) for v in page], schema=bare)
+    return table.append_column(schema.field("embedding"), _embedding_column(vectors)).select(
+        schema.names
+    )
+
+
 def _pages(store: Store, kind: Kind) -> Iterator[list[Item]]:
     offset = 0
     while True:
@@ -110,12 +132,9 @@ def write_history(store: Store, directory: Path, source: str) -> dict[str, int]:
         with pq.ParquetWriter(tmp, SCHEMAS[kind]) as writer:
             for page in _pages(store, kind):
                 vectors = _embeddings(store, kind, page)
-                rows = [
-                    _row(v, vectors.get((v.id, None if v.tx_to is None else v.tx_from)))
-                    for v in page
-                ]
-                writer.write_table(pa.Table.from_pylist(rows, schema=SCHEMAS[kind]))
-                n += len(rows)
+                found = [vectors.get((v.id, None if v.tx_to is None else v.tx_from)) for v in page]
+                writer.write_table(_table(kind, page, found))
+                n += len(page)
         tmp.replace(directory / FILES[kind])  # a file appears only when complete
         counts[kind] = n
     manifest = {"source": source, "versions": counts, "format": "anatid-history/1"}

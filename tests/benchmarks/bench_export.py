@@ -99,6 +99,7 @@ asyncio.run(main())
 
 _EXPORT = """
 import json, resource, sys, time
+import anatid_graphiti  # imported before the clock, as in the floor
 from anatid_migrate.graphiti_export import export_graphiti
 t = time.perf_counter()
 r = export_graphiti(sys.argv[1], sys.argv[2], history_dir=sys.argv[3])
@@ -117,6 +118,14 @@ def _run(code: str, *args: str) -> dict[str, float]:
     if done.returncode != 0:
         raise SystemExit(done.stderr[-3000:])
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _redis_parser() -> str:
+    """Which RESP parser redis-py uses: the pure-Python one parses each float of a vector
+    read back as its own line, which dominated the export's read-back before hiredis."""
+    from redis.utils import HIREDIS_AVAILABLE
+
+    return "hiredis" if HIREDIS_AVAILABLE else "python"
 
 
 def main() -> None:
@@ -144,6 +153,7 @@ def main() -> None:
         **{f"{k}_{m}": round(v[m], 3) for k, v in best.items() for m in ("seconds", "peak_rss_mb")},
         "export_over_floor": round(best["export"]["seconds"] / best["floor"]["seconds"], 2),
         "verified": best["export"]["verified"],
+        "redis_parser": _redis_parser(),
         "provenance": provenance(),
     }
     print(json.dumps(out, indent=1))

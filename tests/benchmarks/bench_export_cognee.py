@@ -13,7 +13,8 @@ directory. Measured, each in a fresh process:
   the same Cognee adapters (``add_nodes``, ``add_edges``, the provenance attaches, the vector
   write) - the write alone, what no export can beat;
 - the export: read through the anatid adapters + write + read back and verify + Parquet
-  history, wall time and peak RSS.
+  history, wall time and peak RSS. ``import cognee`` (20-100 s on a loaded machine) is done
+  before the clock starts, as in the floor, and printed apart: it is paid once per process.
 """
 
 from __future__ import annotations
@@ -120,11 +121,14 @@ _EXPORT = (
     _ENV
     + """
 import json, resource, sys, time
+t = time.perf_counter()
+import anatid_cognee  # imports Cognee: once per process, outside the timing, as for the floor
 from anatid_migrate.cognee_export import export_cognee
+imported = time.perf_counter() - t
 t = time.perf_counter()
 r = export_cognee(sys.argv[1], sys.argv[2], history_dir=sys.argv[3])
 took = time.perf_counter() - t
-print(json.dumps({"seconds": took, "verified": r.verified,
+print(json.dumps({"seconds": took, "verified": r.verified, "import_seconds": imported,
                   "records": sum(r.target_tally.counts.values()),
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -172,6 +176,7 @@ def main() -> None:
         **{f"{k}_{m}": round(v[m], 3) for k, v in best.items() for m in ("seconds", "peak_rss_mb")},
         "export_over_floor": round(best["export"]["seconds"] / best["floor"]["seconds"], 2),
         "verified": best["export"]["verified"],
+        "cognee_import_seconds": round(best["export"]["import_seconds"], 3),
         "provenance": provenance(),
     }
     print(json.dumps(out, indent=1))
