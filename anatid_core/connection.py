@@ -358,6 +358,8 @@ class Connection:
         if self._closed:
             return
         self._closed = True
+        if self._turns is not None:
+            self._turns.stop()  # no handover of the watcher's may run into the disconnect
         self._disconnect()
         if self._turns is not None:
             self._turns.close()

@@ -204,11 +204,24 @@ class FileTurns:
             self._busy = True
         self._hand_over()
 
-    def close(self) -> None:
-        """Stop watching and give up the lease (the caller has closed the connection)."""
+    def stop(self) -> None:
+        """Stop watching, and wait for a handover the watcher thread has under way (the caller
+        is about to close the connection). The watcher must not be inside DuckDB when the
+        caller closes the file or the process exits: at interpreter exit a daemon thread that
+        comes back from DuckDB is unwound by force, and DuckDB aborts the process ("terminate
+        called after throwing an instance of ''", "FATAL: exception not rethrown")."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+            if getattr(self._local, "depth", 0):
+                return  # closed from inside an operation of this thread: nothing to wait for
+            deadline = time.monotonic() + LEASE["timeout"]
+            while self._busy and time.monotonic() < deadline:
+                self._cond.wait(0.05)
+
+    def close(self) -> None:
+        """Stop watching and give up the lease (the caller has closed the connection)."""
+        self.stop()
         self.lease.close()
 
 
