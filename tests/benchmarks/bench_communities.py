@@ -27,9 +27,10 @@ from collections.abc import Callable, Iterator
 import networkx as nx
 
 sys.path.insert(0, os.path.dirname(__file__))
+from _graph_store import graph_store  # noqa: E402
 from _measure import peak_rss_mb, provenance, timed  # noqa: E402
 
-from anatid_core import Edge, Node, Store  # noqa: E402
+from anatid_core import Store  # noqa: E402
 from anatid_core.communities import COMMUNITIES  # noqa: E402
 
 Pairs = list[tuple[int, int]]
@@ -38,21 +39,6 @@ Pairs = list[tuple[int, int]]
 def _pairs(n: int, m: int, seed: int) -> Pairs:
     rng = random.Random(seed)
     return [(rng.randrange(n), rng.randrange(n)) for _ in range(m)]
-
-
-def _store(path: str, n: int, pairs: Pairs) -> Store:
-    store = Store.open(path)
-    chunk = 200_000
-    for i in range(0, n, chunk):
-        store.upsert_nodes([Node(f"n{j}") for j in range(i, min(n, i + chunk))])
-    for i in range(0, len(pairs), chunk):
-        store.upsert_edges(
-            [
-                Edge(f"e{j}", f"n{s}", f"n{d}", "R")
-                for j, (s, d) in enumerate(pairs[i : i + chunk], start=i)
-            ]
-        )
-    return store
 
 
 def _nx_graph(n: int, pairs: Pairs) -> nx.Graph:
@@ -109,7 +95,7 @@ def _line(name: str, times: dict[str, float], warm: float | None, q: float, k: i
 def bench(n: int, tmp: str, repeat: int, skip_plain: bool, skip_nx: bool) -> Iterator[str]:
     m = 3 * n
     pairs = _pairs(n, m, 29)
-    store = _store(os.path.join(tmp, f"comm{n}.duckdb"), n, pairs)
+    store = graph_store(os.path.join(tmp, f"comm{n}.duckdb"), n, pairs)
     g = _nx_graph(n, pairs)
 
     def modularity(parts: list) -> float:

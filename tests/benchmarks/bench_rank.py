@@ -23,9 +23,10 @@ import time
 import networkx as nx
 
 sys.path.insert(0, os.path.dirname(__file__))
+from _graph_store import graph_store  # noqa: E402
 from _measure import peak_rss_mb, provenance, row, timed  # noqa: E402
 
-from anatid_core import Edge, Node, Store  # noqa: E402
+from anatid_core import Store  # noqa: E402
 
 
 def _pairs(n: int, m: int, seed: int) -> list[tuple[int, int]]:
@@ -34,18 +35,8 @@ def _pairs(n: int, m: int, seed: int) -> list[tuple[int, int]]:
 
 
 def _load(path: str, n: int, pairs: list[tuple[int, int]]) -> tuple[Store, float]:
-    store = Store.open(path)
-    chunk = 200_000
     t = time.perf_counter()
-    for i in range(0, n, chunk):
-        store.upsert_nodes([Node(f"n{j}") for j in range(i, min(n, i + chunk))])
-    for i in range(0, len(pairs), chunk):
-        store.upsert_edges(
-            [
-                Edge(f"e{j}", f"n{s}", f"n{d}", "R")
-                for j, (s, d) in enumerate(pairs[i : i + chunk], start=i)
-            ]
-        )
+    store = graph_store(path, n, pairs)
     return store, time.perf_counter() - t
 
 
