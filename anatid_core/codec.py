@@ -13,6 +13,7 @@ import base64
 import gc
 import json
 import math
+import re
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -240,6 +241,19 @@ def _has_huge_float(value: Any) -> bool:
     return False
 
 
+#: Bytes of a text mapped to b"0" (an ASCII digit) or b" " (anything else): a run of 19 zeros
+#: in the mapped text is a run of 19 digits in the text, the only place an integer past 64 bits
+#: (2**63 has 19 digits), which orjson reads as a float, can be. A C pass over the bytes, where
+#: walking every parsed value cost more than the parse itself on bulk reads; a digit run inside
+#: a string only sends that text down the exact check.
+_DIGIT_MAP = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _may_hold_long_integer(text: str) -> bool:
+    return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGIT_MAP)
+
+
 def _loads(text: str) -> Any:
     """JSON text as Python values. orjson parses 2-3x faster than json (issue 16: the bulk
     reads decode every record's props), but reads integers past 64 bits as floats: a text
@@ -248,7 +262,9 @@ def _loads(text: str) -> Any:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:  # anything else it refuses: json reads it as before
         return _PLAIN.decode(text)
-    return _PLAIN.decode(text) if _has_huge_float(value) else value
+    if _may_hold_long_integer(text) and _has_huge_float(value):
+        return _PLAIN.decode(text)
+    return value
 
 
 def decode_props(text: str) -> dict[str, Any]:
@@ -310,12 +326,23 @@ def _plain_in_place(value: Any) -> Any:
     return value
 
 
+#: A tagged time, date or UUID, whose plain form is the string it holds: ``{"$dt":"..."}``.
+#: Outside a JSON string, since a quote inside one is escaped (``{\"$dt\"``): the match is
+#: always a tag object, and one-key user dicts of that shape are under "$esc" (not taken here).
+_STRING_TAG = re.compile(r'\{"\$(?:dt|date|uuid)":("[^"\\]*")\}')
+
+
 def decode_props_plain(text: str) -> dict[str, Any]:
     """Stored props as plain JSON values: datetime/date as ``isoformat()``, UUID as ``str``,
     tuples as lists, non-finite floats as floats, bytes as bytes."""
     if '"$' not in text:
         return _loads(text)
-    return _plain_in_place(_loads(text))
+    if '"$esc"' in text or '"$tuple"' in text or '"$float"' in text or '"$bytes"' in text:
+        return _plain_in_place(_loads(text))  # tags whose plain form is not their string
+    # Times and UUIDs only (the common case: Cognee's updated_at and ids): each tag object is
+    # replaced by the string it holds, in the text (split on the tag, captured strings kept),
+    # and one parse gives the plain values.
+    return _loads("".join(_STRING_TAG.split(text)))
 
 
 @contextmanager
