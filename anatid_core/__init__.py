@@ -49,11 +49,13 @@ from .schema import SCHEMA_VERSION
 from .scope import Scope
 from .store import SETTINGS, Store
 from .textindex import tokenize
+from .turns import WouldWait
 from .view import View
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "WouldWait",
     "EXPLAIN",
     "PATHS",
     "Adjacency",

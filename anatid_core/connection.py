@@ -38,7 +38,7 @@ from .errors import (
 from .lease import Lease
 from .publish import PublishLock
 from .sql import one, run
-from .turns import FileTurns, first_turn
+from .turns import FileTurns, WouldWait, first_turn
 
 #: Tunables, readable at a glance.
 SETTINGS: dict[str, Any] = {
@@ -369,9 +369,27 @@ class Connection:
 
     def turn(self) -> AbstractContextManager[None]:
         """Hold the file for one operation: taken back from another process first if it was
-        handed over, handed over after it if another process waits. Nested turns join."""
+        handed over, handed over after it if another process waits. Nested turns join.
+        Under :meth:`without_waiting`, :class:`WouldWait` instead of any wait."""
         turns = self._turns
-        return _NO_TURN if turns is None else turns.turn()
+        return _NO_TURN if turns is None else turns.turn(wait=not self.refuses_waiting())
+
+    @contextmanager
+    def without_waiting(self) -> Iterator[None]:
+        """Reads on this thread, inside the block, answer from memory at once or raise
+        :class:`WouldWait` before they would query the file or wait for it (or for a
+        writer): for a caller on an event loop, which then runs the read on a worker thread.
+        Nothing is written either way."""
+        before = getattr(self._local, "no_wait", False)
+        self._local.no_wait = True
+        try:
+            yield
+        finally:
+            self._local.no_wait = before
+
+    def refuses_waiting(self) -> bool:
+        """Whether this thread is inside :meth:`without_waiting`."""
+        return getattr(self._local, "no_wait", False)
 
     @property
     def handovers(self) -> int:
@@ -420,6 +438,8 @@ class Connection:
         it). Use it at once and do not keep it: the connection may be reopened in between."""
         if self._closed:
             raise AnatidError(f"the store {self.path} is closed; open it again with Store.open")
+        if self.refuses_waiting():
+            raise WouldWait("the read needs the file")
         tx = self._tx
         if tx is not None and tx.owner == threading.get_ident():
             return tx.cursor

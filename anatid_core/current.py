@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 from .model import Kind
 from .rows import cols_of, table_of
+from .turns import WouldWait
 
 
 class _Connection(Protocol):
@@ -47,6 +48,8 @@ class _Connection(Protocol):
     def write_lock(self) -> AbstractContextManager[Any]: ...
 
     def in_own_transaction(self) -> bool: ...
+
+    def refuses_waiting(self) -> bool: ...
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
@@ -261,6 +264,8 @@ class CurrentRecords:
         limit = int(self._limit())
         if limit <= 0:
             return None
+        if self._connection.refuses_waiting():  # building waits for the writer, reads SQL
+            raise WouldWait("the in-memory records are not built yet")
         with self._connection.write_lock:
             with self._lock:
                 found = self._views.get(kind)

@@ -108,6 +108,15 @@ class Store(Eraser, Reader):
     def closed(self) -> bool:
         return self.connection.closed
 
+    def without_waiting(self) -> AbstractContextManager[None]:
+        """Reads on this thread inside the block (of this store and of its ``as_of`` views)
+        answer from the in-memory current records at once, or raise :class:`WouldWait` before
+        they would query the file or wait for it or for a writer; nothing is written either
+        way. For a caller on an event loop: try a small read (records by id) on the loop, and
+        run it on a worker thread when it raises WouldWait (a thread hop costs more than the
+        read itself)."""
+        return self.connection.without_waiting()
+
     def transaction(self) -> AbstractContextManager[Tx]:
         """One DuckDB transaction: COMMIT on clean exit, ROLLBACK and re-raise on any exception.
 

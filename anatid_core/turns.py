@@ -38,6 +38,14 @@ WATCH: dict[str, float] = {
 }
 
 
+class WouldWait(Exception):
+    """Raised by a read run under :meth:`~anatid_core.connection.Connection.without_waiting`
+    that cannot be answered from memory at once: it would query the file, wait for it (another
+    process has it, a handover or a compaction is under way) or wait for a writer. Not an
+    :class:`~anatid_core.errors.AnatidError`: nothing failed, the caller runs the read again
+    the usual way (on a worker thread)."""
+
+
 class FileTurns:
     """Runs operations while this process holds the file; hands it over between them."""
 
@@ -71,8 +79,10 @@ class FileTurns:
     # ------------------------------------------------------------------ operations
 
     @contextmanager
-    def turn(self) -> Iterator[None]:
-        """Hold the file for one operation (taking it back first if it was handed over)."""
+    def turn(self, wait: bool = True) -> Iterator[None]:
+        """Hold the file for one operation (taking it back first if it was handed over).
+        ``wait=False``: only if this process holds it and nothing is to wait for, else
+        :class:`WouldWait`."""
         depth = getattr(self._local, "depth", 0)
         if depth:
             self._local.depth = depth + 1
@@ -81,7 +91,7 @@ class FileTurns:
             finally:
                 self._local.depth -= 1
             return
-        self._enter()
+        self._enter(wait)
         self._local.depth = 1
         try:
             yield
@@ -89,8 +99,12 @@ class FileTurns:
             self._local.depth = 0
             self._leave()
 
-    def _enter(self) -> None:
+    def _enter(self, wait: bool = True) -> None:
         with self._cond:
+            if not wait and (
+                self._busy or self._exclusive_waiting or self._wanted or not self.lease.held
+            ):
+                raise WouldWait("the file is not this process's to read at once")
             while self._busy or self._exclusive_waiting or (self._wanted and self._active):
                 self._cond.wait()
             if self.lease.held:
@@ -315,4 +329,4 @@ def in_turn(fn: Callable[..., Any]) -> Callable[..., Any]:
     return verb
 
 
-__all__ = ["WATCH", "FileTurns", "first_turn", "in_turn", "verbs_take_turns"]
+__all__ = ["WATCH", "FileTurns", "WouldWait", "first_turn", "in_turn", "verbs_take_turns"]

@@ -15,7 +15,7 @@ from cognee.exceptions import CogneeValidationError
 
 from anatid_core import Cond, Edge, Node, gc_paused
 
-from .adapter_base import StoreBacked
+from .adapter_base import SMALL_READ, StoreBacked
 from .nodesets import common_neighbours, plain_nodeset
 from .records import (
     GRAPH_GROUP,
@@ -94,7 +94,7 @@ class GraphReads(StoreBacked):
             by_id = {node_id: data for node_id, data in map(plain_node_tuple, rows)}
             return [{"id": i, **by_id[i]} for i in ids if i in by_id]
 
-        return await self._read(work)
+        return await (self._small_read(work) if len(ids) <= SMALL_READ else self._read(work))
 
     async def has_edge(self, source_id: str, target_id: str, relationship_name: str) -> bool:
         return bool(await self.has_edges([(source_id, target_id, relationship_name)]))

@@ -83,7 +83,9 @@ class EdgeCrud(Generic[M]):
             )
 
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
-        found = await self._db.read(lambda r: self._models([e for e in [r.get_edge(uuid)] if e]))
+        found = await self._db.small_read(
+            lambda r: self._models([e for e in [r.get_edge(uuid)] if e]), 1
+        )
         if not found:
             raise edge_not_found(uuid)
         return found[0]
@@ -91,7 +93,9 @@ class EdgeCrud(Generic[M]):
     async def get_by_uuids(self, executor: QueryExecutor, uuids: list[str]) -> list[M]:
         if not uuids:
             return []
-        return await self._db.read(lambda r: self._models(r.get_edges(list(uuids))))
+        return await self._db.small_read(
+            lambda r: self._models(r.get_edges(list(uuids))), len(uuids)
+        )
 
     async def get_by_group_ids(
         self,

@@ -102,7 +102,9 @@ class NodeCrud(Generic[M]):
 
     # reads
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
-        found = await self._db.read(lambda r: self._models(r, [n for n in [r.get_node(uuid)] if n]))
+        found = await self._db.small_read(
+            lambda r: self._models(r, [n for n in [r.get_node(uuid)] if n]), 1
+        )
         if not found:
             raise node_not_found(uuid)
         return found[0]
@@ -110,7 +112,9 @@ class NodeCrud(Generic[M]):
     async def get_by_uuids(self, executor: QueryExecutor, uuids: list[str]) -> list[M]:
         if not uuids:
             return []
-        return await self._db.read(lambda r: self._models(r, r.get_nodes(list(uuids))))
+        return await self._db.small_read(
+            lambda r: self._models(r, r.get_nodes(list(uuids))), len(uuids)
+        )
 
     async def get_by_group_ids(
         self,

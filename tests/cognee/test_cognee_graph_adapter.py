@@ -414,3 +414,37 @@ async def test_document_subgraph_finds_what_only_this_document_owns(graph):
     }
     missing = await graph.get_document_subgraph(str(uuid4()))
     assert all(v == [] for v in missing.values())
+
+
+async def test_small_reads_answer_on_the_loop_with_the_same_values(graph, tmp_path, monkeypatch):
+    """get_node/get_nodes of a few ids answer on the event loop from the in-memory records
+    (no worker thread), with exactly what the thread path gives; a past (as_of) adapter and
+    a large read still go through a thread."""
+    from anatid_core import SETTINGS
+
+    people = [
+        Person(name=f"p{i}", born=datetime(2000, 1, 1, tzinfo=timezone.utc)) for i in range(120)
+    ]
+    await graph.add_nodes(people)
+    ids = [str(p.id) for p in people]
+    hops = []
+    real = asyncio.to_thread
+
+    async def counted(fn, *args, **kwargs):
+        hops.append(fn)
+        return await real(fn, *args, **kwargs)
+
+    await graph.get_node(ids[0])  # the first read builds the in-memory records (a thread)
+    monkeypatch.setattr(asyncio, "to_thread", counted)
+    on_loop = [await graph.get_node(i) for i in ids[:5]], await graph.get_nodes(ids[:100])
+    assert hops == []
+    await graph.get_nodes(ids)  # 120 ids: more than a loop's share
+    assert len(hops) == 1
+    monkeypatch.setitem(SETTINGS, "current_records_limit", 0)  # no records in memory
+    other = AnatidGraphAdapter(graph_database_url=str(tmp_path / "off.duckdb"))
+    await other.add_nodes(people)
+    hops.clear()
+    in_thread = [await other.get_node(i) for i in ids[:5]], await other.get_nodes(ids[:100])
+    assert len(hops) == 6 and in_thread == on_loop
+    assert on_loop[0][0]["born"] == "2000-01-01T00:00:00+00:00"
+    await other.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from anatid_core import SETTINGS, Edge, InvalidInput, Node, Store
+from anatid_core import SETTINGS, Edge, InvalidInput, Node, Store, WouldWait
 from anatid_core.current import NodeTags
 
 T = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -390,3 +390,28 @@ def test_searches_fetching_from_memory_match_sql(tmp_path: Path) -> None:
         s.delete_nodes(["d3"])
         s.purge_nodes(["d5"])
         check()
+
+
+def test_reads_without_waiting_answer_from_memory_or_refuse(tmp_path: Path) -> None:
+    """``without_waiting`` (for callers on an event loop): a read by id answers from the
+    in-memory records, or raises WouldWait, never queries or waits, and leaves the store
+    as it was: the same read then answers the usual way."""
+    path = tmp_path / "w.duckdb"
+    with Store.open(path) as s:
+        s.upsert_nodes([Node("a", props={"at": T}), Node("b")])
+    with Store.open(path) as s:
+        with pytest.raises(WouldWait), s.without_waiting():
+            s.get_node("a")  # the records are not in memory yet: building them reads SQL
+        expected = s.get_node("a")  # builds them
+        with s.without_waiting():
+            assert s.get_node("a") == expected and s.get_nodes(["b", "zz"]) == [s.get_node("b")]
+        with pytest.raises(WouldWait), s.without_waiting():
+            s.find_nodes()  # answered by SQL
+        with pytest.raises(WouldWait), s.without_waiting():
+            s.as_of(tx_time=datetime.now(timezone.utc)).get_node("a")  # the past: SQL
+        _in_another_process(str(path), 'other.upsert_nodes([Node("c")])')
+        with pytest.raises(WouldWait), s.without_waiting():
+            s.get_node("c")  # the file went to the other process: taking it back waits
+        assert s.get_node("c") is not None and len(s.find_nodes()) == 3
+        with s.without_waiting():
+            assert s.get_node("c") is not None
