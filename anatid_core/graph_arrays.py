@@ -155,7 +155,7 @@ def _load(
     nf = record_filter("node", visible=node_vis, groups=_sorted(groups), labels=_sorted(labels))
     ef = record_filter("edge", visible=edge_vis, groups=_sorted(groups), rels=_sorted(rels))
     cur = connection.cursor()
-    nodes = _arrow(
+    nodes = arrow_table(
         cur.execute(f"SELECT r.id, r.vid FROM nodes r WHERE {nf.sql()} ORDER BY r.id", nf.params)
     )
     ids = nodes.column("id").combine_chunks()
@@ -166,7 +166,7 @@ def _load(
     name = f"_anatid_graph_nodes_{threading.get_ident()}"
     cur.register(name, pa.table({"id": ids, "i": pa.array(np.arange(len(ids), dtype=np.int32))}))
     try:
-        pairs = _arrow(
+        pairs = arrow_table(
             cur.execute(
                 f"SELECT s.i AS s, d.i AS d, r.id AS e, r.vid AS v FROM edges r "
                 f"JOIN {name} s ON s.id = r.src JOIN {name} d ON d.id = r.dst WHERE {ef.sql()}",
@@ -175,19 +175,20 @@ def _load(
         )
     finally:
         cur.unregister(name)
-    src, dst = _ints(pairs.column("s"), np.int32), _ints(pairs.column("d"), np.int32)
+    src, dst = int_array(pairs.column("s"), np.int32), int_array(pairs.column("d"), np.int32)
     order = np.argsort((dst.astype(np.int64) << 32) | src, kind="stable")  # by (dst, src)
     return GraphArrays(
         ids=ids.to_pylist(),
         src=src[order],
         dst=dst[order],
         edge_ids=pairs.column("e").combine_chunks().take(pa.array(order)),
-        node_vids=_ints(nodes.column("vid"), np.int64),
-        edge_vids=_ints(pairs.column("v"), np.int64)[order],
+        node_vids=int_array(nodes.column("vid"), np.int64),
+        edge_vids=int_array(pairs.column("v"), np.int64)[order],
     )
 
 
-def _arrow(result: Any) -> pa.Table:
+def arrow_table(result: Any) -> pa.Table:
+    """A DuckDB result as an Arrow table."""
     # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).
     to_arrow = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # noqa: B009
     with warnings.catch_warnings():
@@ -195,7 +196,7 @@ def _arrow(result: Any) -> pa.Table:
         return to_arrow()
 
 
-def _ints(column: pa.ChunkedArray, dtype: type[np.integer[Any]]) -> np.ndarray:
+def int_array(column: pa.ChunkedArray, dtype: type[np.integer[Any]]) -> np.ndarray:
     """An integer column without nulls as numpy (from its buffer: pyarrow's ``to_numpy`` may
     import pandas)."""
     arr = column.combine_chunks()
@@ -209,4 +210,11 @@ def _sorted(values: frozenset[str] | None) -> list[str] | None:
     return None if values is None else sorted(values)
 
 
-__all__ = ["GRAPH_ARRAYS", "GraphArrays", "cached_graph", "visible_graph"]
+__all__ = [
+    "GRAPH_ARRAYS",
+    "GraphArrays",
+    "arrow_table",
+    "cached_graph",
+    "int_array",
+    "visible_graph",
+]

@@ -17,7 +17,7 @@ from .adjacency import AdjacencyReads, EdgeRef
 from .codec import check_id
 from .errors import InvalidInput, NotFound
 from .model import Edge, Node
-from .rows import Kind, items_by_vid
+from .rows import Kind, item_from_row, items_by_vid
 from .turns import verbs_take_turns
 from .walk_index import IdHop, Walk, index_for_walk
 
@@ -215,19 +215,29 @@ class PathReads(AdjacencyReads, _Records):
             nodes = {n.id: n for n in self.get_nodes(node_ids)}
             edges = {e.id: e for e in self.get_edges(edge_ids)}
         else:
-            nodes = self._walked("node", node_ids, lambda: walk.node_rows(node_ids))
-            edges = self._walked("edge", edge_ids, lambda: [walk.edge_rows[e] for e in edge_ids])
+            nodes = self._walked("node", node_ids, walk, lambda: walk.node_rows(node_ids))
+            edges = self._walked(
+                "edge", edge_ids, walk, lambda: [walk.edge_rows[e] for e in edge_ids]
+            )
         return [Path(tuple(nodes[i] for i in ns), tuple(edges[e] for e in es)) for ns, es in chosen]
 
-    def _walked(self, kind: Kind, ids: set[str], vids: Callable[[], list[int]]) -> dict[str, Any]:
+    def _walked(
+        self, kind: Kind, ids: set[str], walk: Walk, vids: Callable[[], list[int]]
+    ) -> dict[str, Any]:
         """The records a walk over the index went through, by id: from the in-memory current
-        records where they answer, else by row (``vids``, the visible versions): the row range
-        lets zone maps skip most of the table (:func:`~anatid_core.rows.items_by_vid`)."""
+        records where they answer, else by row (``vids``, the visible versions) from the
+        walked graph's record columns (:meth:`~anatid_core.walk_index.Walk.rows`)."""
         if not ids:
             return {}
         found = self._from_memory(kind, sorted(ids))
         if found is None:
-            found = items_by_vid(self._query, kind, vids())
+            wanted = vids()
+            rows = walk.rows(self.connection, kind, wanted)
+            found = (
+                items_by_vid(self._query, kind, wanted)
+                if rows is None
+                else [item_from_row(kind, row) for row in rows]
+            )
         return {r.id: r for r in found}
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anatid_core import Edge, Node, Store
+from anatid_core import SETTINGS, Edge, Node, Store
 from anatid_core.graph_arrays import cached_graph
 from anatid_core.walk_index import WALKS
 
@@ -20,16 +21,20 @@ NEVER = 10**9
 
 
 @contextmanager
-def load_after(count: int) -> Iterator[None]:
-    before = WALKS["load_after"]
+def load_after(count: int, record_rows: int | None = None) -> Iterator[None]:
+    """Walks load the graph after ``count`` walks by SQL; ``record_rows``: the most records
+    of a kind kept in columns (0: the path's records by SQL)."""
+    before = dict(WALKS)
     WALKS["load_after"] = count
+    if record_rows is not None:
+        WALKS["record_rows"] = record_rows
     try:
         yield
     finally:
-        WALKS["load_after"] = before
+        WALKS.update(before)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     batches=BATCHES,
     scope=SCOPES,
@@ -38,10 +43,11 @@ def load_after(count: int) -> Iterator[None]:
     max_depth=st.integers(0, 5),
     limit=st.integers(1, 3),
     rels=st.sampled_from([None, ["R"], ["OTHER"]]),
+    record_rows=st.sampled_from([0, 10**6]),
     data=st.data(),
 )
 def test_the_index_walk_returns_what_the_sql_walk_returns(
-    batches, scope, pairs, directed, max_depth, limit, rels, data
+    batches, scope, pairs, directed, max_depth, limit, rels, record_rows, data
 ) -> None:
     with Store.open() as store:
         history = write_history(store, batches)
@@ -53,7 +59,7 @@ def test_the_index_walk_returns_what_the_sql_walk_returns(
         with load_after(NEVER):
             by_sql = [view.shortest_path(a, b, **kw) for a, b in pairs]
         assert cached_graph(store.connection, view.visibility, rels=rels) is None
-        with load_after(1):
+        with load_after(1, record_rows):  # past views: records from the columns or by SQL
             by_index = [view.shortest_path(a, b, **kw) for a, b in pairs]
         assert by_index == by_sql
         if pairs:
@@ -81,7 +87,12 @@ def test_the_smallest_parallel_edge_id_stands_for_the_others() -> None:
         assert [e.id for e in path.edges] == ["e5", "e1"]
 
 
-def test_a_write_after_the_load_is_seen_by_the_next_walk() -> None:
+@pytest.mark.parametrize("records_in_memory", [True, False])
+def test_a_write_after_the_load_is_seen_by_the_next_walk(
+    records_in_memory: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not records_in_memory:  # the path's records come from the graph's record columns
+        monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
     with Store.open() as store, load_after(1):
         _parallel(store)
         assert store.shortest_path("a", "c")[0].length == 2
