@@ -17,7 +17,6 @@ from __future__ import annotations
 import bisect
 import threading
 import warnings
-import weakref
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ import pyarrow as pa
 
 from .connection import Connection
 from .filters import record_filter
+from .per_connection import PerConnection
 from .rows import Visibility
 
 #: Tunables: how many loaded graphs (different views or filters) a connection keeps.
@@ -82,16 +82,7 @@ class _Cache:
         self.graphs: OrderedDict[tuple[Any, ...], GraphArrays] = OrderedDict()
 
 
-_CACHES: weakref.WeakKeyDictionary[Connection, _Cache] = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
-
-
-def _cache_of(connection: Connection) -> _Cache:
-    with _CACHES_LOCK:
-        cache = _CACHES.get(connection)
-        if cache is None:
-            cache = _CACHES[connection] = _Cache()
-        return cache
+_CACHES: PerConnection[_Cache] = PerConnection(_Cache)
 
 
 def visible_graph(
@@ -108,7 +99,7 @@ def visible_graph(
         return _load(connection, visibility, groups, labels, rels)
     version = connection.commits  # read before loading: a commit meanwhile only makes it miss
     key = (version, visibility, groups, labels, rels)
-    cache = _cache_of(connection)
+    cache = _CACHES.of(connection)
     with cache.lock:
         found = cache.graphs.get(key)
         if found is not None:
@@ -136,7 +127,7 @@ def cached_graph(
     if connection.in_own_transaction():
         return None
     key = (connection.commits, visibility, _frozen(groups), _frozen(labels), _frozen(rels))
-    cache = _cache_of(connection)
+    cache = _CACHES.of(connection)
     with cache.lock:
         return cache.graphs.get(key)
 

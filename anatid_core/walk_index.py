@@ -16,7 +16,6 @@ costs a few walks by SQL and every later walk then takes milliseconds.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ import pyarrow as pa
 from .connection import Connection
 from .graph_arrays import GraphArrays, arrow_table, cached_graph, int_array, visible_graph
 from .model import Kind
+from .per_connection import PerConnection
 from .rows import Visibility, cols_of, table_of
 
 #: Tunables: after how many walks by SQL at one store version (and view) the graph is loaded;
@@ -203,8 +203,7 @@ class _Misses:
         self.counts: dict[tuple[Any, ...], int] = {}
 
 
-_MISSES: weakref.WeakKeyDictionary[Connection, _Misses] = weakref.WeakKeyDictionary()
-_MISSES_LOCK = threading.Lock()
+_MISSES: PerConnection[_Misses] = PerConnection(_Misses)
 
 
 def index_for_walk(
@@ -218,10 +217,7 @@ def index_for_walk(
     if graph is None:
         version = connection.commits
         key = (version, visibility, None if rels is None else frozenset(rels))
-        with _MISSES_LOCK:
-            misses = _MISSES.get(connection)
-            if misses is None:
-                misses = _MISSES[connection] = _Misses()
+        misses = _MISSES.of(connection)
         with misses.lock:
             for old in [k for k in misses.counts if k[0] != version]:
                 del misses.counts[old]
