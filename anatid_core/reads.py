@@ -25,7 +25,7 @@ from .recall import GraphArm, check_arms, check_graph_arm, fuse, khop_arm, pager
 from .row_reads import RowReads
 from .rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .textindex import TextCache, bm25_search
-from .turns import verbs_take_turns
+from .turns import WouldWait, verbs_take_turns
 from .vectors import VectorCache, cosine_search, embedding_arrays_of, embeddings_of
 
 #: Most records the in-memory recency order walks for one newest-first query before SQL answers.
@@ -225,6 +225,8 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
             view = current.loaded(kind)
             if view is None:
                 return None
+            if view.recency is None and self.connection.refuses_waiting():
+                raise WouldWait("the recency order is to be sorted first")  # all records
             order = view.newest()
             start = bisect.bisect_left(order, (-bound, ""))
             for i in range(start, len(order)):

@@ -274,7 +274,7 @@ class AnatidEpisodeNodeOperations(NodeCrud[EpisodicNode], EpisodeNodeOperations)
             )
             return self._models(r, _newest(find, conds, last_n)[::-1])
 
-        return await self._db.read(run)
+        return await self._db.small_read(run, last_n)
 
 
 def _newest(find: Any, conds: list[Cond], last_n: int) -> list[Node]:

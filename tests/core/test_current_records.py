@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from anatid_core import SETTINGS, Edge, InvalidInput, Node, Store, WouldWait
+from anatid_core import SETTINGS, Cond, Edge, InvalidInput, Node, Store, WouldWait
 from anatid_core.current import NodeTags
 
 T = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -398,7 +398,7 @@ def test_reads_without_waiting_answer_from_memory_or_refuse(tmp_path: Path) -> N
     as it was: the same read then answers the usual way."""
     path = tmp_path / "w.duckdb"
     with Store.open(path) as s:
-        s.upsert_nodes([Node("a", props={"at": T}), Node("b")])
+        s.upsert_nodes([Node("a", props={"at": T}, valid_from=T), Node("b")])
     with Store.open(path) as s:
         with pytest.raises(WouldWait), s.without_waiting():
             s.get_node("a")  # the records are not in memory yet: building them reads SQL
@@ -407,6 +407,16 @@ def test_reads_without_waiting_answer_from_memory_or_refuse(tmp_path: Path) -> N
             assert s.get_node("a") == expected and s.get_nodes(["b", "zz"]) == [s.get_node("b")]
         with pytest.raises(WouldWait), s.without_waiting():
             s.find_nodes()  # answered by SQL
+        newest = {
+            "where": [[Cond("valid_from", "<=", datetime.now(timezone.utc))]],
+            "order_by": "-valid_from",
+            "limit": 1,
+        }
+        with pytest.raises(WouldWait), s.without_waiting():
+            s.find_nodes(**newest)  # the recency order is sorted on first use: not on a loop
+        expected_newest = s.find_nodes(**newest)
+        with s.without_waiting():
+            assert s.find_nodes(**newest) == expected_newest != []
         with pytest.raises(WouldWait), s.without_waiting():
             s.as_of(tx_time=datetime.now(timezone.utc)).get_node("a")  # the past: SQL
         _in_another_process(str(path), 'other.upsert_nodes([Node("c")])')
