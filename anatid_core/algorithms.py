@@ -15,9 +15,18 @@ from .connection import Connection
 from .errors import InvalidInput
 from .graph_arrays import visible_graph
 from .model import Hit, Node
-from .ranking import Direction, check_options, personalized_pagerank, seed_vector, top
-from .rows import Kind, Visibility, items_by_vid
+from .ranking import (
+    Direction,
+    Method,
+    check_method,
+    check_options,
+    personalized_pagerank,
+    seed_vector,
+    top,
+)
+from .rows import Kind, Visibility
 from .turns import verbs_take_turns
+from .walk_index import graph_items
 
 
 class _Reads(Protocol):
@@ -45,6 +54,7 @@ class GraphAlgorithms(_Reads):
         groups: Iterable[str] | None = None,
         labels: Iterable[str] | None = None,
         rels: Iterable[str] | None = None,
+        method: Method = "iterate",
     ) -> list[Hit]:
         """Nodes by personalized PageRank from ``seeds`` (ids, or ids to restart weights), best
         first, the ``k`` best (every node with a score for ``k=None``); seeds included.
@@ -52,8 +62,15 @@ class GraphAlgorithms(_Reads):
         The surfer walks ``direction`` ('both': edges as undirected) over the visible graph
         filtered by ``groups`` and ``labels`` (nodes) and ``rels`` (edges); a seed that is not a
         node of that graph is ``NotFound``. Scores sum to 1 over the whole graph.
+
+        ``method="push"`` (``direction='both'`` only) spreads the seeds' mass outward only as
+        far as it matters instead of iterating over the whole graph (forward push): each score
+        is then at most ``tolerance`` x that node's degree below the exact one, and the scores
+        sum to a little less than 1. Its cost does not grow with the graph: at 1M nodes /
+        2.3M edges, tens of milliseconds at ``tolerance=1e-5`` where iterating takes seconds.
         """
         check_options(damping, iterations, tolerance)
+        check_method(method, direction)
         if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 0):
             raise _bad_k(k)
         graph = visible_graph(
@@ -67,6 +84,7 @@ class GraphAlgorithms(_Reads):
             iterations=iterations,
             tolerance=tolerance,
             direction=direction,
+            method=method,
         )
         best = top(scores, k)
         ids = [graph.ids[i] for i in best.tolist()]
@@ -74,7 +92,7 @@ class GraphAlgorithms(_Reads):
         # of each node's visible version (a lookup by id would scan the node table).
         found = self._from_memory("node", ids)
         if found is None:
-            found = items_by_vid(self._query, "node", graph.node_vids[best].tolist())
+            found = graph_items(self.connection, graph, "node", graph.node_vids[best].tolist())
         nodes = {n.id: n for n in found}
         return [
             Hit(id=i, score=float(scores[at]), item=nodes[i], rank=r + 1)

@@ -17,9 +17,9 @@ from .adjacency import AdjacencyReads, EdgeRef
 from .codec import check_id
 from .errors import InvalidInput, NotFound
 from .model import Edge, Node
-from .rows import Kind, item_from_row, items_by_vid
+from .rows import Kind
 from .turns import verbs_take_turns
-from .walk_index import IdHop, Walk, index_for_walk
+from .walk_index import IdHop, Walk, graph_items, index_for_walk
 
 #: ``shortest_path``'s default deepest search and most paths returned.
 PATHS: dict[str, int] = {"max_depth": 6, "limit": 10}
@@ -226,18 +226,12 @@ class PathReads(AdjacencyReads, _Records):
     ) -> dict[str, Any]:
         """The records a walk over the index went through, by id: from the in-memory current
         records where they answer, else by row (``vids``, the visible versions) from the
-        walked graph's record columns (:meth:`~anatid_core.walk_index.Walk.rows`)."""
+        walked graph's record columns (:func:`~anatid_core.walk_index.graph_items`)."""
         if not ids:
             return {}
         found = self._from_memory(kind, sorted(ids))
         if found is None:
-            wanted = vids()
-            rows = walk.rows(self.connection, kind, wanted)
-            found = (
-                items_by_vid(self._query, kind, wanted)
-                if rows is None
-                else [item_from_row(kind, row) for row in rows]
-            )
+            found = graph_items(self.connection, walk.graph, kind, vids())
         return {r.id: r for r in found}
 
 

@@ -25,9 +25,9 @@ import pyarrow as pa
 
 from .connection import Connection
 from .graph_arrays import GraphArrays, arrow_table, cached_graph, int_array, visible_graph
-from .model import Kind
+from .model import Item, Kind
 from .per_connection import PerConnection
-from .rows import Visibility, cols_of, table_of
+from .rows import Visibility, cols_of, item_from_row, items_by_vid, table_of
 
 #: Tunables: after how many walks by SQL at one store version (and view) the graph is loaded;
 #: the most records of one kind (nodes, edges) of a loaded graph whose columns a walk keeps
@@ -91,15 +91,6 @@ class Walk:
     def has_node(self, node_id: str) -> bool:
         return self.graph.position(node_id) is not None
 
-    def rows(
-        self, connection: Connection, kind: Kind, vids: list[int]
-    ) -> list[tuple[Any, ...]] | None:
-        """The rows (``SELECT cols_of(kind)``) of versions ``vids`` of the graph's records,
-        from the graph's :class:`RecordColumns` (loaded on first use); None past
-        ``WALKS['record_rows']`` (then SQL answers)."""
-        columns = record_columns(connection, self.graph, kind)
-        return None if columns is None else columns.rows(vids)
-
 
 @dataclass(frozen=True)
 class RecordColumns:
@@ -122,6 +113,19 @@ class RecordColumns:
             return None
         picked = self.table.take(pa.array(at))
         return list(zip(*(column.to_pylist() for column in picked.columns), strict=True))
+
+
+def graph_items(
+    connection: Connection, graph: GraphArrays, kind: Kind, vids: list[int]
+) -> list[Item]:
+    """The records of versions ``vids`` (visible versions of ``graph``'s nodes or edges), in
+    that order: from the graph's :class:`RecordColumns` (loaded on first use), or by row
+    (:func:`~anatid_core.rows.items_by_vid`) past ``WALKS['record_rows']``."""
+    columns = record_columns(connection, graph, kind)
+    rows = None if columns is None else columns.rows(vids)
+    if rows is None:
+        return items_by_vid(connection.query, kind, vids)
+    return [item_from_row(kind, row) for row in rows]
 
 
 def record_columns(connection: Connection, graph: GraphArrays, kind: Kind) -> RecordColumns | None:
@@ -234,6 +238,7 @@ __all__ = [
     "RecordColumns",
     "Walk",
     "WalkIndex",
+    "graph_items",
     "index_for_walk",
     "record_columns",
     "walk_index",

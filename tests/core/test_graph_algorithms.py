@@ -70,6 +70,62 @@ def test_personalized_pagerank_matches_networkx_now_and_as_of_the_past(
         assert math.isclose(sum(got.values()), 1.0, abs_tol=1e-9)
 
 
+@EXAMPLES
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 40),
+    density=st.floats(0.0, 3.0),
+    damping=st.floats(0.05, 0.95),
+    tolerance=st.sampled_from([1e-2, 1e-4, 1e-6]),
+    filtered=st.booleans(),
+    data=st.data(),
+)
+def test_push_scores_are_within_tolerance_times_degree_below_networkx(
+    seed, n, density, damping, tolerance, filtered, data
+) -> None:
+    """method="push": every score at most ``tolerance`` x its node's degree (at least 1)
+    below the exact one, never above it, now and as of the past."""
+    with Store.open(":memory:") as store:
+        snaps = build(store, seed, n, int(n * density))
+        at = data.draw(st.integers(0, len(snaps) - 1), label="instant")
+        rng = random.Random(seed)
+        groups = set(rng.sample(GROUPS, 2)) if filtered else None
+        rels = {rng.choice(RELS)} if filtered else None
+        nodes, edges = snaps[at].graph(groups, rels)
+        if not nodes:
+            return
+        seeds = rng.sample(nodes, k=min(3, len(nodes)))
+        expected = nx_pagerank(nodes, edges, seeds, damping, "both")
+        degree = dict.fromkeys(nodes, 0)
+        for s, d in edges:
+            degree[s] += 1
+            degree[d] += 1
+        hits = _view(store, snaps, at).pagerank(
+            seeds,
+            k=None,
+            damping=damping,
+            tolerance=tolerance,
+            method="push",
+            groups=groups,
+            rels=rels,
+        )
+        got = {h.id: h.score for h in hits}
+        assert set(got) <= set(nodes)
+        for i, exact in expected.items():
+            below = exact - got.get(i, 0.0)
+            assert -1e-9 <= below <= tolerance * max(degree[i], 1) + 1e-9, (i, below)
+        assert sum(got.values()) <= 1.0 + 1e-9
+
+
+def test_push_needs_the_undirected_walk_and_ranks_like_iterating(seeded: Store) -> None:
+    with pytest.raises(InvalidInput):
+        seeded.pagerank(["a"], method="push", direction="out")
+    with pytest.raises(InvalidInput):
+        seeded.pagerank(["a"], method="sweep")  # type: ignore[arg-type]
+    pushed = seeded.pagerank(["a"], method="push", tolerance=1e-9, k=3)
+    assert [h.id for h in pushed] == [h.id for h in seeded.pagerank(["a"], k=3)]
+
+
 def test_pagerank_ranks_best_first_with_nodes_and_ties_by_id(seeded: Store) -> None:
     hits = seeded.pagerank(["a"], k=3)
     assert [h.rank for h in hits] == [1, 2, 3] and hits[0].id == "a"
