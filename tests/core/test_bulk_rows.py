@@ -9,10 +9,11 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from anatid_core import Edge, Node, Store
 from anatid_core.codec import decode_props, decode_props_plain, encode_props
+
+from .props_strategies import props_strategy
 
 _WHEN = datetime(2026, 1, 1, 12, 30, tzinfo=timezone(timedelta(hours=5, minutes=30)))
 _ID = uuid.UUID("12345678-1234-5678-1234-567812345678")
@@ -54,38 +55,8 @@ def test_plain_decoding_equals_exact_values_written_as_json() -> None:
     assert decode_props_plain(encode_props(PROPS))["when"] == _WHEN.isoformat()
 
 
-# Props as a host writes them: times, dates, UUIDs, tuples, integers of any size, non-finite
-# floats, and user data shaped like the codec's tags (keys and strings).
-_TEXT = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8
-)
-_TAGGY = st.sampled_from(['{"$dt":"x"}', "$dt", "$uuid", '"$esc"', "$tuple", "1234567890123456789"])
-_KEYS = st.one_of(_TEXT, st.sampled_from(["$dt", "$date", "$uuid", "$tuple", "$float", "$esc"]))
-_SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(),
-    st.integers(min_value=2**62, max_value=2**70),
-    st.floats(allow_nan=False),
-    _TEXT,
-    _TAGGY,
-    st.datetimes(timezones=st.sampled_from([None, timezone.utc, timezone(timedelta(hours=-3))])),
-    st.dates(),
-    st.uuids(),
-)
-_VALUES = st.recursive(
-    _SCALARS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.lists(inner, max_size=3).map(tuple),
-        st.dictionaries(_KEYS, inner, max_size=3),
-    ),
-    max_leaves=12,
-)
-
-
 @settings(max_examples=400, deadline=None)
-@given(st.dictionaries(_KEYS, _VALUES, max_size=5))
+@given(props_strategy(with_bytes=False))
 def test_plain_decoding_of_any_props_equals_the_exact_values_written_as_json(props) -> None:
     text = encode_props(props)
     assert decode_props_plain(text) == _as_json_by_hand(decode_props(text))

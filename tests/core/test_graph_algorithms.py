@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import networkx as nx
 import pytest
@@ -30,77 +31,70 @@ def _view(store: Store, snaps: list[Snapshot], at: int):
     return store if at == len(snaps) - 1 else store.as_of(tx_time=snaps[at].at)
 
 
+def _random_case(store: Store, seed: int, n: int, density: float, filtered: bool, data: Any):
+    """A random graph history written to ``store``; then (view at a drawn instant, its visible
+    nodes and edges, up to 3 seeds, groups, rels), or None if that graph has no node."""
+    snaps = build(store, seed, n, int(n * density))
+    at = data.draw(st.integers(0, len(snaps) - 1), label="instant")
+    rng = random.Random(seed)
+    groups = set(rng.sample(GROUPS, 2)) if filtered else None
+    rels = {rng.choice(RELS)} if filtered else None
+    nodes, edges = snaps[at].graph(groups, rels)
+    if not nodes:
+        return None
+    seeds = rng.sample(nodes, k=min(3, len(nodes)))
+    return _view(store, snaps, at), nodes, edges, seeds, groups, rels
+
+
 # ---------------------------------------------------------------------------------- PageRank
 
 
+#: What _random_case draws from, and the damping: a PageRank test's given().
+CASE = {
+    "seed": st.integers(0, 10_000),
+    "n": st.integers(2, 40),
+    "density": st.floats(0.0, 3.0),
+    "damping": st.floats(0.05, 0.95),
+    "filtered": st.booleans(),
+    "data": st.data(),
+}
+
+
 @EXAMPLES
-@given(
-    seed=st.integers(0, 10_000),
-    n=st.integers(2, 40),
-    density=st.floats(0.0, 3.0),
-    damping=st.floats(0.05, 0.95),
-    direction=st.sampled_from(["both", "out", "in"]),
-    filtered=st.booleans(),
-    data=st.data(),
-)
+@given(**CASE, direction=st.sampled_from(["both", "out", "in"]))
 def test_personalized_pagerank_matches_networkx_now_and_as_of_the_past(
     seed, n, density, damping, direction, filtered, data
 ) -> None:
     with Store.open(":memory:") as store:
-        snaps = build(store, seed, n, int(n * density))
-        at = data.draw(st.integers(0, len(snaps) - 1), label="instant")
-        rng = random.Random(seed)
-        groups = set(rng.sample(GROUPS, 2)) if filtered else None
-        rels = {rng.choice(RELS)} if filtered else None
-        nodes, edges = snaps[at].graph(groups, rels)
-        if not nodes:
+        case = _random_case(store, seed, n, density, filtered, data)
+        if case is None:
             return
-        seeds = rng.sample(nodes, k=min(3, len(nodes)))
+        view, nodes, edges, seeds, groups, rels = case
         expected = nx_pagerank(nodes, edges, seeds, damping, direction)
-        got = _scores(
-            _view(store, snaps, at),
-            seeds,
-            damping=damping,
-            direction=direction,
-            groups=groups,
-            rels=rels,
-        )
+        got = _scores(view, seeds, damping=damping, direction=direction, groups=groups, rels=rels)
         assert set(got) <= set(nodes)  # nothing outside the visible, filtered graph
         assert max(abs(got.get(i, 0.0) - p) for i, p in expected.items()) < 1e-6
         assert math.isclose(sum(got.values()), 1.0, abs_tol=1e-9)
 
 
 @EXAMPLES
-@given(
-    seed=st.integers(0, 10_000),
-    n=st.integers(2, 40),
-    density=st.floats(0.0, 3.0),
-    damping=st.floats(0.05, 0.95),
-    tolerance=st.sampled_from([1e-2, 1e-4, 1e-6]),
-    filtered=st.booleans(),
-    data=st.data(),
-)
+@given(**CASE, tolerance=st.sampled_from([1e-2, 1e-4, 1e-6]))
 def test_push_scores_are_within_tolerance_times_degree_below_networkx(
     seed, n, density, damping, tolerance, filtered, data
 ) -> None:
     """method="push": every score at most ``tolerance`` x its node's degree (at least 1)
     below the exact one, never above it, now and as of the past."""
     with Store.open(":memory:") as store:
-        snaps = build(store, seed, n, int(n * density))
-        at = data.draw(st.integers(0, len(snaps) - 1), label="instant")
-        rng = random.Random(seed)
-        groups = set(rng.sample(GROUPS, 2)) if filtered else None
-        rels = {rng.choice(RELS)} if filtered else None
-        nodes, edges = snaps[at].graph(groups, rels)
-        if not nodes:
+        case = _random_case(store, seed, n, density, filtered, data)
+        if case is None:
             return
-        seeds = rng.sample(nodes, k=min(3, len(nodes)))
+        view, nodes, edges, seeds, groups, rels = case
         expected = nx_pagerank(nodes, edges, seeds, damping, "both")
         degree = dict.fromkeys(nodes, 0)
         for s, d in edges:
             degree[s] += 1
             degree[d] += 1
-        hits = _view(store, snaps, at).pagerank(
+        hits = view.pagerank(
             seeds,
             k=None,
             damping=damping,
