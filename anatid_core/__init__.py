@@ -41,6 +41,7 @@ from .model import (
     WriteResult,
 )
 from .paths import PATHS, Path
+from .ranking import Method as PageRankMethod
 from .recall import rrf
 from .removal import remove_store, store_files
 from .restore import restore_timeline
@@ -55,6 +56,7 @@ from .view import View
 __version__ = "0.1.0"
 
 __all__ = [
+    "PageRankMethod",
     "WouldWait",
     "EXPLAIN",
     "PATHS",

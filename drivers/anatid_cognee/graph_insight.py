@@ -22,7 +22,7 @@ from uuid import UUID
 
 from cognee.infrastructure.databases.provenance import get_data_id_from_source_ref_key
 
-from anatid_core import Edge, Evidence, Node, Path, Scope
+from anatid_core import Edge, Evidence, Node, PageRankMethod, Path, Scope
 
 from . import provenance
 from .adapter_base import StoreBacked
@@ -154,12 +154,21 @@ class GraphInsight(StoreBacked):
         k: int = 20,
         relationship_names: Sequence[str] | None = None,
         node_types: Sequence[str] | None = ENTITIES,
+        method: PageRankMethod = "iterate",
+        tolerance: float = 1e-6,
     ) -> list[tuple[NodeTuple, float]]:
-        """Nodes by personalized PageRank from the seeds, best first (the seeds among them)."""
+        """Nodes by personalized PageRank from the seeds, best first (the seeds among them).
+        ``method="push"`` answers from the seeds' neighbourhood, for big graphs (each score
+        within ``tolerance`` x its node's degree below the exact one)."""
 
         def work(r: Any) -> list[tuple[NodeTuple, float]]:
             hits = r.scoped(_scope(node_types)).pagerank(
-                [str(s) for s in seed_ids], damping=damping, k=k, rels=_rels(relationship_names)
+                [str(s) for s in seed_ids],
+                damping=damping,
+                k=k,
+                rels=_rels(relationship_names),
+                method=method,
+                tolerance=tolerance,
             )
             return [(node_tuple(h.item, self.exact_values), h.score) for h in hits]
 

@@ -29,7 +29,7 @@ from graphiti_core.driver.driver import GraphDriver, GraphDriverSession, GraphPr
 from graphiti_core.driver.query_executor import Transaction
 from graphiti_core.nodes import EntityNode
 
-from anatid_core import Compaction, Edge, Erasure, Store, UnsupportedOperation
+from anatid_core import Compaction, Edge, Erasure, PageRankMethod, Store, UnsupportedOperation
 
 from . import cypher, erasure, insight, ranking
 from . import mapping as m
@@ -274,10 +274,23 @@ class GraphitiDriver(GraphDriver):
         group_ids: list[str] | None = None,
         damping: float = 0.85,
         k: int = 20,
+        method: PageRankMethod = "iterate",
+        tolerance: float = 1e-6,
     ) -> list[tuple[EntityNode, float]]:
         """Entities by personalized PageRank from the ``seeds`` (entity uuids) over the facts
-        between entities, best first, with their scores (the seeds among them)."""
-        return await ranking.pagerank(self.runner, seeds, group_ids=group_ids, damping=damping, k=k)
+        between entities, best first, with their scores (the seeds among them).
+        ``method="push"`` answers from the seeds' neighbourhood, for big graphs (each score
+        within ``tolerance`` x its entity's fact count below the exact one: see
+        ``anatid_core`` ``Store.pagerank``)."""
+        return await ranking.pagerank(
+            self.runner,
+            seeds,
+            group_ids=group_ids,
+            damping=damping,
+            k=k,
+            method=method,
+            tolerance=tolerance,
+        )
 
     async def communities(self, *, group_ids: list[str] | None = None) -> list[list[EntityNode]]:
         """A deterministic partition of the entities by the facts between them (Louvain),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from graphiti_core.nodes import EntityNode
 
-from anatid_core import Node
+from anatid_core import Node, PageRankMethod
 
 from . import mapping as m
 from .runner import ReadTarget, StoreRunner
@@ -29,9 +29,20 @@ async def pagerank(
     group_ids: list[str] | None,
     damping: float,
     k: int,
+    method: PageRankMethod = "iterate",
+    tolerance: float = 1e-6,
 ) -> list[tuple[EntityNode, float]]:
     def run(r: ReadTarget) -> list[tuple[EntityNode, float]]:
-        hits = r.pagerank(seeds, damping=damping, k=k, groups=group_ids, labels=_LABELS, rels=_RELS)
+        hits = r.pagerank(
+            seeds,
+            damping=damping,
+            k=k,
+            groups=group_ids,
+            labels=_LABELS,
+            rels=_RELS,
+            method=method,
+            tolerance=tolerance,
+        )
         return [(_entity(h.item), h.score) for h in hits]  # type: ignore[arg-type]
 
     return await runner.read(run)

@@ -129,6 +129,8 @@ async def test_hubs_pagerank_and_communities_of_the_entity_graph(graph, world):
     assert set(scores) <= entity and world["Bob"] in scores
     assert scores[world["Alice"]] > scores.get(world["Carol"], 0.0)
     assert abs(sum(scores.values()) - 1.0) < 1e-6
+    pushed = await graph.pagerank([world["Bob"]], k=10, method="push", tolerance=1e-9)
+    assert [node[0] for node, _ in pushed] == [node[0] for node, _ in ranked]
 
     parts = await graph.communities()
     assert parts == await graph.communities()  # deterministic

@@ -48,6 +48,9 @@ async def test_pagerank_and_communities_return_entity_nodes(driver: GraphitiDriv
     assert ranked[0][0].uuid == "a1" and isinstance(ranked[0][0], EntityNode)
     assert {n.uuid for n, _ in ranked[1:3]} == {"a2", "a3"}  # its triangle first
     assert all(x[1] >= y[1] for x, y in zip(ranked, ranked[1:], strict=False))
+    pushed = await driver.pagerank(["a1"], k=6, method="push", tolerance=1e-9)
+    assert [n.uuid for n, _ in pushed] == [n.uuid for n, _ in ranked]
+    assert all(0 <= s - p < 1e-6 for (_, s), (_, p) in zip(ranked, pushed, strict=True))
 
     past = driver.as_of(tx_time=before_bridge)
     old = await past.pagerank(["a1"], k=10)
