@@ -30,7 +30,11 @@ def _find(names: list[str], tmp_path: Path) -> dict[str, str | None]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *names],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -56,7 +60,11 @@ def test_a_namespace_tests_package_of_another_project_wins(tmp_path: Path) -> No
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = "from tests.helpers_of_another_project import VALUE; print(VALUE)"
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=other, env=env,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=other,
+        env=env,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
