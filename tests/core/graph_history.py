@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import networkx as nx
 from hypothesis import strategies as st
 
-from anatid_core import Edge, Node, Scope, Store
+from anatid_core import Edge, Node, Scope, Store, View
 
 GROUPS = ["g1", "g2", "g3"]
 LABELS = ["A", "B", "C"]
@@ -101,6 +101,15 @@ def write_history(store: Store, batches: list) -> list[tuple[datetime, Model]]:
         time.sleep(0.000002)  # a distinct microsecond after each commit
         out.append((datetime.now(timezone.utc), model.copy()))
     return out
+
+
+def view_at_drawn_instant(
+    store: Store, batches: list, scope: Scope | None, data: st.DataObject
+) -> tuple[View, Model]:
+    """Write ``batches`` (:func:`write_history`), then the store ``as_of`` an instant drawn
+    from that history behind ``scope``, and the model of what that view sees."""
+    instant, model = data.draw(st.sampled_from(write_history(store, batches)))
+    return store.as_of(tx_time=instant, scope=scope), model.visible(scope)
 
 
 def _apply(store: Store, model: Model, op: tuple) -> None:

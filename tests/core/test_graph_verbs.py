@@ -22,7 +22,7 @@ from anatid_core import (
     Store,
 )
 
-from .graph_history import BATCHES, NODE_IDS, SCOPES, write_history
+from .graph_history import BATCHES, NODE_IDS, SCOPES, view_at_drawn_instant, write_history
 
 PAIRS = st.lists(
     st.tuples(st.sampled_from(NODE_IDS), st.sampled_from(NODE_IDS)), min_size=1, max_size=4
@@ -54,10 +54,7 @@ def test_shortest_paths_and_degrees_match_networkx(
     batches, scope, pairs, directed, max_depth, data
 ) -> None:
     with Store.open() as store:
-        history = write_history(store, batches)
-        instant, model = data.draw(st.sampled_from(history))
-        view = store.as_of(tx_time=instant, scope=scope)
-        seen = model.visible(scope)
+        view, seen = view_at_drawn_instant(store, batches, scope, data)
         g = seen.graph(directed=directed)
         for a, b in pairs:
             if a not in seen.nodes or b not in seen.nodes:

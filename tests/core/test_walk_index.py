@@ -15,7 +15,7 @@ from anatid_core import SETTINGS, Edge, Node, Store
 from anatid_core.graph_arrays import cached_graph
 from anatid_core.walk_index import WALKS
 
-from .graph_history import BATCHES, NODE_IDS, SCOPES, write_history
+from .graph_history import BATCHES, NODE_IDS, SCOPES, view_at_drawn_instant
 
 NEVER = 10**9
 
@@ -50,10 +50,7 @@ def test_the_index_walk_returns_what_the_sql_walk_returns(
     batches, scope, pairs, directed, max_depth, limit, rels, record_rows, data
 ) -> None:
     with Store.open() as store:
-        history = write_history(store, batches)
-        instant, model = data.draw(st.sampled_from(history))
-        view = store.as_of(tx_time=instant, scope=scope)
-        seen = model.visible(scope)
+        view, seen = view_at_drawn_instant(store, batches, scope, data)
         pairs = [(a, b) for a, b in pairs if a in seen.nodes and b in seen.nodes]
         kw = {"max_depth": max_depth, "directed": directed, "limit": limit, "rels": rels}
         with load_after(NEVER):
