@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from .connection import Connection
 from .filters import record_filter
 from .per_connection import PerConnection
 from .rows import Visibility
+from .sql import arrow_table
 
 #: Tunables: how many loaded graphs (different views or filters) a connection keeps.
 GRAPH_ARRAYS: dict[str, int] = {"cached_graphs": 4}
@@ -178,15 +178,6 @@ def _load(
     )
 
 
-def arrow_table(result: Any) -> pa.Table:
-    """A DuckDB result as an Arrow table."""
-    # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).
-    to_arrow = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # noqa: B009
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return to_arrow()
-
-
 def int_array(column: pa.ChunkedArray, dtype: type[np.integer[Any]]) -> np.ndarray:
     """An integer column without nulls as numpy (from its buffer: pyarrow's ``to_numpy`` may
     import pandas)."""
@@ -204,7 +195,6 @@ def _sorted(values: frozenset[str] | None) -> list[str] | None:
 __all__ = [
     "GRAPH_ARRAYS",
     "GraphArrays",
-    "arrow_table",
     "cached_graph",
     "int_array",
     "visible_graph",

@@ -1,11 +1,13 @@
-"""The one place statements that return no rows are run."""
+"""The one place statements that return no rows are run, and results are read as Arrow."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 #: Writes of up to this many rows bind them as parameters of one statement rather than scan an
 #: Arrow batch: registering and scanning a table costs milliseconds, several times what a
@@ -30,3 +32,12 @@ def one(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None =
     """The first row of a query, or None. Drains the result (see :func:`run`)."""
     rows = cur.execute(sql, list(params) if params is not None else []).fetchall()
     return rows[0] if rows else None
+
+
+def arrow_table(result: Any) -> pa.Table:
+    """A DuckDB result as an Arrow table."""
+    # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).
+    to_arrow = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # noqa: B009
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return to_arrow()

@@ -11,7 +11,6 @@ reads inside a writer's own transaction use the SQL scan.
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from .errors import InvalidInput
 from .filters import SqlFilter
 from .model import Hit, Kind
 from .rows import Visibility, cols_of, item_from_row, table_of
-from .sql import SMALL_BATCH, one, run
+from .sql import SMALL_BATCH, arrow_table, one, run
 from .tags import Tags
 from .textindex import fetch_versions, top_with_ties
 
@@ -119,12 +118,7 @@ def fetch_matrix(
     cur: duckdb.DuckDBPyConnection, sql: str, params: list[Any], dim: int
 ) -> tuple[np.ndarray, np.ndarray, list[list[Any]]]:
     """Run a query returning (vid, embedding, extra...) and give (vids, matrix, extra columns)."""
-    result = cur.execute(sql, params)
-    # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).
-    to_arrow = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # noqa: B009
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        table = to_arrow()
+    table = arrow_table(cur.execute(sql, params))
     vids = _numbers(table.column(0).combine_chunks()).astype(np.int64)
     emb = table.column(1).combine_chunks()
     if len(emb) == 0:

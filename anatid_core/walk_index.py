@@ -24,10 +24,11 @@ import numpy as np
 import pyarrow as pa
 
 from .connection import Connection
-from .graph_arrays import GraphArrays, arrow_table, cached_graph, int_array, visible_graph
+from .graph_arrays import GraphArrays, cached_graph, int_array, visible_graph
 from .model import Item, Kind
 from .per_connection import PerConnection
 from .rows import Visibility, cols_of, item_from_row, items_by_vid, table_of
+from .sql import arrow_table
 
 #: Tunables: after how many walks by SQL at one store version (and view) the graph is loaded;
 #: the most records of one kind (nodes, edges) of a loaded graph whose columns a walk keeps
