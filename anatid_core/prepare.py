@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .codec import check_id, check_text, encode_props, opt_micros
+from .codec import check_id, check_text, encode_props, gc_paused, opt_micros
 from .errors import InvalidInput
 from .model import Edge, Item, Kind, Node
 from .textindex import document_terms
@@ -77,6 +77,15 @@ def prepare(item: Item, kind: Kind, index: int) -> Prepared:
         (item.id, item.group, key, item.name, item.text, props, item.space, vf, vt), vector
     )
     return Prepared(item, props, vf, vt, doc_len, dict(terms), vector, chash)
+
+
+def prepare_all(items: Iterable[Item], kind: Kind) -> list[Prepared]:
+    """Every record of a write prepared, with the cycle collector held off meanwhile: each
+    record allocates dozens of containers (its encoded props), and in a host's large heap the
+    collector's passes cost more than the encoding (issue 16: Cognee's add_nodes). ``items``
+    may be a generator that builds the records (a driver's conversion runs here too)."""
+    with gc_paused():
+        return [prepare(item, kind, i) for i, item in enumerate(listed(items, f"{kind}s"))]
 
 
 def tags_of(item: Item) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from .current import Row
 from .errors import InvalidInput, NotFound
 from .filters import record_filter
 from .model import Edge, Item, Kind, Node, Where, WriteResult
-from .prepare import Prepared, dedupe, listed, prepare, tags_of
+from .prepare import Prepared, dedupe, listed, prepare_all, tags_of
 from .reads import Reader
 from .rows import Visibility, table_of
 from .sql import SMALL_BATCH, run
@@ -64,7 +64,7 @@ class Writer:
         With ``idempotency_key``, a retry of the same payload writes nothing and returns the
         first call's result; the key with another payload is ``IdempotencyConflict``
         (:mod:`anatid_core.idempotency`)."""
-        given = [prepare(n, "node", i) for i, n in enumerate(listed(nodes, "nodes"))]
+        given = prepare_all(nodes, "node")
         key = None if idempotency_key is None else idempotency.check_key(idempotency_key)
         prepared = dedupe(given)
         if not prepared:
@@ -90,7 +90,7 @@ class Writer:
         ``idempotency_key`` as on :meth:`upsert_nodes`."""
         if missing_endpoints not in ("error", "skip"):
             raise InvalidInput("missing_endpoints must be 'error' or 'skip'")
-        given = [prepare(e, "edge", i) for i, e in enumerate(listed(edges, "edges"))]
+        given = prepare_all(edges, "edge")
         key = None if idempotency_key is None else idempotency.check_key(idempotency_key)
         prepared = dedupe(given)
         if not prepared:

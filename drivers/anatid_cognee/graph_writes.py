@@ -14,7 +14,7 @@ from typing import Any
 
 from cognee.infrastructure.engine import DataPoint
 
-from anatid_core import Cond, Node
+from anatid_core import Cond, Node, gc_paused
 
 from . import provenance
 from .adapter_base import StoreBacked
@@ -68,7 +68,8 @@ class GraphWrites(StoreBacked):
         the same transaction."""
         if not nodes:
             return
-        fields = [node_fields(n) for n in nodes]
+        with gc_paused():  # a pydantic dump per node: see anatid_core.prepare.prepare_all
+            fields = [node_fields(n) for n in nodes]
         by_id = {str(f.get("id", "")): f for f in fields}
         key = str(source_ref_key) if source_ref_key is not None else None
         run_id = str(pipeline_run_id) if pipeline_run_id is not None else None

@@ -5,8 +5,11 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime, timezone
 
+import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from anatid_core import InvalidInput
 from anatid_core.codec import decode_props, encode_props
 
 from .props_strategies import props_strategy
@@ -39,3 +42,56 @@ def test_interned_values_stay_bounded_and_equal(monkeypatch):
     assert len(codec._UUIDS) <= 5
     when = datetime(2020, 1, 1, tzinfo=timezone.utc)
     assert decode_props(encode_props({"a": when, "b": [when]})) == {"a": when, "b": [when]}
+
+
+def test_tagged_values_decode_under_one_key_and_unknown_tags():
+    """Props whose top level has one key, and user keys shaped like tags ("$x"), still have
+    every time and UUID inside them decoded (the in-place decode walks past both)."""
+    when = datetime(2022, 3, 4, 5, 6, tzinfo=timezone.utc)
+    ident = uuid.uuid4()
+    for props in (
+        {"attributes": {"when": when, "ids": [ident, (when,)]}},
+        {"$x": {"when": when}},
+        {"a": {"$x": [{"$y": ident}]}, "b": [[when]]},
+    ):
+        assert decode_props(encode_props(props)) == props
+
+
+def _reference_text(props):
+    """The stored text as json wrote it before the fast encoder: a record saved then, and saved
+    again unchanged now, must give the same text (its content hash), or a version is written."""
+    import json
+
+    from anatid_core import codec
+
+    encoded = codec._encode_value(props, "props")
+    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(props_strategy(with_bytes=True))
+def test_stored_text_is_the_json_text(props):
+    assert encode_props(props) == _reference_text(props)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=6))
+def test_every_float_is_stored_as_json_writes_it(values):
+    props = {"x": values, "small": [v * 1e-9 for v in values if v == v]}
+    assert encode_props(props) == _reference_text(props)
+    assert encode_props({"big": [2**64, -(2**63) - 1]}) == _reference_text({"big": [2**64, -(2**63) - 1]})
+
+
+def test_refused_values_keep_their_path_in_the_message():
+    with pytest.raises(InvalidInput, match=r"props\.a\[1\]\.b"):
+        encode_props({"a": [1, {"b": "nul\x00"}]})
+    with pytest.raises(InvalidInput, match="non-string key"):
+        encode_props({"a": {1: 2}})
+    with pytest.raises(InvalidInput, match=r"props\.s.*lone surrogate"):
+        encode_props({"s": "\ud800"})
+    deep: dict = {}
+    cursor = deep
+    for _ in range(300):  # past orjson's 255 levels: json writes it
+        cursor["d"] = {}
+        cursor = cursor["d"]
+    assert decode_props(encode_props(deep)) == deep
