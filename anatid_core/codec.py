@@ -440,7 +440,22 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_on:
+            _age_young_objects()
             gc.enable()
+
+
+def _age_young_objects() -> None:
+    """Move every object the collector tracks into its oldest generation, without a pass.
+
+    Re-enabled as is, the collector's next young pass walks everything the bulk operation
+    allocated (measured: 77 ms after ``get_graph_data`` at 10k nodes / 30k edges, a fifth of
+    the call). Those containers are results, not garbage, and the next full collection still
+    sees them like any long-lived data. ``freeze`` + ``unfreeze`` is that move; skipped when
+    the application froze objects itself (``gc.freeze`` before forking workers), whose
+    frozen set must stay frozen."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def props_param(value: Any) -> Any:
