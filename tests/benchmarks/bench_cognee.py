@@ -110,10 +110,16 @@ async def bench_graph(adapter: Any, data: dict[str, Any], full_reads: int) -> di
 
     out: dict[str, Any] = {}
     nodes, edges = data["nodes"], data["edges"]
+    # The first batch apart: it pays the process's first-call costs (anatid: creating the file,
+    # and pandas, which pyarrow and duckdb import on their first table or bound parameter when
+    # it is installed, as in Cognee's environment); the rate is over the batches after it.
     t = time.perf_counter()
-    for i in range(0, len(nodes), BATCH):
+    await adapter.add_nodes(nodes[:BATCH])
+    out["add_nodes first batch"] = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    for i in range(BATCH, len(nodes), BATCH):
         await adapter.add_nodes(nodes[i : i + BATCH])
-    out["add_nodes"] = len(nodes) / (time.perf_counter() - t)
+    out["add_nodes"] = (len(nodes) - BATCH) / (time.perf_counter() - t)
     t = time.perf_counter()
     for i in range(0, len(edges), BATCH):
         await adapter.add_edges(edges[i : i + BATCH])
@@ -267,9 +273,15 @@ def report(args: argparse.Namespace, results: dict, sizes: dict) -> None:
     )
     print("\n| operation | anatid | LadybugDB / LanceDB | ratio |")
     print("|---|---|---|---|")
+    first = "add_nodes first batch"
+    print(
+        f"| {first} ({BATCH:,} nodes) | {ours[first]:,.0f} ms | {peer[first]:,.0f} ms | "
+        f"{peer[first] / ours[first]:.1f}x |"
+    )
     for key in ("add_nodes", "add_edges"):
+        after = " (after the first batch)" if key == "add_nodes" else ""
         print(
-            f"| {key} | {ours[key]:,.0f} rows/s | {peer[key]:,.0f} rows/s | "
+            f"| {key}{after} | {ours[key]:,.0f} rows/s | {peer[key]:,.0f} rows/s | "
             f"{ours[key] / peer[key]:.1f}x |"
         )
     for key, value in ours.items():
@@ -300,6 +312,8 @@ def report(args: argparse.Namespace, results: dict, sizes: dict) -> None:
                     f"| {key} p50 (p95) | {value['p50']:.2f} ({value['p95']:.2f}) ms | "
                     f"{b['p50']:.2f} ({b['p95']:.2f}) ms | {b['p50'] / value['p50']:.1f}x |"
                 )
+            elif key == first:
+                print(f"| {key} | {value:,.0f} ms | {b:,.0f} ms | {b / value:.1f}x |")
             else:
                 print(f"| {key} | {value:,.0f} rows/s | {b:,.0f} rows/s | {value / b:.1f}x |")
     print(

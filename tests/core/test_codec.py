@@ -79,7 +79,9 @@ def test_stored_text_is_the_json_text(props):
 def test_every_float_is_stored_as_json_writes_it(values):
     props = {"x": values, "small": [v * 1e-9 for v in values if v == v]}
     assert encode_props(props) == _reference_text(props)
-    assert encode_props({"big": [2**64, -(2**63) - 1]}) == _reference_text({"big": [2**64, -(2**63) - 1]})
+    assert encode_props({"big": [2**64, -(2**63) - 1]}) == _reference_text(
+        {"big": [2**64, -(2**63) - 1]}
+    )
 
 
 def test_refused_values_keep_their_path_in_the_message():
