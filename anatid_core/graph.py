@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+import pyarrow as pa
+
+from .connection import Connection
 from .errors import InvalidInput
 from .filters import SqlFilter
-from .model import Direction, Edge, Node, Subgraph
-from .rows import EDGE_COLS, edge_from_row, id_list
+from .model import Direction, Edge, Kind, Node, Subgraph
+from .rows import EDGE_COLS, Visibility, edge_from_row, id_list
 from .turns import verbs_take_turns
+from .walk_index import expansion, graph_items, index_for_walk
 
 #: Deepest expansion answered by one SQL statement (see ``GraphReads.expand``).
 ONE_QUERY_MAX_DEPTH = 8
@@ -17,6 +21,9 @@ ONE_QUERY_MAX_DEPTH = 8
 
 class RecordReads(Protocol):
     """What the graph verbs need from the reader they are mixed into."""
+
+    connection: Connection
+    visibility: Visibility
 
     def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
     def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
@@ -27,6 +34,7 @@ class RecordReads(Protocol):
     def _walk_from_memory(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
     ) -> list[tuple[Any, ...]] | None: ...
+    def _from_memory(self, kind: Kind, ids: list[str]) -> list[Any] | None: ...
 
 
 @verbs_take_turns
@@ -208,6 +216,9 @@ class GraphReads(RecordReads):
             None if rels is None else set(rels),
         )
         if rows is None:
+            walked = self._expand_by_index(seed_ids, depth, direction, rels)
+            if walked is not None:
+                return walked
             rows = self._expand_rows(seed_ids, depth, sides, f)
         rows = sorted(rows, key=lambda r: (r[0], r[2]))
         distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
@@ -223,6 +234,37 @@ class GraphReads(RecordReads):
                 if end not in distance:
                     distance[end] = hop
         return _subgraph({n.id: n for n in self.get_nodes(list(distance))}, distance, edges)
+
+    def _expand_by_index(
+        self, seed_ids: list[str], depth: int, direction: str, rels: Iterable[str] | None
+    ) -> Subgraph | None:
+        """:meth:`_expand_in_one_query` over the in-memory index of the visible graph
+        (:mod:`anatid_core.walk_index`), its records from the in-memory current records or the
+        graph's record columns; None where SQL answers. At 1M nodes / 2.3M edges the two SQL
+        steps cost ~5 ms where the walk costs well under one (issue 16)."""
+        index = index_for_walk(self.connection, self.visibility, rels)
+        if index is None:
+            return None
+        graph = index.graph
+        met = expansion(index, seed_ids, depth, direction)
+        positions = [e for _, e in met]
+        ids = graph.edge_ids.take(pa.array(positions, pa.int64())).to_pylist()
+        order = sorted(range(len(met)), key=lambda i: (met[i][0], ids[i]))
+        vids = graph.edge_vids[[positions[i] for i in order]].tolist()
+        edges: list[Edge] | None = self._from_memory("edge", [ids[i] for i in order])
+        if edges is None or len(edges) != len(order):
+            edges = cast(list[Edge], graph_items(self.connection, graph, "edge", vids))
+        distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
+        for i, e in zip(order, edges, strict=True):
+            for end in (e.src, e.dst):
+                if end not in distance:
+                    distance[end] = met[i][0]
+        known = [i for i in distance if graph.position(i) is not None]
+        nodes: list[Node] | None = self._from_memory("node", known)
+        if nodes is None:
+            node_vids = [int(graph.node_vids[graph.position(i)]) for i in known]  # type: ignore[index]
+            nodes = cast(list[Node], graph_items(self.connection, graph, "node", node_vids))
+        return _subgraph({n.id: n for n in nodes}, distance, edges)
 
     def _expand_rows(
         self, seed_ids: list[str], depth: int, sides: list[tuple[str, str]], f: SqlFilter

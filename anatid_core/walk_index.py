@@ -129,6 +129,38 @@ def graph_items(
     return [item_from_row(kind, row) for row in rows]
 
 
+def expansion(
+    index: WalkIndex, seeds: list[str], depth: int, direction: str
+) -> list[tuple[int, int]]:
+    """``(hop, edge)`` (edge: a position in the graph's edge arrays) of every edge an
+    unfiltered expansion from ``seeds`` meets within ``depth`` hops, each once, at the first
+    hop that meets it: hop k takes the edges at the nodes first reached at hop k-1 (the seeds,
+    those that are nodes of the graph, for hop 1), out along them, in against them, or both.
+    The edges of the nodes reached again are met at an earlier hop, so these are the
+    ``(hop, edge)`` the SQL expansion finds, keeping each edge's smallest hop."""
+    graph = index.graph
+    csrs = []
+    if direction in ("out", "both"):
+        csrs.append((index.out_ptr, index.out_far, index.out_edge))
+    if direction in ("in", "both"):
+        csrs.append((index.in_ptr, index.in_far, index.in_edge))
+    start = [p for p in map(graph.position, seeds) if p is not None]
+    reached = set(start)
+    met: dict[int, int] = {}
+    frontier = np.asarray(start, dtype=np.int64)
+    for hop in range(1, depth + 1):
+        if not len(frontier):
+            break
+        parts = [_gather(ptr, far, edge, frontier) for ptr, far, edge in csrs]
+        for e in np.concatenate([p[2] for p in parts]).tolist():
+            met.setdefault(e, hop)
+        fresh = [v for v in dict.fromkeys(np.concatenate([p[1] for p in parts]).tolist())]
+        fresh = [v for v in fresh if v not in reached]
+        reached.update(fresh)
+        frontier = np.asarray(fresh, dtype=np.int64)
+    return [(hop, e) for e, hop in met.items()]
+
+
 def record_columns(connection: Connection, graph: GraphArrays, kind: Kind) -> RecordColumns | None:
     """The :class:`RecordColumns` of ``graph``'s nodes or edges, loaded on first use and kept
     with the graph; None past ``WALKS['record_rows']``."""
@@ -239,6 +271,7 @@ __all__ = [
     "RecordColumns",
     "Walk",
     "WalkIndex",
+    "expansion",
     "graph_items",
     "index_for_walk",
     "record_columns",

@@ -1,6 +1,7 @@
-"""shortest_path over the in-memory index of the visible graph (anatid_core.walk_index) returns
-exactly what the walk by SQL returns: the same paths, in the same order, with the same records
-(the smallest edge id standing for parallel edges), under every limit, scope and instant."""
+"""shortest_path and expand over the in-memory index of the visible graph
+(anatid_core.walk_index) return exactly what the walks by SQL return: the same paths, in the
+same order, with the same records (the smallest edge id standing for parallel edges), and the
+same subgraphs (nodes, edges, distances, in order), under every limit, scope and instant."""
 
 from __future__ import annotations
 
@@ -61,6 +62,47 @@ def test_the_index_walk_returns_what_the_sql_walk_returns(
         assert by_index == by_sql
         if pairs:
             assert cached_graph(store.connection, view.visibility, rels=rels) is not None
+
+
+@contextmanager
+def records_by_sql() -> Iterator[None]:
+    """The in-memory current records off, so that the current view's expansion is not answered
+    from them (their own walk, tested in test_current_records) but by SQL or the index."""
+    before = SETTINGS["current_records_limit"]
+    SETTINGS["current_records_limit"] = 0
+    try:
+        yield
+    finally:
+        SETTINGS["current_records_limit"] = before
+
+
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    batches=BATCHES,
+    scope=SCOPES,
+    seeds=st.lists(st.sampled_from([*NODE_IDS, "unknown"]), max_size=3),
+    depth=st.integers(1, 4),
+    direction=st.sampled_from(["out", "in", "both"]),
+    rels=st.sampled_from([None, ["R"], ["OTHER"]]),
+    record_rows=st.sampled_from([0, 10**6]),
+    data=st.data(),
+)
+def test_the_index_expansion_returns_what_the_sql_expansion_returns(
+    batches, scope, seeds, depth, direction, rels, record_rows, data
+) -> None:
+    with Store.open() as store, records_by_sql():
+        view, _ = view_at_drawn_instant(store, batches, scope, data)
+        kw = {"depth": depth, "direction": direction, "rels": rels}
+        with load_after(NEVER):
+            by_sql = view.expand(seeds, **kw)
+        assert cached_graph(store.connection, view.visibility, rels=rels) is None
+        with load_after(1, record_rows):
+            by_index = view.expand(seeds, **kw)
+        if seeds:  # no seeds: nothing to walk
+            assert cached_graph(store.connection, view.visibility, rels=rels) is not None
+        assert by_index == by_sql
+        assert [n.id for n in by_index.nodes] == [n.id for n in by_sql.nodes]
+        assert [e.id for e in by_index.edges] == [e.id for e in by_sql.edges]
 
 
 def _parallel(store: Store) -> None:
