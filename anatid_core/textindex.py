@@ -150,7 +150,7 @@ def _materialise(
         mask[top] = False
         remaining = remaining[mask]
         score_of = {int(v): float(sc) for v, sc in zip(vids[chunk], scores[chunk], strict=True)}
-        for row in fetch_versions(db, kind, [str(i) for i in ids[chunk]], score_of, f, tags):
+        for row in fetch_versions(db, kind, [str(i) for i in ids[vids[chunk]]], score_of, f, tags):
             if len(hits) == k:
                 break
             hits.append(
@@ -201,8 +201,10 @@ def fetch_versions(
 
 
 class Scored(NamedTuple):
-    """Matches from the in-memory index: version ids, scores, record ids, and whether the index
-    applied every group/label filter it was asked for."""
+    """Matches from the in-memory index: version ids, scores, the record id of every version
+    (``ids[vid]``: the index's own array, read only for the few versions fetched; a version's id
+    never changes, and a grown index gets a new array), and whether the index applied every
+    group/label filter it was asked for."""
 
     vids: np.ndarray
     scores: np.ndarray
@@ -447,11 +449,12 @@ class TextCache:
             if idx is None:
                 return None
             vids, scores = idx.score(terms)
-            keep = idx.tags.mask(idx.groups[vids], idx.labels[vids], groups, labels)
-            if keep is not None:
-                vids, scores = vids[keep], scores[keep]
+            if groups is not None or labels is not None:  # a common word matches most rows
+                keep = idx.tags.mask(idx.groups[vids], idx.labels[vids], groups, labels)
+                if keep is not None:
+                    vids, scores = vids[keep], scores[keep]
             complete = labels is None or idx.tags.can_filter_labels()
-            return Scored(vids, scores, idx.ids[vids], complete)
+            return Scored(vids, scores, idx.ids, complete)
 
     def after_commit(
         self,
