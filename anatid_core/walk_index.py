@@ -154,8 +154,8 @@ def expansion(
         parts = [_gather(ptr, far, edge, frontier) for ptr, far, edge in csrs]
         for e in np.concatenate([p[2] for p in parts]).tolist():
             met.setdefault(e, hop)
-        fresh = [v for v in dict.fromkeys(np.concatenate([p[1] for p in parts]).tolist())]
-        fresh = [v for v in fresh if v not in reached]
+        fars = dict.fromkeys(np.concatenate([p[1] for p in parts]).tolist())
+        fresh = [v for v in fars if v not in reached]
         reached.update(fresh)
         frontier = np.asarray(fresh, dtype=np.int64)
     return [(hop, e) for e, hop in met.items()]
