@@ -6,6 +6,8 @@ cluster runs as a system user ``pgserver`` (created with ``useradd`` as the whee
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import subprocess
@@ -21,9 +23,27 @@ USER = "pgserver"
 
 
 def _bin(name: str) -> str:
+    return str(_install() / "bin" / name)
+
+
+@functools.cache
+def _install() -> Path:
+    """The wheel's PostgreSQL install, or under root, when the server's user cannot reach it
+    (a venv inside a directory private to root, such as one made by ``mktemp -d``), a copy of
+    it in a temporary directory it can reach, removed when the process exits."""
     import pgserver  # type: ignore[import-untyped]
 
-    return str(Path(pgserver.__file__).parent / "pginstall" / "bin" / name)
+    shipped = Path(pgserver.__file__).parent / "pginstall"
+    if os.geteuid() != 0 or all(p.stat().st_mode & 0o001 for p in shipped.parents):
+        return shipped
+    place = Path(tempfile.mkdtemp(prefix="anatid-pginstall-"))
+    place.chmod(0o755)
+    atexit.register(shutil.rmtree, place, ignore_errors=True)
+    # The binaries find their shared libraries at $ORIGIN/../../../pgserver.libs: keep the layout.
+    libs = shipped.parent.parent / "pgserver.libs"
+    if libs.is_dir():
+        shutil.copytree(libs, place / "pgserver.libs", symlinks=True)
+    return Path(shutil.copytree(shipped, place / "pgserver" / "pginstall", symlinks=True))
 
 
 def _as_user() -> dict[str, Any]:
