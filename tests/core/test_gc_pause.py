@@ -82,3 +82,18 @@ def test_the_collector_stays_off_when_the_application_turned_it_off():
     with gc_paused():
         pass
     assert not gc.isenabled()
+
+
+def test_a_small_pause_leaves_the_generations_as_they_are():
+    """A single-record save pauses too: the application's young objects (and their cycles)
+    stay young, for the collector's next young pass."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(700, 10**6, 10**6)
+    try:
+        gc.collect()
+        young = _Box()
+        with gc_paused():
+            [{"x": [i]} for i in range(10)]
+        assert any(o is young for o in gc.get_objects(generation=0))
+    finally:
+        gc.set_threshold(*thresholds)
