@@ -13,7 +13,7 @@ from .filters import SqlFilter
 from .model import Direction, Edge, Kind, Node, Subgraph
 from .rows import EDGE_COLS, Visibility, edge_from_row, id_list
 from .turns import verbs_take_turns
-from .walk_index import expansion, graph_items, index_for_walk
+from .walk_index import Walk, expansion, index_for_walk, walked_items
 
 #: Deepest expansion answered by one SQL statement (see ``GraphReads.expand``).
 ONE_QUERY_MAX_DEPTH = 8
@@ -250,20 +250,34 @@ class GraphReads(RecordReads):
         positions = [e for _, e in met]
         ids = graph.edge_ids.take(pa.array(positions, pa.int64())).to_pylist()
         order = sorted(range(len(met)), key=lambda i: (met[i][0], ids[i]))
-        vids = graph.edge_vids[[positions[i] for i in order]].tolist()
-        edges: list[Edge] | None = self._from_memory("edge", [ids[i] for i in order])
-        if edges is None or len(edges) != len(order):
-            edges = cast(list[Edge], graph_items(self.connection, graph, "edge", vids))
+        edges = cast(
+            list[Edge],
+            walked_items(
+                self._from_memory,
+                self.connection,
+                graph,
+                "edge",
+                [ids[i] for i in order],
+                lambda: graph.edge_vids[[positions[i] for i in order]].tolist(),
+            ),
+        )
         distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
         for i, e in zip(order, edges, strict=True):
             for end in (e.src, e.dst):
                 if end not in distance:
                     distance[end] = met[i][0]
         known = [i for i in distance if graph.position(i) is not None]
-        nodes: list[Node] | None = self._from_memory("node", known)
-        if nodes is None:
-            node_vids = [int(graph.node_vids[graph.position(i)]) for i in known]  # type: ignore[index]
-            nodes = cast(list[Node], graph_items(self.connection, graph, "node", node_vids))
+        nodes = cast(
+            list[Node],
+            walked_items(
+                self._from_memory,
+                self.connection,
+                graph,
+                "node",
+                known,
+                lambda: Walk(index).node_rows(known),
+            ),
+        )
         return _subgraph({n.id: n for n in nodes}, distance, edges)
 
     def _expand_rows(

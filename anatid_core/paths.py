@@ -19,7 +19,7 @@ from .errors import InvalidInput, NotFound
 from .model import Edge, Node
 from .rows import Kind
 from .turns import verbs_take_turns
-from .walk_index import IdHop, Walk, graph_items, index_for_walk
+from .walk_index import IdHop, Walk, index_for_walk, walked_items
 
 #: ``shortest_path``'s default deepest search and most paths returned.
 PATHS: dict[str, int] = {"max_depth": 6, "limit": 10}
@@ -215,23 +215,22 @@ class PathReads(AdjacencyReads, _Records):
             nodes = {n.id: n for n in self.get_nodes(node_ids)}
             edges = {e.id: e for e in self.get_edges(edge_ids)}
         else:
-            nodes = self._walked("node", node_ids, walk, lambda: walk.node_rows(node_ids))
+            nodes = self._walked("node", sorted(node_ids), walk, walk.node_rows)
             edges = self._walked(
-                "edge", edge_ids, walk, lambda: [walk.edge_rows[e] for e in edge_ids]
+                "edge", sorted(edge_ids), walk, lambda ids: [walk.edge_rows[e] for e in ids]
             )
         return [Path(tuple(nodes[i] for i in ns), tuple(edges[e] for e in es)) for ns, es in chosen]
 
     def _walked(
-        self, kind: Kind, ids: set[str], walk: Walk, vids: Callable[[], list[int]]
+        self, kind: Kind, ids: list[str], walk: Walk, rows: Callable[[list[str]], list[int]]
     ) -> dict[str, Any]:
-        """The records a walk over the index went through, by id: from the in-memory current
-        records where they answer, else by row (``vids``, the visible versions) from the
-        walked graph's record columns (:func:`~anatid_core.walk_index.graph_items`)."""
+        """The records a walk over the index went through, by id
+        (:func:`~anatid_core.walk_index.walked_items`; ``rows(ids)``: their visible versions)."""
         if not ids:
             return {}
-        found = self._from_memory(kind, sorted(ids))
-        if found is None:
-            found = graph_items(self.connection, walk.graph, kind, vids())
+        found = walked_items(
+            self._from_memory, self.connection, walk.graph, kind, ids, lambda: rows(ids)
+        )
         return {r.id: r for r in found}
 
 

@@ -16,7 +16,7 @@ costs a few walks by SQL and every later walk then takes milliseconds.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +161,24 @@ def expansion(
     return [(hop, e) for e, hop in met.items()]
 
 
+def walked_items(
+    in_memory: Callable[[Kind, list[str]], list[Any] | None],
+    connection: Connection,
+    graph: GraphArrays,
+    kind: Kind,
+    ids: list[str],
+    vids: Callable[[], list[int]],
+) -> list[Item]:
+    """The records ``ids`` (nodes or edges of ``graph``) a walk went through, in that order:
+    from the in-memory current records (``in_memory``, a reader's ``_from_memory``) where they
+    answer, else by row (``vids()``, the visible versions in the same order) from the graph's
+    :class:`RecordColumns` (:func:`graph_items`)."""
+    found = in_memory(kind, ids)
+    if found is None or len(found) != len(ids):
+        found = graph_items(connection, graph, kind, vids())
+    return found
+
+
 def record_columns(connection: Connection, graph: GraphArrays, kind: Kind) -> RecordColumns | None:
     """The :class:`RecordColumns` of ``graph``'s nodes or edges, loaded on first use and kept
     with the graph; None past ``WALKS['record_rows']``."""
@@ -275,5 +293,6 @@ __all__ = [
     "graph_items",
     "index_for_walk",
     "record_columns",
+    "walked_items",
     "walk_index",
 ]
