@@ -34,7 +34,7 @@ async def build(name: str, embedder: Any) -> tuple[Any, Any, dict[str, Any]]:
     from tests.graphiti.fakes import FakeCrossEncoder, FakeLLMClient
 
     data = bg.make_data(SIZE)
-    driver = bg.open_driver("anatid", os.path.join(tempfile.mkdtemp(), "g.db"))
+    driver = await bg.open_driver("anatid", os.path.join(tempfile.mkdtemp(), "g.db"))
     if name == "off":  # this connection's view only: every read and write takes SQL
         current = driver.store.connection.current
         current.view = lambda kind: None

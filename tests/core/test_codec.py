@@ -57,6 +57,42 @@ def test_tagged_values_decode_under_one_key_and_unknown_tags():
         assert decode_props(encode_props(props)) == props
 
 
+@settings(max_examples=300, deadline=None)
+@given(props_strategy(with_bytes=True))
+def test_decoding_gives_what_the_object_hook_decoder_gave(props):
+    """The fast decode (orjson, then the tags replaced in place) reads every stored text as
+    the json decoder with the tag hook read it, types included (a tuple stays a tuple)."""
+    from anatid_core import codec
+
+    text = encode_props(props)
+    if '"$esc"' in text:
+        return  # escaped user dicts take the recursive decoder, as before
+    got, want = decode_props(text), codec._TAGGED.decode(text)
+    assert got == want
+    assert _types(got) == _types(want)
+
+
+def _types(value):
+    if isinstance(value, dict):
+        return {k: _types(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return (type(value), [_types(v) for v in value])
+    return type(value)
+
+
+def test_instants_are_interned_bounded_and_exact(monkeypatch):
+    import anatid_core.codec as codec
+
+    monkeypatch.setattr(codec, "_INTERN_LIMIT", 3)
+    monkeypatch.setattr(codec, "_INSTANTS", {})
+    for us in (0, 1, -1, 1_700_000_000_123_456, 253402300799999999, 7, 8):
+        when = codec.from_micros(us)
+        assert when is not None and codec.to_micros(when, what="t") == us
+        assert codec.from_micros(us) == when
+    assert len(codec._INSTANTS) <= 3
+    assert codec.from_micros(None) is None
+
+
 def _reference_text(props):
     """The stored text as json wrote it before the fast encoder: a record saved then, and saved
     again unchanged now, must give the same text (its content hash), or a version is written."""

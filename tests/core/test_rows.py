@@ -1,0 +1,65 @@
+"""Records decoded from table rows: the fast construction must give what the dataclass gives."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timezone
+
+import pytest
+
+from anatid_core.codec import encode_props, to_micros
+from anatid_core.model import Edge, Node
+from anatid_core.rows import edge_from_row, node_from_row
+
+WHEN = datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=timezone.utc)
+PROPS = {"when": WHEN, "n": [1, (2, 3)], "s": "x"}
+
+
+def test_node_from_row_is_the_dataclass_built_by_its_init():
+    us = to_micros(WHEN, what="t")
+    row = (7, "n1", "g", ["A", "B"], "name", "text", encode_props(PROPS), None, us, None, us, None)
+    node = node_from_row(row)
+    want = Node(
+        id="n1",
+        group="g",
+        labels=("A", "B"),
+        name="name",
+        text="text",
+        props=PROPS,
+        valid_from=WHEN,
+        tx_from=WHEN,
+        version=7,
+    )
+    assert node == want
+    assert vars(node) == vars(want)  # every field set, none extra
+    assert {f.name for f in dataclasses.fields(Node)} == set(vars(node))
+    assert hash(node.labels) == hash(("A", "B"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        node.name = "other"  # type: ignore[misc]
+
+
+def test_edge_from_row_is_the_dataclass_built_by_its_init():
+    us = to_micros(WHEN, what="t")
+    row = (9, "e1", "a", "b", "KNOWS", "g", "nm", "tx", "{}", "space2", us, us + 1, us, us + 2)
+    edge = edge_from_row(row)
+    later = datetime(2024, 5, 6, 7, 8, 9, 123457, tzinfo=timezone.utc)
+    last = datetime(2024, 5, 6, 7, 8, 9, 123458, tzinfo=timezone.utc)
+    want = Edge(
+        id="e1",
+        src="a",
+        dst="b",
+        rel="KNOWS",
+        group="g",
+        name="nm",
+        text="tx",
+        props={},
+        space="space2",
+        valid_from=WHEN,
+        valid_to=later,
+        tx_from=WHEN,
+        tx_to=last,
+        version=9,
+    )
+    assert edge == want
+    assert vars(edge) == vars(want)
+    assert {f.name for f in dataclasses.fields(Edge)} == set(vars(edge))
