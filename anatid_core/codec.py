@@ -290,29 +290,21 @@ def _dumps(encoded: Any) -> str:
 _PLAIN = json.JSONDecoder()
 
 
-def _untag(value: Any) -> Any:
-    """Parsed JSON of a stored text (no "$esc" in it) with its tagged values decoded, in place.
-    Only a one-key object whose key is a tag can be an encoded value: a user dict of that shape
-    is stored under "$esc", and texts holding "$esc" take the recursive path. orjson's parse
-    plus this walk replaced json's parse with an object hook doing the same (issue 16: as fast
-    for an entity's two tags, 20% faster for a fact's several)."""
-    kind = type(value)
-    if kind is dict:
-        if len(value) == 1:
-            ((tag, inner),) = value.items()
-            if tag == "$dt":
-                return _interned(_DATETIMES, inner, datetime.fromisoformat)
-            if tag == "$uuid":
-                return _interned(_UUIDS, inner, uuid.UUID)
-            if tag in _TAGS:
-                return _decode_value(value)
-        for key, item in value.items():
-            if type(item) is dict or type(item) is list:
-                value[key] = _untag(item)
-    elif kind is list:
-        for i, item in enumerate(value):
-            if type(item) is dict or type(item) is list:
-                value[i] = _untag(item)
+def _tags_in_place(value: Any, decode: Any) -> Any:
+    """Freshly parsed JSON with each tagged object replaced by ``decode(tagged)``. The
+    containers are new, so they are edited rather than copied (issue 16: every read decodes
+    its records' props). Only a one-key object whose key is a tag can be an encoded value: a
+    user dict of that shape is stored under "$esc", which ``decode`` unwraps whole."""
+    if type(value) is dict:
+        if len(value) == 1 and next(iter(value)) in _TAGS:
+            return decode(value)
+        for k, v in value.items():
+            if type(v) is dict or type(v) is list:
+                value[k] = _tags_in_place(v, decode)
+    elif type(value) is list:
+        for i, v in enumerate(value):
+            if type(v) is dict or type(v) is list:
+                value[i] = _tags_in_place(v, decode)
     return value
 
 
@@ -365,13 +357,10 @@ def _loads(text: str) -> Any:
 
 
 def decode_props(text: str) -> dict[str, Any]:
-    # Fast paths: most props hold no tagged values at all, and the C decoder's object hook is
-    # several times faster than walking every value in Python.
+    # Most props hold no tagged values at all: the parse alone gives them.
     if '"$' not in text:
         return _loads(text)
-    if '"$esc"' in text:
-        return _decode_value(_PLAIN.decode(text))
-    return _untag(_loads(text))
+    return _tags_in_place(_loads(text), _decode_value)
 
 
 # ------------------------------------------------------------------------ props as plain JSON
@@ -407,22 +396,6 @@ def _plain_value(value: Any) -> Any:
     return value
 
 
-def _plain_in_place(value: Any) -> Any:
-    """:func:`_plain_value` of freshly parsed JSON, replacing only the tagged objects (the
-    containers are new, so they are edited rather than copied)."""
-    if type(value) is dict:
-        if len(value) == 1 and next(iter(value)) in _TAGS:
-            return _plain_value(value)
-        for k, v in value.items():
-            if type(v) is dict or type(v) is list:
-                value[k] = _plain_in_place(v)
-    elif type(value) is list:
-        for i, v in enumerate(value):
-            if type(v) is dict or type(v) is list:
-                value[i] = _plain_in_place(v)
-    return value
-
-
 #: A tagged time, date or UUID, whose plain form is the string it holds: ``{"$dt":"..."}``.
 #: Outside a JSON string, since a quote inside one is escaped (``{\"$dt\"``): the match is
 #: always a tag object, and one-key user dicts of that shape are under "$esc" (not taken here).
@@ -435,7 +408,9 @@ def decode_props_plain(text: str) -> dict[str, Any]:
     if '"$' not in text:
         return _loads(text)
     if '"$esc"' in text or '"$tuple"' in text or '"$float"' in text or '"$bytes"' in text:
-        return _plain_in_place(_loads(text))  # tags whose plain form is not their string
+        return _tags_in_place(
+            _loads(text), _plain_value
+        )  # tags whose plain form is not their string
     # Times and UUIDs only (the common case: Cognee's updated_at and ids): each tag object is
     # replaced by the string it holds, in the text (split on the tag, captured strings kept),
     # and one parse gives the plain values.
