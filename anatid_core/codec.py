@@ -407,14 +407,46 @@ def decode_props_plain(text: str) -> dict[str, Any]:
     tuples as lists, non-finite floats as floats, bytes as bytes."""
     if '"$' not in text:
         return _loads(text)
-    if '"$esc"' in text or '"$tuple"' in text or '"$float"' in text or '"$bytes"' in text:
+    if _has_other_tags(text):
         return _tags_in_place(
             _loads(text), _plain_value
         )  # tags whose plain form is not their string
-    # Times and UUIDs only (the common case: Cognee's updated_at and ids): each tag object is
-    # replaced by the string it holds, in the text (split on the tag, captured strings kept),
-    # and one parse gives the plain values.
-    return _loads("".join(_STRING_TAG.split(text)))
+    return _loads(_strip_string_tags(text))
+
+
+def _has_other_tags(text: str) -> bool:
+    """Whether the text holds a tag whose plain form is not the string it holds."""
+    return '"$esc"' in text or '"$tuple"' in text or '"$float"' in text or '"$bytes"' in text
+
+
+def _strip_string_tags(text: str) -> str:
+    """Times and UUIDs only (the common case: Cognee's updated_at and ids): each tag object is
+    replaced by the string it holds, in the text (split on the tag, captured strings kept), so
+    that one parse gives the plain values."""
+    return "".join(_STRING_TAG.split(text))
+
+
+def plain_json(text: str) -> str | None:
+    """A JSON text whose parse by :func:`loads_plain_json` is ``decode_props_plain(text)``,
+    where one is had without parsing: the stored text itself when it holds no tags (the same
+    object: no copy), or with its time and UUID tags replaced by their strings; None where
+    only :func:`decode_props_plain` decodes it (other tags, or a run of digits that may be an
+    integer past 64 bits). Bulk readers keep it per current record, so that a repeated read
+    of the whole graph parses each record once and does nothing else (issue 16)."""
+    if '"$' in text:
+        if _has_other_tags(text):
+            return None
+        text = _strip_string_tags(text)
+    return None if _may_hold_long_integer(text) else text
+
+
+def loads_plain_json(text: str) -> dict[str, Any]:
+    """The props of a :func:`plain_json` text (it holds no integer past 64 bits, so orjson
+    reads it exactly; what orjson refuses, json reads, as :func:`_loads` does)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _PLAIN.decode(text)
 
 
 @contextmanager

@@ -24,8 +24,12 @@ SQL would answer:
 Memory: one tuple per current record holding its columns (id, name, text, props JSON, ...), plus
 the adjacency of each edge: measured with tracemalloc on Graphiti-shaped records, 95 MB per 100k
 entity nodes and 145 MB per 100k facts (edges), plus 8-21 MB per 100k nodes for the label and
-name index (:class:`NodeTags`). The default limit (100,000 current records per kind) bounds
-it at about 260 MB; ``SETTINGS['current_records_limit'] = 0`` turns it off.
+name index (:class:`NodeTags`). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
+what they parsed per current version (:meth:`CurrentRecords.plain_props`): measured on Cognee's
+records, nothing beyond the rows for nodes (untagged props keep the row's own text) and 850 bytes
+per edge (scalar props kept parsed), 85 MB per 100k edges. The default limit (100,000 current
+records per kind) bounds it all at about 350 MB; ``SETTINGS['current_records_limit'] = 0``
+turns it off.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
+from .codec import decode_props_plain, loads_plain_json, plain_json
 from .model import Kind
 from .rows import cols_of, table_of
 from .turns import WouldWait
@@ -52,6 +57,29 @@ class _Connection(Protocol):
     def refuses_waiting(self) -> bool: ...
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+#: What the view keeps of a version's props for plain reads: its props parsed when every value
+#: is a scalar (a dict copy is a whole copy), else its plain JSON text
+#: (:func:`~anatid_core.codec.plain_json`), or None: only the full decoder reads them.
+Plain = dict[str, Any] | str | None
+
+#: A version whose plain props are not kept yet.
+_UNSEEN: Any = object()
+
+#: The types of JSON scalars, immutable: props holding only these are kept parsed.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _first_plain(text: str) -> tuple[dict[str, Any], Plain]:
+    """The plain props of a stored props text, and what the view keeps of them."""
+    plain = plain_json(text)
+    if plain is None:
+        return decode_props_plain(text), None
+    props = loads_plain_json(plain)
+    if all(type(v) in _SCALARS for v in props.values()):
+        return props, dict(props)
+    return props, plain
 
 
 #: A current version as ``SELECT {cols_of(kind)}, r.chash`` returns it.
@@ -71,6 +99,11 @@ _LABELS, _NAME = 3, 4
 #: A commit changing more records than this drops the recency order instead of editing it (it
 #: is sorted again on next use: cheaper than many list insertions).
 RECENCY_EDITS = 64
+
+
+def row_id(row: Row) -> str:
+    """A row's record id (the sort key of reads by id)."""
+    return row[1]
 
 
 class NodeTags:
@@ -139,7 +172,7 @@ class _KindView:
     the records with a valid_from, newest first: ``(-valid_from, id)`` ascending, the order
     ``ORDER BY valid_from DESC, id`` gives."""
 
-    __slots__ = ("by_id", "by_vid", "recency", "ends", "tags", "_vf")
+    __slots__ = ("by_id", "by_vid", "recency", "ends", "tags", "plain", "_by_id_order", "_vf")
 
     def __init__(self, kind: Kind) -> None:
         self.by_id: dict[str, Row] = {}
@@ -153,6 +186,12 @@ class _KindView:
         #: Nodes only: the ids of the current nodes by label and by name, for reads filtered on
         #: them (Cognee's ``get_filtered_graph_data``, ``get_nodeset_subgraph``).
         self.tags: NodeTags | None = NodeTags() if kind == "node" else None
+        #: What is kept of a version's props for plain reads (:data:`Plain`), by version id,
+        #: from the first bulk read of plain props that met the version: see
+        #: :meth:`CurrentRecords.plain_props`.
+        self.plain: dict[int, Plain] = {}
+        #: Every current row by id, built on the first read of them all, dropped at any change.
+        self._by_id_order: list[Row] | None = None
         self._vf = VALID_FROM_AT[kind]
 
     def add(self, row: Row) -> None:
@@ -161,6 +200,7 @@ class _KindView:
             self._drop(old)
         self.by_id[row[1]] = row
         self.by_vid[row[0]] = row[1]
+        self._by_id_order = None
         if self.recency is not None and row[self._vf] is not None:
             bisect.insort(self.recency, (-row[self._vf], row[1]))
         if self.ends is not None:
@@ -181,6 +221,8 @@ class _KindView:
     def _drop(self, row: Row) -> None:
         """Take ``row`` out of the secondary structures (the caller updates by_id)."""
         self.by_vid.pop(row[0], None)
+        self.plain.pop(row[0], None)
+        self._by_id_order = None
         self._unorder(row)
         if self.ends is not None:
             for at, index in self.ends.items():
@@ -215,6 +257,13 @@ class _KindView:
                 break
             frontier = reached
         return out
+
+    def in_id_order(self) -> list[Row]:
+        """Every current row, by id (sorted on first use after a change: a repeated read of
+        the whole graph sorts nothing). Read it under the publish lock, as the rows."""
+        if self._by_id_order is None:
+            self._by_id_order = sorted(self.by_id.values(), key=row_id)
+        return self._by_id_order
 
     def _unorder(self, row: Row) -> None:
         if self.recency is None or row[self._vf] is None:
@@ -312,6 +361,36 @@ class CurrentRecords:
             out.append(row)
         return out
 
+    def plain_props(self, kind: Kind, rows: list[Row], at: int) -> list[dict[str, Any]]:
+        """:func:`~anatid_core.codec.decode_props_plain` of the props (at row position ``at``)
+        of these current rows of ``kind``. Each version's plain JSON text is kept from the first
+        such read until the version is replaced or dropped, so a repeated read of the whole
+        graph (Cognee's ``get_graph_data``) parses each record's props and does nothing else:
+        no tag replacement, no scan for long integers. Props of scalar values only (Cognee's
+        edges) are kept parsed, and each read gets a copy of the dict (a fifth of a parse);
+        others keep their plain text, the row's own string where it holds no tags. Memory:
+        see the module docstring."""
+        view = self.loaded(kind)
+        kept = view.plain if view is not None else {}
+        out: list[dict[str, Any]] = []
+        seen: dict[int, Plain] = {}
+        for row in rows:
+            plain = kept.get(row[0], _UNSEEN)
+            if plain is _UNSEEN:
+                props, seen[row[0]] = _first_plain(row[at])
+                out.append(props)
+            elif isinstance(plain, dict):
+                out.append(dict(plain))  # scalars only: a shallow copy is a whole copy
+            elif isinstance(plain, str):
+                out.append(loads_plain_json(plain))
+            else:
+                out.append(decode_props_plain(row[at]))
+        if seen and view is not None:
+            with self._lock:  # after_commit drops versions under it: keep only current ones
+                current = view.by_vid
+                kept.update((vid, text) for vid, text in seen.items() if vid in current)
+        return out
+
     def _build(self, kind: Kind, limit: int) -> _KindView | None:
         table = table_of(kind)
         count = self._connection.query(f"SELECT count(*) FROM {table} WHERE tx_to IS NULL")
@@ -351,4 +430,4 @@ class CurrentRecords:
             self.spaces.clear()
 
 
-__all__ = ["DEFAULT_LIMIT", "CurrentRecords", "Row"]
+__all__ = ["DEFAULT_LIMIT", "CurrentRecords", "Row", "row_id"]

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .codec import decode_props, decode_props_plain, gc_paused
 from .connection import Connection
-from .current import GROUP_AT, Row
+from .current import GROUP_AT, Row, row_id
 from .filters import SqlFilter
 from .model import Kind, Where
 from .rows import Visibility, id_list
@@ -31,10 +31,6 @@ _LABELS, _NAME, _SRC, _DST, _REL = 3, 4, 2, 3, 4
 def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
     """An iterable argument read once (a generator), so that two paths can look at it."""
     return values if values is None or isinstance(values, (str, list, tuple)) else list(values)
-
-
-def _row_id(row: Row) -> str:
-    return row[1]
 
 
 class _ReaderParts(Protocol):
@@ -109,7 +105,8 @@ class RowReads(_ReaderParts):
             rows = self._current_rows("node", chosen, wanted, test, pick)
         with gc_paused():
             if rows is not None:  # (vid, id, grp, labels, name, text, props, ...)
-                return [(r[1], tuple(r[3]), r[4], decode(r[6])) for r in rows]
+                props = self._current_props("node", rows, 6, plain_props)
+                return [(r[1], tuple(r[3]), r[4], p) for r, p in zip(rows, props, strict=True)]
             sql = (
                 f"SELECT r.id, r.labels, r.name, r.props FROM nodes r WHERE {f.sql()} ORDER BY r.id"
             )
@@ -136,8 +133,18 @@ class RowReads(_ReaderParts):
         rows = self._current_edges(chosen, wanted, near, inner)
         with gc_paused():
             if rows is not None:  # (vid, id, src, dst, rel, grp, name, text, props, ...)
-                return [(r[2], r[3], r[4], decode(r[8])) for r in rows]
+                props = self._current_props("edge", rows, 8, plain_props)
+                return [(r[2], r[3], r[4], p) for r, p in zip(rows, props, strict=True)]
             return [(s, d, rel, decode(p)) for s, d, rel, p in self._edge_query(f, near)]
+
+    def _current_props(
+        self, kind: Kind, rows: list[Row], at: int, plain: bool
+    ) -> list[dict[str, Any]]:
+        """The decoded props (row position ``at``) of current rows: plain ones through the
+        view's kept plain texts."""
+        if plain:
+            return self.connection.current.plain_props(kind, rows, at)
+        return [decode_props(r[at]) for r in rows]
 
     def _edge_query(self, f: SqlFilter, near: list[str] | None) -> list[tuple[Any, ...]]:
         cols = "r.src, r.dst, r.rel, r.props"
@@ -182,7 +189,7 @@ class RowReads(_ReaderParts):
                 picked = set(pick(view))
                 chosen = picked if chosen is None else chosen & picked
             if chosen is None:
-                found: Iterable[Row] = view.by_id.values()
+                found: Iterable[Row] = view.in_id_order()
             else:
                 found = [r for r in map(view.by_id.get, chosen) if r is not None]
             rows = [
@@ -190,7 +197,8 @@ class RowReads(_ReaderParts):
                 for r in found
                 if (wanted is None or r[at] in wanted) and (test is None or test(r))
             ]
-        rows.sort(key=_row_id)
+        if chosen is not None:
+            rows.sort(key=row_id)
         return rows
 
     def _current_edges(

@@ -108,3 +108,61 @@ def test_props_json_cannot_read_fast_still_read_exactly(store: Store) -> None:
     plain = {r[0]: r[3] for r in store.node_rows(groups=["g"], plain_props=True)}
     assert plain["big"] == big
     assert plain["tagged"] == {**big, "when": _WHEN.isoformat()}
+
+
+def _scribble(value: Any) -> None:
+    """What a host may do to what it was handed: empty every container in it."""
+    if isinstance(value, dict):
+        for v in value.values():
+            _scribble(v)
+        value.clear()
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for v in value:
+            _scribble(v)
+        value.clear()
+
+
+def test_kept_plain_props_read_as_the_full_decoder_and_are_the_callers_own() -> None:
+    """The view keeps each current version's plain props from the first bulk read; every read
+    after it gives what the full decoder gives, however the host edited earlier results, and
+    a new version is read as itself (nothing kept of the old one)."""
+    with Store.open(":memory:") as store:
+        store.upsert_nodes([Node("a", group="g"), Node("b", group="g")])
+
+        @settings(max_examples=300, deadline=None)
+        @given(props_strategy(with_bytes=True))
+        def check(props: dict[str, Any]) -> None:
+            store.upsert_nodes([Node("n", group="g", props=props)])
+            store.upsert_edges([Edge("e", src="a", dst="b", rel="R", group="g", props=props)])
+            expected = decode_props_plain(encode_props(props))
+            for _ in range(3):  # the first read keeps, the next ones read what is kept
+                nodes = {r[0]: r[3] for r in store.node_rows(groups=["g"], plain_props=True)}
+                (edge,) = store.edge_rows(groups=["g"], plain_props=True)
+                (by_id,) = store.node_rows(ids=["n"], plain_props=True)
+                assert nodes["n"] == expected and edge[3] == expected and by_id[3] == expected
+                for got in (nodes["n"], edge[3], by_id[3]):
+                    _scribble(got)
+
+        check()
+        view = store.connection.current.loaded("node")
+        assert view is not None and len(view.plain) <= len(view.by_id)  # no replaced version kept
+
+
+def test_kept_plain_props_follow_each_new_version(store: Store) -> None:
+    store.upsert_nodes([Node("x", group="g", props={"n": 1, "when": _WHEN})])
+    assert store.node_rows(plain_props=True)[0][3] == {"n": 1, "when": _WHEN.isoformat()}
+    store.upsert_nodes([Node("x", group="g", props={"n": 2, "when": _WHEN})])
+    assert store.node_rows(plain_props=True)[0][3] == {"n": 2, "when": _WHEN.isoformat()}
+    store.delete_nodes(["x"])
+    assert store.node_rows(plain_props=True) == []
+
+
+def test_whole_reads_stay_in_id_order_as_records_come_and_go(store: Store) -> None:
+    store.upsert_nodes([Node(i, group="g") for i in ("m", "z", "a")])
+    assert [r[0] for r in store.node_rows()] == ["a", "m", "z"]
+    store.upsert_nodes([Node("b", group="g"), Node("y", group="g", name="changed")])
+    assert [r[0] for r in store.node_rows()] == ["a", "b", "m", "y", "z"]
+    store.delete_nodes(["a", "m"])
+    assert [r[0] for r in store.node_rows()] == ["b", "y", "z"]
+    assert [r[0] for r in store.node_rows(groups=["g"], plain_props=True)] == ["b", "y", "z"]
