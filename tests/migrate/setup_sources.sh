@@ -19,6 +19,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TEST_PY=${1:-python3}
+# It runs again after a cd below: a relative path (.venv/bin/python) is made absolute first.
+case "$TEST_PY" in */*) TEST_PY=$(cd "$(dirname "$TEST_PY")" && pwd)/$(basename "$TEST_PY") ;; esac
 CACHE=${ANATID_MIGRATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/anatid-migrate}
 # The base interpreter for the private venvs: the test interpreter's own base (python 3.10-3.13).
 BASE_PY=$("$TEST_PY" -c 'import sys; print(getattr(sys, "_base_executable", sys.executable))')
