@@ -262,6 +262,10 @@ class Tx:
     first_vid: int  # the version-id counter at BEGIN, restored on ROLLBACK
     after_commit: list[Callable[[], None]] = field(default_factory=list)
     publishing: bool = False  # holds the publish lock for writing
+    #: Nothing has been written through it yet, so its reads see exactly what was committed
+    #: (the in-memory current records may answer them): opened by ``Store.transaction()`` and
+    #: joined by no write verb since (each joins through ``Connection.transaction()``).
+    unwritten: bool = False
 
 
 class Connection:
@@ -483,6 +487,15 @@ class Connection:
         tx = self._tx
         return tx is not None and tx.owner == threading.get_ident()
 
+    def sees_committed_only(self) -> bool:
+        """Whether this thread's reads see exactly what was committed: it holds no transaction,
+        or holds one through which nothing has been written yet (a host's ``with
+        store.transaction():`` that reads before it writes). No other writer commits while a
+        transaction is open: other threads wait for the write lock, other processes for the
+        file."""
+        tx = self._tx
+        return tx is None or tx.owner != threading.get_ident() or tx.unwritten
+
     def allocate_vids(self, count: int) -> int:
         """Reserve ``count`` version ids; returns the first. Call inside a transaction."""
         first = self._next_vid
@@ -490,21 +503,27 @@ class Connection:
         return first
 
     @contextmanager
-    def transaction(self) -> Iterator[Tx]:
+    def transaction(self, *, unwritten: bool = False) -> Iterator[Tx]:
         """One DuckDB transaction: COMMIT on clean exit, ROLLBACK and re-raise on any exception.
 
         DuckDB has no savepoints, so a nested ``transaction()`` joins the outer one. The write
         lock is held throughout: writers from other threads wait (up to
         ``SETTINGS['write_lock_timeout']`` seconds, then ``WriteConflict``).
+
+        Every write goes through here, so joining marks the transaction written. ``unwritten``
+        opens one that nothing has written yet (:meth:`sees_committed_only`): only for a
+        caller that writes through the write verbs, never through the cursor itself.
         """
         self._refuse_if_read_only()
         with self.turn():
             self._lock_for_writing()
             try:
                 if self._tx is not None:  # this thread's (the lock is held): join it
+                    self._tx.unwritten = False
                     yield self._tx
                     return
                 with self._own_transaction() as tx:
+                    tx.unwritten = unwritten
                     yield tx
             finally:
                 self.write_lock.release()

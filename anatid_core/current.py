@@ -52,7 +52,7 @@ class _Connection(Protocol):
     @property
     def write_lock(self) -> AbstractContextManager[Any]: ...
 
-    def in_own_transaction(self) -> bool: ...
+    def sees_committed_only(self) -> bool: ...
 
     def refuses_waiting(self) -> bool: ...
 
@@ -301,7 +301,7 @@ class CurrentRecords:
 
     def usable(self) -> bool:
         """Whether this thread's reads may use the view (not inside its own transaction)."""
-        return not self._connection.in_own_transaction()
+        return self._connection.sees_committed_only()
 
     def view(self, kind: Kind) -> _KindView | None:
         """The view of ``kind``, built now if needed; None if it is off or too big. Call

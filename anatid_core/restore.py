@@ -46,7 +46,7 @@ def restore_timeline(
         kinds: tuple[tuple[Kind, Iterable[Item]], ...] = (("node", nodes), ("edge", edges))
         for kind, items in kinds:
             for chunk in _chunks(items):
-                with store.transaction() as tx:
+                with store.connection.transaction() as tx:  # writes through the cursor
                     _write(store, tx, kind, chunk)
                 counts[kind] += len(chunk)
         return counts

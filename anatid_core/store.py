@@ -123,8 +123,12 @@ class Store(Eraser, Reader):
         DuckDB has no savepoints, so a nested ``transaction()`` joins the outer one. The store's
         write lock is held throughout: writers from other threads wait (up to
         ``SETTINGS['write_lock_timeout']`` seconds, then ``WriteConflict``).
+
+        Until the first write verb inside it, its reads see what was committed, and the
+        in-memory current records answer them; write through the store's verbs, not through
+        the yielded cursor.
         """
-        return self.connection.transaction()
+        return self.connection.transaction(unwritten=True)
 
     def as_of(
         self,

@@ -69,7 +69,7 @@ class Writer:
         prepared = dedupe(given)
         if not prepared:
             return WriteResult()
-        fresh = not self.connection.in_own_transaction()
+        fresh = self.connection.sees_committed_only()
         with self.connection.transaction() as tx:
             digest = "" if key is None else idempotency.payload_digest("upsert_nodes", given, ())
             done = None if key is None else idempotency.replay(tx.cursor, key, "node", digest)
@@ -95,7 +95,7 @@ class Writer:
         prepared = dedupe(given)
         if not prepared:
             return WriteResult()
-        fresh = not self.connection.in_own_transaction()
+        fresh = self.connection.sees_committed_only()
         with self.connection.transaction() as tx:
             digest = (
                 ""

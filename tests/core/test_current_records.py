@@ -165,6 +165,36 @@ def test_reads_inside_a_transaction_see_its_own_writes(store: Store) -> None:
     assert store.check() == []
 
 
+def test_a_transaction_reads_from_memory_until_it_writes(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before its first write, a transaction sees what was committed, so the in-memory view
+    answers its reads (a host reading then writing in one transaction: Cognee's vector upsert);
+    from its first write on, SQL does, and every later write sees the earlier ones."""
+    store.get_nodes(NODES)  # the view is built
+    queries: list[str] = []
+    query = store.connection.query
+    monkeypatch.setattr(
+        store.connection, "query", lambda sql, params=(): queries.append(sql) or query(sql, params)
+    )
+    with store.transaction():
+        assert [n.id for n in store.get_nodes(["n2", "n1"])] == ["n2", "n1"]
+        assert store.node_rows(ids=["n1"], plain_props=True)[0][3] == {"at": T.isoformat(), "i": 1}
+        assert store.get_edge("e0") is not None
+        assert queries == []  # what was committed, from memory
+        store.upsert_nodes([Node("new", group="g", name="fresh")])
+        assert store.get_node("new").name == "fresh"  # type: ignore[union-attr]
+        assert queries  # its own write: SQL answers
+        store.upsert_edges([Edge("e-new", "new", "n1", "KNOWS")])  # sees the new node
+        store.delete_nodes(["n3"])
+        assert store.get_node("n3") is None and store.get_edge("e2") is None
+        store.upsert_nodes([Node("n3", group="g", name="back")])  # no stale current version
+    assert store.get_node("n3").name == "back"  # type: ignore[union-attr]
+    assert [v.name for v in store.history("n3")] == ["node 3", "back"]
+    _same_as_sql(store, sorted([*NODES, "new"]), sorted([*EDGES, "e-new"]))
+    assert store.check() == []
+
+
 def test_as_of_reads_keep_the_past(store: Store) -> None:
     store.get_node("n1")
     past = datetime.now(timezone.utc)
