@@ -53,13 +53,23 @@ class Store(Eraser, Reader):
         *,
         read_only: bool = False,
         memory_limit: str | None = None,
+        bulk_load: bool = False,
     ) -> Store:
         """Open (creating if needed) a store file; ``":memory:"`` gives a private in-memory store.
 
         ``memory_limit`` caps DuckDB's buffer memory for this store (e.g. ``"512MB"``; DuckDB's
-        default is 80% of RAM).
+        default is 80% of RAM). ``bulk_load`` suits a process that fills the file in large
+        writes and then closes it: the file is checkpointed at close only, and no current
+        records are kept in memory (:meth:`anatid_core.connection.Connection.open`).
         """
-        return cls(Connection.open(os.fspath(path), read_only=read_only, memory_limit=memory_limit))
+        return cls(
+            Connection.open(
+                os.fspath(path),
+                read_only=read_only,
+                memory_limit=memory_limit,
+                bulk_load=bulk_load,
+            )
+        )
 
     def close(self) -> None:
         """Close the file. Idempotent; any open transaction is rolled back."""

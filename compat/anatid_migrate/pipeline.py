@@ -121,8 +121,11 @@ LOAD_MEMORY_LIMIT = "512MB"
 
 
 def _open_capped(path: Path, *, read_only: bool = False) -> Store:
-    """Open the temporary store with DuckDB's memory capped at ``LOAD_MEMORY_LIMIT``."""
-    return Store.open(str(path), read_only=read_only, memory_limit=LOAD_MEMORY_LIMIT)
+    """Open the temporary store with DuckDB's memory capped at ``LOAD_MEMORY_LIMIT``; to be
+    written, as a bulk load (checkpointed at each close, no current records in memory)."""
+    return Store.open(
+        str(path), read_only=read_only, memory_limit=LOAD_MEMORY_LIMIT, bulk_load=not read_only
+    )
 
 
 class _Target:
@@ -131,7 +134,7 @@ class _Target:
     DuckDB keeps the blocks it writes in memory up to its memory limit (80% of RAM by default)
     and its allocator keeps freed memory for a while, so a long load grows with the data: 1.8 GB
     peak for 100k entities + 100k facts at 1024 dimensions. A memory limit and closing (which
-    checkpoints the file) keep it bounded.
+    checkpoints the file: a bulk-loading store checkpoints at nothing else) keep it bounded.
     """
 
     def __init__(self, path: Path) -> None:

@@ -29,8 +29,12 @@ DEFAULT_BATCH_ROWS = 8192
 BUFFER_POOL_BYTES = 256 * 1024 * 1024
 
 
-def _frame(out: BinaryIO, kind: bytes, payload: bytes) -> None:
-    out.write(kind + struct.pack("<Q", len(payload)) + payload)
+def _frame(out: BinaryIO, kind: bytes, payload: Any) -> None:
+    """Write one frame; ``payload`` is bytes or any buffer (an Arrow buffer is written as it
+    is: a batch of 1024-dim vectors is 32 MB, and each copy of it counts in peak memory)."""
+    view = memoryview(payload)
+    out.write(kind + struct.pack("<Q", view.nbytes))
+    out.write(view)
 
 
 def _rows(conn: Any, query: str) -> list[dict[str, Any]]:
@@ -115,7 +119,7 @@ def stream(
                 sink = pa.BufferOutputStream()
                 with pa.ipc.new_stream(sink, arrow.schema) as writer:
                     writer.write_table(arrow)
-                _frame(out, b"B", sink.getvalue().to_pybytes())
+                _frame(out, b"B", sink.getvalue())
                 sent[table["name"]] += arrow.num_rows
     return sent
 

@@ -7,14 +7,21 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 _MASK = (1 << 64) - 1
 
 
 def digest(fields: Any) -> int:
     """A 64-bit hash of a JSON-able value. Both sides of a verification hand over the same
     serialised forms (e.g. a Graphiti model's ``model_dump(mode="json")``), so equal records give
-    equal text; embeddings are replaced by :func:`anatid_migrate.vectors.vector_digest` first."""
-    data = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()
+    equal text; embeddings are replaced by :func:`anatid_migrate.vectors.vector_digest` first.
+    orjson writes it 5-10x faster than json; a value it cannot write (an integer beyond 64 bits,
+    a non-string key) falls back to json for that record, on both sides alike."""
+    try:
+        data = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS, default=str)
+    except TypeError:
+        data = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str).encode()
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 

@@ -48,6 +48,81 @@ def test_batched_vector_writes_leave_little_of_the_file_free(tmp_path) -> None:
     assert free <= 0.1 * total, (free, total)
 
 
+def _load_past_the_checkpoint_size(path: str, *, bulk_load: bool) -> tuple[int, list[str]]:
+    """Write ~80 MB of vectors (past the 64 MB WAL checkpoint) in four commits, change one
+    record, and return the WAL's size then with what the store reads back meanwhile."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    with Store.open(path, bulk_load=bulk_load) as s:
+        for b in range(4):
+            vectors = rng.standard_normal((1250, 4096)).astype(np.float32)
+            s.upsert_nodes(
+                [Node(f"n{b}-{i}", text="bulk", embedding=vectors[i]) for i in range(1250)]
+            )
+        s.upsert_nodes([Node("n0-0", name="renamed", text="bulk")])
+        wal = os.path.getsize(path + ".wal") if os.path.exists(path + ".wal") else 0
+        seen = [
+            s.get_node("n0-0").name,  # type: ignore[union-attr]
+            str(s.count_nodes()),
+            str(len(s.get_embedding_arrays(["n3-1249", "n0-0"]))),
+        ]
+    return wal, seen
+
+
+def test_a_bulk_load_is_checkpointed_when_it_closes_and_reads_what_it_wrote(tmp_path) -> None:
+    """A bulk load's WAL is not checkpointed at 64 MB (each checkpoint would rewrite the
+    unfilled row group of vectors whole), its reads see its writes, and closing leaves every
+    record in the file itself."""
+    bulk, normal = str(tmp_path / "bulk.duckdb"), str(tmp_path / "normal.duckdb")
+    bulk_wal, bulk_seen = _load_past_the_checkpoint_size(bulk, bulk_load=True)
+    normal_wal, normal_seen = _load_past_the_checkpoint_size(normal, bulk_load=False)
+    assert bulk_wal > 64 * 2**20 > normal_wal, (bulk_wal, normal_wal)
+    # the renamed node has no vector of its own any more: one of the two has one
+    assert bulk_seen == normal_seen == ["renamed", "5000", "1"]
+    assert not os.path.exists(bulk + ".wal")
+    with Store.open(bulk, read_only=True) as s:
+        assert s.count_nodes() == 5000
+        assert s.get_node("n0-0").name == "renamed"  # type: ignore[union-attr]
+        assert s.check() == []
+
+
+def test_bulk_load_is_refused_read_only(tmp_path) -> None:
+    from anatid_core import InvalidInput
+
+    path = tmp_path / "r.duckdb"
+    Store.open(path).close()
+    with pytest.raises(InvalidInput, match="bulk_load"):
+        Store.open(path, read_only=True, bulk_load=True)
+
+
+def test_vectors_are_stored_without_float_compression_and_text_with_it(tmp_path) -> None:
+    """A checkpoint does not try ALP/ALP-RD on embeddings (they cannot shrink float32
+    mantissas and trying doubled the checkpoint's time), and still compresses the rest."""
+    import numpy as np
+
+    path = str(tmp_path / "c.duckdb")
+    vectors = np.random.default_rng(2).standard_normal((3000, 256)).astype(np.float32)
+    with Store.open(path) as s:
+        s.upsert_nodes(
+            [Node(f"n{i}", group="g", text="same words", embedding=vectors[i]) for i in range(3000)]
+        )
+    con = duckdb.connect(path, read_only=True)
+    try:
+        (table,) = con.execute("SELECT tbl FROM spaces").fetchall()[0]
+        used = {
+            column: {r[0] for r in con.execute(
+                "SELECT compression FROM pragma_storage_info(?) WHERE column_name = ?",
+                [t, column],
+            ).fetchall()}
+            for t, column in ((table, "embedding"), ("nodes", "grp"), ("nodes", "text"))
+        }  # fmt: skip
+    finally:
+        con.close()
+    assert used["embedding"] - {"Uncompressed", "Constant"} == set(), used
+    assert "Uncompressed" not in used["grp"] | used["text"], used
+
+
 def _run(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
