@@ -178,14 +178,18 @@ def _check_path(path: str, read_only: bool) -> None:
 CATALOG = "anatid"
 
 
-#: Compression methods no checkpoint tries: the floating-point ones (ALP and ALP-RD). Our only
-#: floats are embeddings, whose float32 mantissas they cannot shrink (ALP-RD takes 1-2% more
-#: room than none on random or normalised vectors), and trying them doubled the time of each
-#: checkpoint that writes vectors (1.2 s against 3.1 s for 50k x 1024, duckdb 2.0.1).
-NO_COMPRESSION = "alp,alprd"
+#: Compression methods a bulk load's checkpoints do not try: the floating-point ones (ALP and
+#: ALP-RD). Our only floats are embeddings, and trying them on float32 vectors took more than
+#: half of each checkpoint that writes them (50k x 1024: 3.1 s against 1.2 s, duckdb 2.0.1),
+#: to store them 1.5% larger than uncompressed. Other stores keep DuckDB's choice: its
+#: compressed segments share blocks where uncompressed vectors take whole ones, which for many
+#: small writes made a file 10% larger (Graphiti at 1k entities: 9.97 against 11.02 MB).
+BULK_LOAD_NO_COMPRESSION = "alp,alprd"
 
 
-def connect(path: str, *, read_only: bool, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+def connect(
+    path: str, *, read_only: bool, config: dict[str, Any], bulk_load: bool = False
+) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file and bring its schema up to date; DuckDB's errors are mapped."""
     try:
         con = duckdb.connect(":memory:", config=config)
@@ -194,7 +198,8 @@ def connect(path: str, *, read_only: bool, config: dict[str, Any]) -> duckdb.Duc
     try:
         # Our own tables only: never let a query resolve a Python variable by name.
         run(con, "SET python_enable_replacements = false")
-        run(con, f"SET disabled_compression_methods = '{NO_COMPRESSION}'")
+        if bulk_load:
+            run(con, f"SET disabled_compression_methods = '{BULK_LOAD_NO_COMPRESSION}'")
         if path != ":memory:":
             attach(con, path, read_only=read_only)
         schema.ensure(con, path=path, read_only=read_only)
@@ -362,7 +367,7 @@ class Connection:
         lease = None
         try:
             lease = _lease(path, read_only)
-            con = connect(path, read_only=read_only, config=config)
+            con = connect(path, read_only=read_only, config=config, bulk_load=bulk_load)
         except BaseException:
             if lease is not None:
                 lease.close()
