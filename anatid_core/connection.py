@@ -306,8 +306,6 @@ class Connection:
     ) -> None:
         self.path = path
         self.read_only = read_only
-        #: Opened to be filled in large writes and closed (see :meth:`open`).
-        self.bulk_load = bulk_load
         #: Held by the writing thread for a whole transaction, and while an index loads.
         self.write_lock = threading.RLock()
         #: Held for writing by a commit and its index updates, for reading by index searches.

@@ -17,7 +17,8 @@ def digest(fields: Any) -> int:
     serialised forms (e.g. a Graphiti model's ``model_dump(mode="json")``), so equal records give
     equal text; embeddings are replaced by :func:`anatid_migrate.vectors.vector_digest` first.
     orjson writes it 5-10x faster than json; a value it cannot write (an integer beyond 64 bits,
-    a non-string key) falls back to json for that record, on both sides alike."""
+    a non-string key) falls back to json for that record, on both sides alike. orjson writes
+    NaN and the infinities as null, so this digest does not tell them from None."""
     try:
         data = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS, default=str)
     except TypeError:
