@@ -7,9 +7,11 @@ Needs the venvs of tests/migrate/setup_sources.sh (run first; builds them on a c
 source file is written once with KuzuDriver's own schema (make_graphiti_kuzu_big.py, seeded) and
 cached. Measured, each in a fresh process:
 - the peer: Kuzu's own ``EXPORT DATABASE`` of the file to Parquet (kuzu 0.11.3);
-- the migration: read (reader subprocess) + load + verify + rename, wall time, peak RSS of the
-  migrating process and of its reader subprocess (they run at the same time, so their sum is
-  the bound on memory use);
+- the migration: read (reader subprocess) + load + verify + rename, wall time, and memory:
+  the peak of the resident sizes of the migrating process and its reader subprocess summed at
+  one instant (sampled every 0.1 s from /proc), each one's own peak (VmHWM), and getrusage's
+  figures as before (the largest child's, which can read as large as the parent: see
+  _measure.TreeMemory);
 - the machine's load average before and after (the machine is shared; a loaded machine slows
   both figures).
 """
@@ -30,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
-from _measure import provenance  # noqa: E402
+from _measure import TreeMemory, provenance  # noqa: E402
 
 _MIGRATE = """
 import json, resource, sys, time
@@ -103,12 +105,16 @@ def main() -> None:
         )  # fmt: skip
         shutil.rmtree(work / "export")
         wall = time.perf_counter()
-        done = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, "-c", _MIGRATE, str(src), str(work / "memory.duckdb")],
-            check=True, capture_output=True, text=True, cwd=REPO,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
         )  # fmt: skip
+        with TreeMemory(proc.pid) as memory:
+            out, err = proc.communicate()
         wall = time.perf_counter() - wall
-        result = json.loads(done.stdout.strip().splitlines()[-1])
+        if proc.returncode != 0:
+            raise SystemExit(f"the migration failed ({proc.returncode}):\n{err[-3000:]}")
+        result = json.loads(out.strip().splitlines()[-1])
         load_after = os.getloadavg()
         size_mb = (work / "memory.duckdb").stat().st_size / 1e6
     finally:
@@ -122,7 +128,13 @@ def main() -> None:
     print(f"rows read: {result['rows_read']:,}  records written and verified: {result['records']:,} "
           f"-> {result['records'] / result['seconds']:,.0f} records/s")  # fmt: skip
     print(
-        f"peak RSS: migrate {result['peak_rss_mb']:,.0f} MB, reader {result['reader_peak_rss_mb']:,.0f} MB"
+        f"peak RSS (getrusage): migrate {result['peak_rss_mb']:,.0f} MB, "
+        f"largest child {result['reader_peak_rss_mb']:,.0f} MB"
+    )
+    each = ", ".join(f"{name} {mb:,.0f} MB" for name, mb in memory.peaks_mb.values() if mb > 50)
+    print(
+        f"peak RSS of all processes together (sampled every 0.1 s): {memory.peak_sum_mb:,.0f} MB"
+        f"; each process's own peak (VmHWM): {each}"
     )
     print(
         f"target file: {size_mb:,.0f} MB; ratio vs kuzu export: {result['seconds'] / export:.1f}x"
