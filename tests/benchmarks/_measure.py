@@ -9,7 +9,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 
 def timed(fn: Callable[[], Any], *, repeat: int = 50, warmup: int = 3) -> dict[str, float]:
@@ -39,7 +39,37 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-class TreeMemory:
+_S = TypeVar("_S", bound="Sampler")
+
+
+class Sampler:
+    """Calls ``sample()`` every ``interval`` seconds on a thread while a ``with`` block runs,
+    and once more as it ends."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _S) -> _S:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)
+
+
+class TreeMemory(Sampler):
     """Samples the resident memory of a process and all its descendants (Linux ``/proc``)
     every ``interval`` seconds while it runs: the peak of their sum at one instant, and each
     process's own peak (``VmHWM``, read while it lives).
@@ -51,35 +81,20 @@ class TreeMemory:
     """
 
     def __init__(self, pid: int, interval: float = 0.1) -> None:
+        super().__init__(interval)
         self.pid = pid
-        self.interval = interval
         self.peak_sum_mb = 0.0
         self.peaks_mb: dict[int, tuple[str, float]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> TreeMemory:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._sample()
-            self._stop.wait(self.interval)
-
-    def _sample(self) -> None:
+    def sample(self) -> None:
         total = 0.0
         for pid in self._tree():
             status = _status(pid)
             if not status:
                 continue
-            total += status.get("VmRSS", 0) / 1024
+            total += int(status.get("VmRSS", 0)) / 1024
             name = status.get("Name", "?")
-            hwm = status.get("VmHWM", 0) / 1024
+            hwm = int(status.get("VmHWM", 0)) / 1024
             self.peaks_mb[pid] = (str(name), max(hwm, self.peaks_mb.get(pid, ("", 0.0))[1]))
         self.peak_sum_mb = max(self.peak_sum_mb, total)
 

@@ -27,7 +27,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from anatid_core import Node, Store, compaction  # noqa: E402
-from tests.benchmarks._measure import peak_rss_mb, provenance  # noqa: E402
+from tests.benchmarks._measure import Sampler, peak_rss_mb, provenance  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(5000)]
 BATCH = 5000
@@ -78,28 +77,16 @@ def _files_bytes(path: Path) -> int:
     return total
 
 
-class DiskPeak:
+class DiskPeak(Sampler):
     """Samples the store's files every 10 ms while a block runs."""
 
     def __init__(self, path: Path) -> None:
+        super().__init__(0.01)
         self.path = path
         self.base = _files_bytes(path)
         self.peak = self.base
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, _files_bytes(self.path))
-            time.sleep(0.01)
-
-    def __enter__(self) -> DiskPeak:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join()
+    def sample(self) -> None:
         self.peak = max(self.peak, _files_bytes(self.path))
 
 
