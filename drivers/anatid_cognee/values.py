@@ -84,14 +84,19 @@ def _json_key(key: Any) -> str:
 
 
 #: Types ``storable`` passes through as they are (exact types: a subclass takes the checks).
-_SCALARS = frozenset((str, int, float, bool, type(None)))
+#: Times and UUIDs too: nearly every Cognee node has them, and each would otherwise pay the
+#: ``Mapping`` ABC check before reaching the pass-through at the end.
+_AS_IS = frozenset((str, int, float, bool, type(None), datetime, date, UUID))
 
 
 def storable(value: Any) -> Any:
     """``value`` with ``Decimal`` as ``float`` and dict keys as JSON writes them, everything
     else (datetime, UUID, tuple, ...) untouched for the core to keep exactly."""
-    if type(value) in _SCALARS:  # most values: one set lookup instead of four isinstance
+    kind = type(value)
+    if kind in _AS_IS:  # most values: one set lookup instead of several isinstance
         return value
+    if kind is dict:
+        return {(k if isinstance(k, str) else _json_key(k)): storable(v) for k, v in value.items()}
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, Mapping):
