@@ -155,9 +155,8 @@ def plain_node_tuple(row: tuple[str, tuple[str, ...], str, dict[str, Any]]) -> t
 
 def plain_edge_tuple(row: tuple[str, str, str, dict[str, Any]]) -> EdgeData:
     """:func:`edge_tuple` (JSON values) of a core ``edge_rows(plain_props=True)`` row."""
-    src, dst, rel, props = row
-    props.pop(PROVENANCE_KEY, None)
-    return src, dst, rel, props
+    row[3].pop(PROVENANCE_KEY, None)
+    return row  # already (src, dst, rel, props): no second tuple per edge of the whole graph
 
 
 def edge_dict(edge: Edge, exact: bool = False) -> dict[str, Any]:
