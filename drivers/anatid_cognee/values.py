@@ -95,12 +95,10 @@ def storable(value: Any) -> Any:
     kind = type(value)
     if kind in _AS_IS:  # most values: one set lookup instead of several isinstance
         return value
-    if kind is dict:
+    if kind is dict or isinstance(value, Mapping):  # a plain dict skips the ABC check
         return {(k if isinstance(k, str) else _json_key(k)): storable(v) for k, v in value.items()}
     if isinstance(value, Decimal):
         return float(value)
-    if isinstance(value, Mapping):
-        return {(k if isinstance(k, str) else _json_key(k)): storable(v) for k, v in value.items()}
     if isinstance(value, list):
         return [storable(v) for v in value]
     if isinstance(value, tuple):

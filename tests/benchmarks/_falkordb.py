@@ -50,6 +50,7 @@ async def open_driver(path: str, group: str) -> Any:
     from redislite.async_falkordb_client import AsyncFalkorDB  # type: ignore[import-not-found]
 
     driver = FalkorDriver(falkor_db=AsyncFalkorDB(path), database=group)
+    _stop_at_exit(driver)
     if driver._init_task is not None:  # pyright: ignore[reportPrivateUsage]
         await driver._init_task  # pyright: ignore[reportPrivateUsage]
     return driver
@@ -59,7 +60,7 @@ def _server(driver: Any) -> Any:
     return driver.client.client  # redislite's AsyncRedis, which owns the server process
 
 
-def stop_at_exit(driver: Any) -> None:
+def _stop_at_exit(driver: Any) -> None:
     """Kill the embedded server when the worker exits without stopping it (a failed run):
     it runs as a daemon, outlives the worker, and would go on loading the machine (seen: a
     timed-out query kept it at 140% CPU through the next run)."""

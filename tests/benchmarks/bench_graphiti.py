@@ -166,12 +166,17 @@ def written_by(position: int, n_items: int, n_entities: int) -> int:
     is: a fact or mention may only name those. Graphiti's bulk save, like every backend's
     ``MATCH (source) MATCH (target) MERGE`` edge query, silently skips an edge whose end is
     not stored yet, so edges naming a later batch's entities would never be stored."""
-    batch = position // -(-n_items // BATCHES)
-    return min(n_entities, (batch + 1) * -(-n_entities // BATCHES))
+    batch = position // per_batch(n_items, BATCHES)
+    return min(n_entities, (batch + 1) * per_batch(n_entities, BATCHES))
+
+
+def per_batch(n_items: int, n: int) -> int:
+    """The length of each of ``batches``' ``n`` batches of ``n_items`` (the last may be shorter)."""
+    return -(-n_items // n)
 
 
 def batches(items: list[Any], n: int) -> list[list[Any]]:
-    k = -(-len(items) // n)
+    k = per_batch(len(items), n)
     return [items[i : i + k] for i in range(0, len(items), k)] + [[]] * n
 
 
@@ -199,8 +204,8 @@ async def check_stored(driver: Any, data: dict[str, Any]) -> None:
     for kind, model in (("facts", EntityEdge), ("mentions", EpisodicEdge)):
         uuids = [e.uuid for e in data[kind]]
         found = 0
-        for chunk in batches(uuids, len(uuids) // 200 + 1):  # FalkorDB: IN over a list scan
-            found += len(await model.get_by_uuids(driver, chunk)) if chunk else 0
+        for start in range(0, len(uuids), 200):  # FalkorDB: IN over a list scan
+            found += len(await model.get_by_uuids(driver, uuids[start : start + 200]))
         if found != len(uuids):
             raise SystemExit(f"the backend holds {found} of the {len(uuids)} {kind} written")
 
@@ -262,10 +267,6 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     t = time.perf_counter()
     driver = await open_driver(backend, path)
     open_s = time.perf_counter() - t if backend == "falkordb" else 0.0  # its index build
-    if backend == "falkordb":
-        from tests.benchmarks import _falkordb
-
-        _falkordb.stop_at_exit(driver)
     embedder = FakeEmbedder(DIM)
     out: dict[str, Any] = {"backend": backend}
 
