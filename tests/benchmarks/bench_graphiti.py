@@ -14,7 +14,10 @@ Kuzu 0.11.3 in ``--kuzu-python`` (default /work/venvs/kuzu-graphiti/bin/python: 
 ``kuzu`` shim in the main venv, so real kuzu lives in a venv of its own), FalkorDB Lite 0.11.0 in
 ``--falkordb-python`` (default: the differential references' Python 3.12+ venv, built if missing,
 see ``_falkordb.py``). FalkorDB Lite's embedded redis-server is a process of its own: its peak RSS
-is added to its worker's. FalkorDB keeps each group in its own graph; the benchmark has one group,
+is added to its worker's. FalkorDB Lite keeps the graph in memory and writes RDB snapshots by its
+save rules, so its writes are not on disk when they return (anatid's are: each commit syncs
+DuckDB's WAL); ``--falkordb-fsync`` adds a FalkorDB Lite worker with its append-only file on and
+fsynced after every write, anatid's durability. FalkorDB keeps each group in its own graph; the benchmark has one group,
 so all of it goes into that group's graph, where Graphiti routes the group's calls. Data come from
 fixed seeds, so every worker builds the same objects: 1024-dimension unit embeddings, ten MENTIONS per
 episode, facts made of entity names and words from a fixed vocabulary. Ingest goes in ten equal
@@ -224,18 +227,21 @@ async def open_driver(backend: str, path: str) -> Any:
     import warnings
 
     warnings.simplefilter("ignore", DeprecationWarning)
-    if backend == "falkordb":
+    if backend.startswith("falkordb"):
         from tests.benchmarks import _falkordb
 
-        return await _falkordb.open_driver(path, GROUP)
+        return await _falkordb.open_driver(path, GROUP, fsync=backend == "falkordb-fsync")
     from graphiti_core.driver.kuzu_driver import KuzuDriver
 
     return KuzuDriver(db=path)
 
 
 def file_size_mb(path: str) -> float:
+    """The store's files: ``path`` and what sits beside it under its name, and FalkorDB
+    Lite's append-only file (redis writes it into the same directory) when it keeps one."""
     total = 0
-    for p in Path(path).parent.glob(Path(path).name + "*"):
+    parent = Path(path).parent
+    for p in [*parent.glob(Path(path).name + "*"), *parent.glob("appendonly*")]:
         total += (
             sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
             if p.is_dir()
@@ -266,7 +272,7 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     path = os.path.join(tmp, "graph.db")
     t = time.perf_counter()
     driver = await open_driver(backend, path)
-    open_s = time.perf_counter() - t if backend == "falkordb" else 0.0  # its index build
+    open_s = time.perf_counter() - t if backend.startswith("falkordb") else 0.0  # its indexes
     embedder = FakeEmbedder(DIM)
     out: dict[str, Any] = {"backend": backend}
 
@@ -279,7 +285,7 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
         )
     insert_s = time.perf_counter() - t
     t = time.perf_counter()
-    if backend != "falkordb":  # FalkorDB's were built before the data, when the driver was made
+    if not backend.startswith("falkordb"):  # FalkorDB's: built when the driver was made
         await driver.graph_ops.build_indices_and_constraints(driver)  # Kuzu's FTS; anatid: no-op
     index_s = time.perf_counter() - t + open_s
     out["ingest"] = {
@@ -348,7 +354,7 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     assert check.fact == edge.fact
     await check_stored(driver, data)
     server_mb = 0.0
-    if backend == "falkordb":
+    if backend.startswith("falkordb"):
         from tests.benchmarks import _falkordb
 
         server_mb = _falkordb.server_peak_rss_mb(driver)
@@ -383,7 +389,9 @@ def baseline_table(ours: dict[str, Any], sql: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-BACKENDS = ["anatid", "anatid-sql", "falkordb", "kuzu"]
+BACKENDS = ["anatid", "anatid-sql", "falkordb", "falkordb-fsync", "kuzu"]
+#: Run only when asked (a flag or ``--only``): variants beside the default comparison.
+OPT_IN = {"anatid-sql": "baseline", "falkordb-fsync": "falkordb_fsync"}
 OPS = (
     "edge hybrid search",
     "node hybrid search",
@@ -394,7 +402,11 @@ OPS = (
 )
 
 
-PEERS = {"falkordb": "FalkorDB Lite", "kuzu": "Kuzu"}
+PEERS = {
+    "falkordb": "FalkorDB Lite",
+    "falkordb-fsync": "FalkorDB Lite, AOF fsync always",
+    "kuzu": "Kuzu",
+}
 
 
 def table(ours: dict[str, Any], peers: dict[str, dict[str, Any]]) -> str:
@@ -424,9 +436,10 @@ def table(ours: dict[str, Any], peers: dict[str, dict[str, Any]]) -> str:
         lines.append(line(f"{op} p50 / p95", cells, ratios))
     for key, label in (("file_mb", "file size"), ("peak_rss_mb", "peak RSS")):
         cells = [f"{d[key]:,.0f} MB" for d in (ours, *peers.values())]
-        if key == "peak_rss_mb" and "falkordb" in peers:
-            i = 1 + list(peers).index("falkordb")
-            cells[i] += f" (server {peers['falkordb']['server_rss_mb']:,.0f})"
+        for name, peer in peers.items():
+            if key == "peak_rss_mb" and name.startswith("falkordb"):
+                i = 1 + list(peers).index(name)
+                cells[i] += f" (server {peer['server_rss_mb']:,.0f})"
         lines.append(line(label, cells, [p[key] / ours[key] for p in peers.values()]))
     return "\n".join(lines)
 
@@ -459,6 +472,12 @@ def main() -> None:
         action="store_true",
         help="also run anatid with its in-memory current records off (the pre-issue-16 paths)",
     )
+    parser.add_argument(
+        "--falkordb-fsync",
+        action="store_true",
+        help="also run FalkorDB Lite with its append-only file fsynced after every write "
+        "(anatid's durability; by default FalkorDB Lite writes RDB snapshots only)",
+    )
     parser.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     size = args.size or ("full" if args.full else "reduced")
@@ -468,12 +487,15 @@ def main() -> None:
     results = {}
     loads = [load_average()]
     for backend in BACKENDS:
-        if backend == "anatid-sql" and not args.baseline and args.only != backend:
+        flag = OPT_IN.get(backend)
+        if flag is not None and not getattr(args, flag) and args.only != backend:
             continue
         if args.only not in (None, backend) or backend in args.skip:
             continue
-        python = {"kuzu": args.kuzu_python, "falkordb": args.falkordb_python}.get(backend)
-        if backend == "falkordb" and python is None:
+        python = args.kuzu_python if backend == "kuzu" else None
+        if backend.startswith("falkordb"):
+            python = args.falkordb_python
+        if backend.startswith("falkordb") and python is None:
             from tests.benchmarks import _falkordb
 
             python = _falkordb.venv_python()
@@ -491,7 +513,7 @@ def main() -> None:
         f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores; "
         f"load average (1/5/15 min) at start and after each worker: {' -> '.join(loads)}\n"
     )
-    if "falkordb" in results:
+    if "falkordb" in results or "falkordb-fsync" in results:
         print(
             f"FalkorDB Lite: every group in its own graph; this run has one group ({GROUP!r}), "
             "loaded into that group's graph, where Graphiti routes the group's calls\n"
