@@ -17,9 +17,9 @@ see ``_falkordb.py``). FalkorDB Lite's embedded redis-server is a process of its
 is added to its worker's. FalkorDB Lite keeps the graph in memory and writes RDB snapshots by its
 save rules, so its writes are not on disk when they return (anatid's are: each commit syncs
 DuckDB's WAL); ``--falkordb-fsync`` adds a FalkorDB Lite worker with its append-only file on and
-fsynced after every write, anatid's durability. FalkorDB keeps each group in its own graph; the benchmark has one group,
-so all of it goes into that group's graph, where Graphiti routes the group's calls. Data come from
-fixed seeds, so every worker builds the same objects: 1024-dimension unit embeddings, ten MENTIONS per
+fsynced after every write, anatid's durability. FalkorDB keeps each group in its own graph; the
+benchmark has one group, so all of it goes into that group's graph, where Graphiti routes the
+group's calls. Data come from fixed seeds, so every worker builds the same objects: 1024-dimension unit embeddings, ten MENTIONS per
 episode, facts made of entity names and words from a fixed vocabulary. Ingest goes in ten equal
 batches. Kuzu's full-text indexes are built after the ingest (Graphiti's ``graph_ops``), and that
 time is counted in its ingest; FalkorDriver builds its indexes when it is made, before the data,
@@ -436,10 +436,10 @@ def table(ours: dict[str, Any], peers: dict[str, dict[str, Any]]) -> str:
         lines.append(line(f"{op} p50 / p95", cells, ratios))
     for key, label in (("file_mb", "file size"), ("peak_rss_mb", "peak RSS")):
         cells = [f"{d[key]:,.0f} MB" for d in (ours, *peers.values())]
-        for name, peer in peers.items():
-            if key == "peak_rss_mb" and name.startswith("falkordb"):
-                i = 1 + list(peers).index(name)
-                cells[i] += f" (server {peer['server_rss_mb']:,.0f})"
+        if key == "peak_rss_mb":
+            for i, (name, peer) in enumerate(peers.items(), start=1):
+                if name.startswith("falkordb"):
+                    cells[i] += f" (server {peer['server_rss_mb']:,.0f})"
         lines.append(line(label, cells, [p[key] / ours[key] for p in peers.values()]))
     return "\n".join(lines)
 
@@ -494,11 +494,9 @@ def main() -> None:
             continue
         python = args.kuzu_python if backend == "kuzu" else None
         if backend.startswith("falkordb"):
-            python = args.falkordb_python
-        if backend.startswith("falkordb") and python is None:
             from tests.benchmarks import _falkordb
 
-            python = _falkordb.venv_python()
+            python = args.falkordb_python or _falkordb.venv_python()
         results[backend] = run_worker(python or sys.executable, backend, size, args.repeat)
         loads.append(load_average())
         print(f"{backend}: {json.dumps(results[backend])}  (load {loads[-1]})", flush=True)
@@ -513,7 +511,7 @@ def main() -> None:
         f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores; "
         f"load average (1/5/15 min) at start and after each worker: {' -> '.join(loads)}\n"
     )
-    if "falkordb" in results or "falkordb-fsync" in results:
+    if any(backend.startswith("falkordb") for backend in results):
         print(
             f"FalkorDB Lite: every group in its own graph; this run has one group ({GROUP!r}), "
             "loaded into that group's graph, where Graphiti routes the group's calls\n"
