@@ -40,6 +40,7 @@ from .model import (
     Where,
     WriteResult,
 )
+from .outputs import check_output, is_duckdb_file
 from .paths import PATHS, Path
 from .ranking import Method as PageRankMethod
 from .recall import rrf
@@ -56,6 +57,8 @@ from .view import View
 __version__ = "0.1.0"
 
 __all__ = [
+    "check_output",
+    "is_duckdb_file",
     "PageRankMethod",
     "WouldWait",
     "EXPLAIN",
