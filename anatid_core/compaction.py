@@ -6,13 +6,15 @@ old blocks in the file as free space, bytes intact, until something happens to o
 them. So, while this process holds the file alone (no other process has it attached, no other
 operation of this process runs):
 
-1. ``FILE.anatid-compact`` is created with the store's schema (``COPY FROM DATABASE ...
+1. ``FILE.anatid-compact.d/FILE.anatid-compact`` (in a folder only this user can enter) is
+   created with the store's schema (``COPY FROM DATABASE ...
    (SCHEMA)``), filled table by table in row order, its indexes built after the rows
    (:func:`copy_tables`, under a bounded DuckDB memory limit); its pending receipts are marked
    complete, in the copy only;
 2. it is detached (DuckDB checkpoints it and removes its WAL) and fsynced;
 3. the store file is detached (its WAL is checkpointed and removed);
-4. the copy is renamed over the store file (atomic) and the directory fsynced;
+4. the copy takes the store file's mode, owner and group, is renamed over it (atomic, in the
+   real file's directory) and the directory fsynced;
 5. the new file is attached again.
 
 A SIGKILL before step 4 leaves the old file, whole, with its erasures pending (a leftover copy is
@@ -27,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,16 +59,31 @@ COMPACT: dict[str, Any] = {
 COPY_SUFFIX = ".anatid-compact"
 COPY_CATALOG = "anatid_compact"
 WAL_SUFFIX = ".wal"
+#: The private folder (mode 0700) beside the store that holds the copy while it is written.
+#: DuckDB creates the copy and its WAL with the process's default mode (0644 under the usual
+#: umask): inside this folder nobody else can reach them, so a private memory is never
+#: readable by other users, not even for an instant (issue 32). The copy gets the store's mode,
+#: owner and group before it is renamed over the store (same file system: the folder is beside
+#: the store, in the real file's directory).
+COPY_DIR_SUFFIX = ".anatid-compact.d"
+
+
+def copy_dir(path: str) -> str:
+    return path + COPY_DIR_SUFFIX
 
 
 def copy_path(path: str) -> str:
-    return path + COPY_SUFFIX
+    return os.path.join(copy_dir(path), os.path.basename(path) + COPY_SUFFIX)
 
 
 def leftovers(path: str) -> list[str]:
-    """The files an interrupted compaction of ``path`` may have left (the copy and its WAL)."""
+    """The files an interrupted compaction of ``path`` may have left: the copy and its WAL, in
+    their folder, and the folder itself (and a copy beside the file, where earlier versions
+    wrote it)."""
     copy = copy_path(path)
-    return [f for f in (copy, copy + WAL_SUFFIX) if os.path.exists(f)]
+    beside = path + COPY_SUFFIX
+    files = [f for f in (copy, copy + WAL_SUFFIX, beside, beside + WAL_SUFFIX) if os.path.exists(f)]
+    return files + ([copy_dir(path)] if os.path.isdir(copy_dir(path)) else [])
 
 
 def remove_leftovers(path: str) -> None:
@@ -73,9 +91,31 @@ def remove_leftovers(path: str) -> None:
 
     The copy never holds erased rows (it is made after the purge committed), so removing it
     loses nothing; an old copy must not be mistaken for the store."""
+    folder = copy_dir(path)
     for f in leftovers(path):
         with contextlib.suppress(FileNotFoundError):
-            os.remove(f)
+            if f != folder:
+                os.remove(f)
+    if os.path.isdir(folder):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _make_copy_dir(path: str) -> None:
+    folder = copy_dir(path)
+    os.mkdir(folder, 0o700)
+    os.chmod(folder, 0o700)  # whatever the umask left
+
+
+def keep_identity(source: str, target: str) -> None:
+    """Give ``target`` the mode, owner and group of ``source`` (owner and group where this
+    process may set them: root may; others may set a group they belong to)."""
+    st = os.stat(source)
+    with contextlib.suppress(PermissionError):
+        os.chown(target, st.st_uid, st.st_gid)
+    if (os.stat(target).st_uid, os.stat(target).st_gid) != (st.st_uid, st.st_gid):
+        with contextlib.suppress(PermissionError):
+            os.chown(target, -1, st.st_gid)
+    os.chmod(target, stat.S_IMODE(st.st_mode))
 
 
 def needed_bytes(path: str) -> int:
@@ -125,6 +165,7 @@ def write_copy(
     """Steps 1-2: the compacted copy, complete and durable beside the store file."""
     copy = copy_path(path)
     _detach_copy(con)  # a failed earlier attempt whose DETACH failed too
+    _make_copy_dir(path)
     run(con, f"ATTACH {_literal(copy)} AS {COPY_CATALOG}")
     try:
         with _memory_limit(con, _copy_memory(path), memory_configured):
@@ -248,8 +289,11 @@ def swap_in(path: str) -> None:
     if os.path.exists(path + WAL_SUFFIX):
         # Renaming now would let DuckDB replay the old file's WAL onto the new one.
         raise StorageError(f"{path}: its WAL survived the checkpoint at detach; not swapped")
-    os.replace(copy_path(path), path)
+    copy = copy_path(path)
+    keep_identity(path, copy)
+    os.replace(copy, path)
     _fsync_path(os.path.dirname(os.path.abspath(path)), directory=True)
+    shutil.rmtree(copy_dir(path), ignore_errors=True)
 
 
 def storage_error(exc: BaseException, path: str) -> BaseException:

@@ -35,6 +35,7 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
+from .filemode import creation_mask, no_wider
 from .lease import Lease
 from .publish import PublishLock
 from .sql import one, run
@@ -99,7 +100,7 @@ def claim(path: str) -> str | None:
     """Reserve ``path`` for one writing connection in this process; returns the key to release."""
     if path == ":memory:":
         return None
-    key = os.path.realpath(path)
+    key = resolve(path)
     with _WRITERS_LOCK:
         if _writer_in_process(key):
             raise StoreLocked(
@@ -118,7 +119,7 @@ def _refuse_beside_writer(path: str) -> None:
     if path == ":memory:":
         return None
     with _WRITERS_LOCK:
-        if _writer_in_process(os.path.realpath(path)):
+        if _writer_in_process(resolve(path)):
             raise StoreLocked(
                 f"{path} is already open for writing in this process, by another Store; read "
                 "through that Store (as_of() gives read-only views) or close it first",
@@ -157,6 +158,32 @@ def _config(memory_limit: str | None, *, bulk_load: bool, read_only: bool) -> di
             raise InvalidInput("bulk_load is for a store opened to be written, not read_only")
         config["checkpoint_threshold"] = BULK_LOAD_CHECKPOINT
     return config
+
+
+def resolve(path: str) -> str:
+    """The file a path names: absolute, every symlink (of the file and its folders) followed.
+
+    A store is known by what it is, not by how it was named (issue 32): the lease, the waiters'
+    file, compaction's copy and swap, removal and every message use this one path, so two
+    processes that reach one file by different names take turns on one lease, and compaction
+    replaces the file itself, never a symlink to it."""
+    return path if path == ":memory:" else os.path.realpath(os.path.expanduser(path))
+
+
+def _refuse_hard_links(path: str) -> None:
+    """A store file with a second hard link is refused for writing: the two names would take
+    two leases (the lease files are named after the path), and compaction, which replaces the
+    file, would leave the erased bytes readable under the other name."""
+    try:
+        links = os.stat(path).st_nlink
+    except OSError:
+        return  # no file yet (it is created) or unreadable (DuckDB's error says so)
+    if links > 1:
+        raise InvalidInput(
+            f"{path} has {links} hard links; a store needs exactly one name (erasure could not "
+            "remove bytes readable under another name). Make an independent copy (cp FILE "
+            "NEW && mv NEW FILE) or open it with read_only=True"
+        )
 
 
 def _check_path(path: str, read_only: bool) -> None:
@@ -200,9 +227,10 @@ def connect(
         run(con, "SET python_enable_replacements = false")
         if bulk_load:
             run(con, f"SET disabled_compression_methods = '{BULK_LOAD_NO_COMPRESSION}'")
-        if path != ":memory:":
-            attach(con, path, read_only=read_only)
-        schema.ensure(con, path=path, read_only=read_only)
+        with no_wider(0 if path == ":memory:" else creation_mask(path)):
+            if path != ":memory:":
+                attach(con, path, read_only=read_only)
+            schema.ensure(con, path=path, read_only=read_only)
         return con
     except AnatidError:
         con.close()
@@ -306,6 +334,9 @@ class Connection:
     ) -> None:
         self.path = path
         self.read_only = read_only
+        #: Permission bits the store file denies to group and others: no file DuckDB creates
+        #: beside it (its WAL) may grant them (anatid_core.filemode).
+        self.file_mask = 0 if path == ":memory:" else creation_mask(path)
         #: Held by the writing thread for a whole transaction, and while an index loads.
         self.write_lock = threading.RLock()
         #: Held for writing by a commit and its index updates, for reading by index searches.
@@ -360,7 +391,10 @@ class Connection:
         the whole WAL.
         """
         config = _config(memory_limit, bulk_load=bulk_load, read_only=read_only)
+        path = resolve(path)
         _check_path(path, read_only)
+        if not read_only:
+            _refuse_hard_links(path)
         key = claim(path) if not read_only else _refuse_beside_writer(path)
         lease = None
         try:
@@ -470,8 +504,10 @@ class Connection:
             self._generation += 1
 
     def _reconnect(self) -> None:
+        self.file_mask = creation_mask(self.path)
         try:
-            attach(self._con, self.path, read_only=self.read_only)
+            with no_wider(self.file_mask):
+                attach(self._con, self.path, read_only=self.read_only)
         except duckdb.Error as exc:
             raise open_error(exc, self.path, read_only=self.read_only) from exc
 
@@ -644,7 +680,8 @@ class Connection:
         # Index searches wait from here until the indexes hold the whole commit.
         self.published.acquire_write()
         tx.publishing = True
-        run(tx.cursor, "COMMIT")
+        with no_wider(self.file_mask):  # DuckDB may create the WAL here
+            run(tx.cursor, "COMMIT")
 
     def _roll_back(self, tx: Tx) -> None:
         if tx.publishing:

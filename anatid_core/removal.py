@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import os
 
-from .connection import claim, release
+from .connection import claim, release, resolve
 from .errors import InvalidInput, StoreLocked
 from .lease import Lease, lease_files
 
 
 def store_files(path: str | os.PathLike[str]) -> list[str]:
-    """Every file a store at ``path`` may have on disk: the file, its WAL, its lock files."""
-    path = os.fspath(path)
+    """Every file a store at ``path`` may have on disk: the file, its WAL, its lock files
+    (named after the real file: symlinks in ``path`` are followed)."""
+    path = resolve(os.fspath(path))
     return [path, path + ".wal", *lease_files(path)]
 
 
@@ -28,18 +29,21 @@ def remove_store(path: str | os.PathLike[str]) -> list[str]:
     Nothing is removed, and :class:`StoreLocked` is raised, while the file is open: by a
     ``Store`` of this process, or by another process (which holds the lease, or waits for it).
     A path with nothing on disk removes nothing. ``":memory:"`` is :class:`InvalidInput`.
+    A symlink is followed: the real file goes, and the link naming it too.
     """
-    path = os.fspath(path)
-    if path == ":memory:":
+    given = os.fspath(path)
+    if given == ":memory:":
         raise InvalidInput("an in-memory store has no files to remove; close it instead")
+    path = resolve(given)
+    link = [given] if given != path and os.path.islink(given) else []
     if not any(os.path.lexists(p) for p in store_files(path)):
-        return []
+        return _unlink(link)
     key = claim(path)  # StoreLocked while a Store of this process has the file open
     try:
         lease = Lease(path, shared=False)
         try:
             _refuse_if_in_use(path, lease)
-            return _unlink(store_files(path))
+            return _unlink(store_files(path)) + _unlink(link)
         finally:
             lease.close()
     finally:

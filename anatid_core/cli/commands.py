@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from anatid_core import Edge, Item, Kind, Node, Store, View
 
 from .export import current, timeline, with_endpoints, write_graphml, write_jsonl
-from .files import open_store, output, reader_for
+from .files import open_store, output, output_path, reader_for
 from .status import EXIT_PROBLEMS, CommandError
 from .terminal import human_bytes, pairs, table, to_json
 from .viewer import payload, render
@@ -89,7 +89,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
     if args.history and args.embeddings:
         raise CommandError("--embeddings exports the vectors of visible versions; drop --history")
-    with open_store(args.file) as store, output(args.out) as out:
+    target = output_path(args.out, source=args.file)
+    with open_store(args.file) as store, output(target, like=args.file) as out:
         reader = reader_for(store, args)
         if args.format == "graphml":
             nodes, edges = with_endpoints(
@@ -153,17 +154,27 @@ def cmd_check(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------- view
 
 
+def default_page_name(store_file: str) -> str:
+    """``memory.duckdb`` -> ``memory.html`` in the current folder; never the store itself (a
+    store named ``memory.html`` gets ``memory.html.html``)."""
+    name = os.path.splitext(os.path.basename(store_file))[0] + ".html"
+    if os.path.exists(name) and os.path.samefile(name, store_file):
+        return os.path.basename(store_file) + ".html"
+    return name
+
+
 def cmd_view(args: argparse.Namespace) -> int:
-    target = args.out or os.path.splitext(os.path.basename(args.file))[0] + ".html"
+    name = args.out or default_page_name(args.file)
+    target = output_path(name, source=args.file)
     with open_store(args.file) as store:
         data = payload(store, title=os.path.basename(args.file), groups=args.group)
     page = render(data)
-    with output(target) as out:
+    with output(target, like=args.file) as out:
         out.write(page)
     ids = len({v["id"] for v in data["nodes"]})
-    if target != "-":
+    if target is not None:
         print(
-            f"wrote {target}: {ids} nodes, {len(data['nodes'])} node versions, "
+            f"wrote {name}: {ids} nodes, {len(data['nodes'])} node versions, "
             f"{len(data['edges'])} edge versions; open it in a browser",
             file=sys.stderr,
         )

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TextIO
 
-from anatid_core import Store, View
+from anatid_core import Store, View, check_output
 
 from .status import CommandError
 from .terminal import parse_time
@@ -56,20 +57,47 @@ def _time(args: argparse.Namespace, attr: str, option: str) -> datetime | None:
         raise CommandError(str(exc)) from None
 
 
-@contextmanager
-def output(path: str | None) -> Iterator[TextIO]:
-    """stdout, or a file written completely before it replaces any old one."""
+def output_path(path: str | None, *, source: str) -> str | None:
+    """Where to write (symlinks followed), or None for stdout; refused before anything is
+    written or even read when it is the store being read, another store, or a store's side
+    file (:func:`anatid_core.check_output`, issue 32)."""
     if path is None or path == "-":
-        yield sys.stdout
-        return
+        return None
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise CommandError(f"{path}: the folder {folder} does not exist")
+    return check_output(path, reading=[source])
+
+
+@contextmanager
+def output(path: str | None, *, like: str | None = None) -> Iterator[TextIO]:
+    """stdout (for None), or the file ``path`` (checked by :func:`output_path`), written
+    completely before it replaces any old one. A file that existed keeps its mode; a new one is
+    no more open than ``like`` (an export of a private memory stays private)."""
+    if path is None:
+        yield sys.stdout
+        return
+    mode = _mode_of(path) if os.path.exists(path) else _mode_of(like) & 0o666
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as out:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        os.fchmod(fd, mode & ~_umask())
+        with open(fd, "w", encoding="utf-8", newline="\n") as out:
             yield out
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def _mode_of(path: str | None) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode) if path is not None else 0o666
+    except OSError:
+        return 0o666
+
+
+def _umask() -> int:
+    old = os.umask(0o077)
+    os.umask(old)
+    return old

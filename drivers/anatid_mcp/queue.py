@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import os
+import stat
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
@@ -27,6 +28,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from anatid_core import InvalidInput, check_output
 
 from .responses import QueueReport
 
@@ -81,12 +84,23 @@ class Journal:
     def __init__(self, store_path: str | None) -> None:
         self.dir = None if store_path is None else Path(store_path + ".mcp-queue")
         self.file = None if self.dir is None else self.dir / f"{os.getpid()}.jsonl"
+        #: The journal's names and groups are as private as the memory: its files are no more
+        #: open than the store file (a 0600 memory gets a 0700 folder of 0600 files).
+        self.mode = 0o600 if store_path is None else _file_mode(store_path)
+        if self.dir is not None and (self.dir.is_symlink() or self.dir.exists()):
+            if not self.dir.is_dir() or self.dir.is_symlink():
+                # Never write into a store, another file, or through a link (issue 32).
+                check_output(self.dir, what="the episode journal folder")
+                raise InvalidInput(
+                    f"the episode journal folder {self.dir} is not a folder; move that file away"
+                )
 
     def write(self, op: str, ticket: Ticket) -> None:
         if self.file is None:
             return
         line = json.dumps({"op": op, **ticket.public()}, ensure_ascii=False)
-        with open(self.file, "a", encoding="utf-8") as f:
+        fd = os.open(self.file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, self.mode)
+        with open(fd, "a", encoding="utf-8") as f:
             f.write(line + "\n")
             f.flush()
             os.fsync(f.fileno())  # an acknowledged episode must be on disk before the reply
@@ -95,7 +109,7 @@ class Journal:
         """Claim the journals of dead processes: (interrupted, failed) tickets, oldest first."""
         if self.dir is None:
             return [], []
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dir.mkdir(mode=_folder_mode(self.mode), parents=True, exist_ok=True)
         interrupted: list[Ticket] = []
         failed: list[Ticket] = []
         for path in sorted(self.dir.glob("*.jsonl")):
@@ -117,6 +131,18 @@ class Journal:
         for t in failed:
             self.write("failed", t)
         return interrupted, failed
+
+
+def _file_mode(store_path: str) -> int:
+    try:
+        return stat.S_IMODE(os.stat(store_path).st_mode) & 0o666
+    except OSError:
+        return 0o600  # the store is made after the journal: private until it exists
+
+
+def _folder_mode(file_mode: int) -> int:
+    """A folder mode that lets in exactly who may read the files (r -> r-x)."""
+    return file_mode | ((file_mode & 0o444) >> 2)
 
 
 def _replay(path: Path) -> tuple[list[Ticket], list[Ticket]]:

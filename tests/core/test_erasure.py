@@ -249,12 +249,15 @@ def test_read_only_stores_and_views_refuse_to_erase(built) -> None:
 def test_a_leftover_copy_is_removed_by_the_next_writer(built) -> None:
     path, _ = built
     copy = compaction.copy_path(str(path))
+    Path(copy).parent.mkdir(mode=0o700)
     Path(copy).write_bytes(b"half a copy")
     Path(copy + ".wal").write_bytes(b"x")
+    Path(str(path) + ".anatid-compact").write_bytes(b"an older version's copy, beside the file")
     with Store.open(path, read_only=True) as s:
         assert s.check() == []  # a reader leaves it (it cannot know nobody compacts)
     with Store.open(path) as s:
         assert not compaction.leftovers(str(path)) and s.check() == []
+    assert not Path(copy).parent.exists()
 
 
 def _as_version_1(path: Path) -> None:
