@@ -36,7 +36,15 @@ from .export_journal import (
     run_import,
     write_journal,
 )
-from .graphiti_models import TYPES, check_storable, read_pages, tally_group, tally_page, write_page
+from .graphiti_models import (
+    TYPES,
+    check_storable,
+    drop_null_attributes,
+    read_pages,
+    tally_group,
+    tally_page,
+    write_page,
+)
 from .history import history_counts, write_history
 from .progress import Progress, Silent
 from .report import MigrationReport, Tally
@@ -165,8 +173,9 @@ async def _copy_group(
     seen: set[str] | None = None,
 ) -> None:
     """Read ``group`` from ``src`` page by page, tally it, and (if ``write``) save it to
-    ``dst``; ``check`` refuses values a server cannot store (before that page is written);
-    ``seen`` collects the uuids read."""
+    ``dst``. ``check`` (an export) refuses values a server cannot store before that page is
+    written, and drops the None attributes a server would drop. ``seen`` (an import over a
+    restored history) collects the uuids read."""
     if write:
         await dst.build_indices_and_constraints()
     for t in TYPES:
@@ -177,9 +186,11 @@ async def _copy_group(
             report.tables_read[t.kind] = report.tables_read.get(t.kind, 0) + len(page)
             if check:
                 check_storable(t, page)
+                drop_null_attributes(page)
             if write:
                 if seen is not None:
                     _keep_label_order(dst.store, page)
+                    _keep_null_attributes(dst.store, page)
                 await write_page(dst, t, page, keep_label_order=seen is not None)
                 report.written[t.kind] = report.written.get(t.kind, 0) + len(page)
             progress.advance(len(page))
@@ -197,6 +208,25 @@ def _keep_label_order(store: Store, page: list[Any]) -> None:
         old = restored.get(str(m.uuid))
         if old is not None and old != m.labels and set(old) == set(m.labels):
             m.labels = old
+
+
+def _keep_null_attributes(store: Store, page: list[Any]) -> None:
+    """Give back each record the None attributes its restored version has and the server does
+    not: a server keeps no null property, so Graphiti reads such an attribute from it as absent,
+    and the import would otherwise save that absence as a change since the export (a new
+    version of an unchanged record). As the host reads it, absent and None are the same."""
+    with_attributes = [m for m in page if isinstance(getattr(m, "attributes", None), dict)]
+    if not with_attributes:
+        return
+    ids = [str(m.uuid) for m in with_attributes]
+    restored = {r.id: r.props.get("attributes") for r in store.get_nodes(ids)}
+    restored.update({r.id: r.props.get("attributes") for r in store.get_edges(ids)})
+    for m in with_attributes:
+        old = restored.get(str(m.uuid))
+        if isinstance(old, dict):
+            for key, value in old.items():
+                if value is None and key not in m.attributes:
+                    m.attributes[key] = None
 
 
 async def _verify(

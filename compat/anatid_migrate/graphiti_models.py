@@ -278,31 +278,56 @@ async def write_page(
 
 
 def _primitive(value: Any) -> bool:
+    """A value a server property can hold: None (no property, see :func:`without_nulls`), a
+    string, number or boolean, or an array of them (with no null inside: both servers refuse
+    one, FalkorDB with "Property values can only be of primitive types")."""
     if isinstance(value, list):
-        return all(v is None or isinstance(v, str | int | float | bool) for v in value)
+        return all(isinstance(v, str | int | float | bool) for v in value)
     return value is None or isinstance(value, str | int | float | bool)
 
 
 def check_storable(t: ModelType, page: Sequence[Any]) -> None:
     """Raise before writing a page the server cannot hold. Graphiti writes custom attributes as
     properties of the node or edge, and FalkorDB and Neo4j store only primitive values and
-    arrays of them there: a map or a list of maps would fail mid-write."""
+    arrays of them there: a map, a list of maps or a list holding None would fail mid-write."""
     for model in page:
         for key, value in (getattr(model, "attributes", None) or {}).items():
             if not _primitive(value):
+                holds_null = isinstance(value, list) and any(v is None for v in value)
+                what = "a list holding None" if holds_null else type(value).__name__
                 raise UnsupportedValue(
                     f"{t.kind} {model.uuid} ({getattr(model, 'name', '')!r}): attribute {key!r} "
-                    f"is {type(value).__name__} {value!r:.80}. Graphiti stores attributes as "
-                    "server properties, which hold only strings, numbers, booleans and arrays "
-                    "of them: flatten or JSON-encode it in the source, then export again."
+                    f"is {what} {value!r:.80}. Graphiti stores attributes as server "
+                    "properties, which hold only strings, numbers, booleans and arrays of them "
+                    "(no null inside an array): flatten or JSON-encode it in the source, then "
+                    "export again."
                 )
+
+
+def without_nulls(attributes: dict[str, Any]) -> dict[str, Any]:
+    """``attributes`` as a server keeps them: FalkorDB and Neo4j store no null property (Graphiti's
+    ``SET n = $entity_data`` leaves the key out), so Graphiti reads an attribute that was None back
+    from the server as absent (issue 32)."""
+    return {k: v for k, v in attributes.items() if v is not None}
+
+
+def drop_null_attributes(page: Sequence[Any]) -> None:
+    """Drop the None attributes of an export's page before it is written: the server would drop
+    them anyway (see :func:`without_nulls`); dropping them here makes every backend agree."""
+    for model in page:
+        attributes = getattr(model, "attributes", None)
+        if attributes and any(v is None for v in attributes.values()):
+            model.attributes = without_nulls(attributes)
 
 
 def tally_fields(t: ModelType, model: Any) -> dict[str, Any]:
     """What verification compares: the model as Graphiti serialises it, its vector hashed as
     float32 (the precision every backend stores), its labels as a set (a graph database returns
-    a node's labels in its own order, FalkorDB's by label creation)."""
+    a node's labels in its own order, FalkorDB's by label creation), its attributes without the
+    None ones (a server keeps no null property: Graphiti reads them back as absent)."""
     fields = model.model_dump(mode="json")
+    if isinstance(fields.get("attributes"), dict):  # as a server keeps them: nulls dropped
+        fields["attributes"] = without_nulls(fields["attributes"])
     if "labels" in fields:
         fields["labels"] = sorted(fields["labels"])
     if t.embedding is not None:

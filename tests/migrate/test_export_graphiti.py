@@ -445,3 +445,144 @@ def test_many_pages_move_once_each(
     back = tmp_path / "back.duckdb"
     assert import_graphiti(server, back).verified
     _assert_same(asyncio.run(_anatid_side(back)), asyncio.run(_anatid_side(memory)))
+
+
+def _build_with_nulls(path: Path) -> tuple[str, str]:
+    """An anatid Graphiti memory whose entity and fact carry an attribute that is None (what an
+    entity type's unfilled optional field leaves); the entity's and the fact's uuids."""
+    from anatid_graphiti import GraphitiDriver
+
+    async def build() -> tuple[str, str]:
+        driver = GraphitiDriver(str(path))
+        try:
+            zed = EntityNode(name="Zed", group_id="g1", name_embedding=[0.5] * 4,
+                             attributes={"nick": None, "age": 3})  # fmt: skip
+            yan = EntityNode(name="Yan", group_id="g1", name_embedding=[0.25] * 4)
+            fact = EntityEdge(source_node_uuid=zed.uuid, target_node_uuid=yan.uuid,
+                              name="KNOWS", fact="Zed knows Yan", group_id="g1",
+                              created_at=datetime.now(UTC), fact_embedding=[0.1] * 4,
+                              attributes={"since": None, "weight": 0.5})  # fmt: skip
+            for record in (zed, yan, fact):
+                await record.save(driver)
+            return zed.uuid, fact.uuid
+        finally:
+            await driver.close()
+
+    return asyncio.run(build())
+
+
+async def _attributes(driver: Any, entity: str, fact: str) -> tuple[dict, dict]:
+    [node] = await EntityNode.get_by_uuids(driver, [entity])
+    [edge] = await EntityEdge.get_by_uuids(driver, [fact])
+    return node.attributes, edge.attributes
+
+
+def _falkor_attributes(url: str, entity: str, fact: str) -> tuple[dict, dict]:
+    async def read() -> tuple[dict, dict]:
+        driver = FalkorDriver(host="127.0.0.1", port=_port(url))
+        try:
+            g1 = driver.clone(database="g1")
+            got = await _attributes(g1, entity, fact)
+            if g1._init_task is not None:
+                await asyncio.gather(g1._init_task, return_exceptions=True)
+            return got
+        finally:
+            await driver.close()
+
+    return asyncio.run(read())
+
+
+def _anatid_attributes(path: Path, entity: str, fact: str) -> tuple[dict, dict]:
+    from anatid_graphiti import GraphitiDriver
+
+    async def read() -> tuple[dict, dict]:
+        driver = GraphitiDriver(str(path), read_only=True)
+        try:
+            return await _attributes(driver, entity, fact)
+        finally:
+            await driver.close()
+
+    return asyncio.run(read())
+
+
+def test_a_null_attribute_leaves_the_server_as_graphiti_itself_leaves_it(
+    server: str, tmp_path: Path
+) -> None:
+    """Issue 32: the export wrote the whole server, then failed its own verification (FalkorDB
+    keeps no null property), and every rerun failed the same way."""
+    path = tmp_path / "nulls.duckdb"
+    entity, fact = _build_with_nulls(path)
+    assert _anatid_attributes(path, entity, fact) == ({"nick": None, "age": 3},
+                                                      {"since": None, "weight": 0.5})  # fmt: skip
+
+    report = export_graphiti(path, server, history_dir=tmp_path / "h")
+
+    assert report.verified
+    got = _falkor_attributes(server, entity, fact)
+    assert got == ({"age": 3}, {"weight": 0.5})
+    # The reference: the same records saved by Graphiti itself on FalkorDB (its bulk save, as
+    # add_episode saves them) read back the same.
+    from anatid_graphiti import GraphitiDriver
+    from anatid_migrate.graphiti_models import NoEmbedder
+    from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
+
+    async def graphiti_saves_them(url: str) -> None:
+        src = GraphitiDriver(str(path), read_only=True)
+        driver = FalkorDriver(host="127.0.0.1", port=_port(url))
+        try:
+            g1 = driver.clone(database="g1")
+            nodes = await EntityNode.get_by_group_ids(src, ["g1"], with_embeddings=True)
+            edges = await EntityEdge.get_by_group_ids(src, ["g1"], with_embeddings=True)
+            assert any(n.attributes.get("nick", 0) is None for n in nodes)
+            for record in (*nodes, *edges):
+                await (record.load_fact_embedding(src) if isinstance(record, EntityEdge)
+                       else record.load_name_embedding(src))  # fmt: skip
+            await add_nodes_and_edges_bulk(g1, [], [], nodes, edges, embedder=NoEmbedder())
+            if g1._init_task is not None:
+                await asyncio.gather(g1._init_task, return_exceptions=True)
+        finally:
+            await src.close()
+            await driver.close()
+
+    with falkordb_server(tmp_path / "reference") as reference:
+        asyncio.run(graphiti_saves_them(reference))
+        assert _falkor_attributes(reference, entity, fact) == got
+
+
+def test_a_null_attribute_comes_back_as_the_host_reads_it(server: str, tmp_path: Path) -> None:
+    path, history = tmp_path / "nulls.duckdb", tmp_path / "h"
+    entity, fact = _build_with_nulls(path)
+    export_graphiti(path, server, history_dir=history)
+
+    plain, restored = tmp_path / "plain.duckdb", tmp_path / "restored.duckdb"
+    assert import_graphiti(server, plain).verified
+    assert import_graphiti(server, restored, history_dir=history).verified
+
+    # Without the history: what Graphiti reads from the server, the None attributes absent.
+    assert _anatid_attributes(plain, entity, fact) == ({"age": 3}, {"weight": 0.5})
+    # With it: the timeline as exported, no new version for an absence the server cannot tell
+    # from None; Graphiti reads the records as from the original file.
+    assert _timeline(restored) == _timeline(path)
+    assert _anatid_attributes(restored, entity, fact) == _anatid_attributes(path, entity, fact)
+
+
+def test_a_list_attribute_holding_none_is_refused_before_it_is_written(
+    server: str, tmp_path: Path
+) -> None:
+    from anatid_graphiti import GraphitiDriver
+
+    path = tmp_path / "holes.duckdb"
+
+    async def build() -> None:
+        driver = GraphitiDriver(str(path))
+        try:
+            await EntityNode(name="Zed", group_id="g1", name_embedding=[0.5] * 4,
+                             attributes={"tags": ["a", None]}).save(driver)  # fmt: skip
+        finally:
+            await driver.close()
+
+    asyncio.run(build())
+    with pytest.raises(UnsupportedValue, match="attribute 'tags' is a list holding None"):
+        export_graphiti(path, server, history_dir=tmp_path / "h")
+    got, _ = asyncio.run(_falkor_side(server))
+    assert got["g1"]["entity"] == []
