@@ -197,7 +197,12 @@ def _add_export(subs: Subcommands) -> None:
         cmd_export,
     )
     p.add_argument("--format", choices=("jsonl", "graphml"), required=True)
-    p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
+    p.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write here instead of stdout (an existing plain file is replaced; a store, its "
+        "WAL or lock files, or FILE itself by any name is refused)",
+    )
     group_option(p)
     p.add_argument("--history", action="store_true", help="jsonl: every version, in tx order")
     p.add_argument("--embeddings", action="store_true", help="jsonl: include the vectors")
@@ -235,7 +240,8 @@ def _add_view(subs: Subcommands) -> None:
     p.add_argument(
         "--out",
         metavar="PATH",
-        help="where to write the page (default: FILE's name with .html, here)",
+        help="where to write the page (default: FILE's name with .html, here; a store, its "
+        "WAL or lock files, or FILE itself by any name is refused)",
     )
     group_option(p)
 
