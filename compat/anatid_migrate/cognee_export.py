@@ -3,7 +3,8 @@
 ``export_cognee(FILE, URL)`` reads the file through the anatid Cognee adapters and writes it
 through the adapters Cognee's own factories select for ``URL`` (Postgres + pgvector, or
 LadybugDB + LanceDB; see :mod:`anatid_migrate.cognee_targets`): every node and edge with its
-properties, their provenance, and every vector collection. The file's full timeline is written
+properties, their provenance, the graph's metadata (Cognee's marker that the graph holds its
+provenance) and every vector collection. The file's full timeline is written
 beside it as Parquet (:mod:`anatid_migrate.history`): the backend holds only the current state.
 ``import_cognee(URL, FILE)`` is the reverse, into a new anatid file, optionally restoring that
 timeline first.
@@ -31,6 +32,7 @@ from .cognee_records import (
     changed_only,
     close_gone,
     read_memory,
+    read_metadata,
     tally_memory,
     write_memory,
 )
@@ -137,7 +139,7 @@ async def _export(
         _tables_read(report, memory)
         if report.dry_run:
             return
-        await _claim(graph, vector, target, history, path, force=force)
+        await _claim(graph, vector, target, history, path, memory[5], force=force)
         progress.phase("export", _count(memory))
         report.written = await write_memory(graph, vector, memory, progress.advance,
                                             node_objects=target.provider == "ladybug")  # fmt: skip
@@ -157,6 +159,8 @@ def _tables_read(report: MigrationReport, memory: Memory) -> None:
     report.tables_read["edges"] = len(memory[1])
     for collection, rows in memory[4].items():
         report.tables_read[f"vector:{collection}"] = len(rows)
+    if memory[5]:
+        report.tables_read["graph metadata"] = len(memory[5])
 
 
 async def _is_empty(graph: Any, vector: Any) -> bool:
@@ -179,10 +183,18 @@ async def _clear(graph: Any, vector: Any) -> None:
 
 
 async def _claim(
-    graph: Any, vector: Any, target: CogneeTarget, history: Path, path: Path, *, force: bool
+    graph: Any,
+    vector: Any,
+    target: CogneeTarget,
+    history: Path,
+    path: Path,
+    metadata: dict[str, str],
+    *,
+    force: bool,
 ) -> None:
     """Refuse a backend that holds a memory, unless it is this export's unfinished work (the
-    journal says so) or ``force`` (which clears it); then journal that the export is under way."""
+    journal says so) or ``force`` (which clears it), or whose graph metadata the file's would not
+    replace; then journal that the export is under way."""
     resuming = is_resuming(history, path, target)
     if not resuming and not await _is_empty(graph, vector):
         if not force:
@@ -192,6 +204,17 @@ async def _claim(
                 "delete what it holds and write this file anew."
             )
         await _clear(graph, vector)
+    # Metadata is upserted key by key, and no Cognee adapter call removes a key (Postgres's
+    # delete_graph keeps them): a key the file lacks would stay and fail the verification
+    # after the whole memory was written. Refuse it now, before anything is written.
+    kept = sorted(k for k in await read_metadata(graph) if k not in metadata)
+    if kept:
+        raise TargetNotEmpty(
+            f"{target.describe()} holds graph metadata {kept} that {path} does not (Cognee's "
+            "marker of where a graph keeps its provenance). Cognee's adapters cannot remove a "
+            "metadata key, so the backend would not read back as the file: export into a "
+            "fresh database (or directory)."
+        )
     write_journal(history, path, target, "writing")
 
 

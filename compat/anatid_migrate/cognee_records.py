@@ -1,7 +1,8 @@
 """A Cognee memory as the host's interfaces hand it over, read from and written to any pair of
 Cognee adapters (``GraphDBInterface`` + ``VectorDBInterface``): the graph (``get_graph_data``),
-each node's and edge's provenance (``get_node_delete_data`` / ``get_edge_delete_data``), and
-every vector collection (see :mod:`anatid_migrate.cognee_targets`).
+each node's and edge's provenance (``get_node_delete_data`` / ``get_edge_delete_data``), the
+graph's metadata (``get_graph_metadata``: the marker that tells Cognee the graph holds its own
+provenance, issue 32), and every vector collection (see :mod:`anatid_migrate.cognee_targets`).
 
 Writes are upserts on every Cognee backend (nodes by id, edges by their triple, vector points by
 id) and attaching a source ref a record already carries changes nothing, so writing the same
@@ -21,8 +22,10 @@ from .cognee_targets import Point, collection_names, read_points, vector_kind, w
 from .report import Tally
 from .vectors import vector_digest
 
-#: nodes, edges, node provenance, edge provenance, points per collection.
-Memory = tuple[list[Any], list[Any], dict[Any, Any], dict[Any, Any], dict[str, list[Point]]]
+#: nodes, edges, node provenance, edge provenance, points per collection, graph metadata.
+Memory = tuple[
+    list[Any], list[Any], dict[Any, Any], dict[Any, Any], dict[str, list[Point]], dict[str, str]
+]
 
 #: Records per adapter call.
 PAGE = 1000
@@ -109,16 +112,32 @@ async def write_provenance(graph: Any, by_node: dict, by_edge: dict) -> None:
                 await graph.attach_edge_source_refs(list(page), [key], run)
 
 
+async def read_metadata(graph: Any) -> dict[str, str]:
+    """The graph's metadata (``delete_mode``, ``provenance_version``): Cognee's
+    ``stores_provenance_in_graph`` reads it to route a deletion through the graph's provenance
+    instead of its relational ledger. An adapter without it raises Cognee's
+    ``UnsupportedProvenanceCapability``, and Cognee reads that as no metadata."""
+    from cognee.infrastructure.databases.exceptions import UnsupportedProvenanceCapability
+
+    try:
+        return {str(k): str(v) for k, v in (await graph.get_graph_metadata()).items()}
+    except UnsupportedProvenanceCapability:
+        return {}
+
+
 async def read_memory(graph: Any, vector: Any) -> Memory:
-    """The whole memory through the two adapters: nodes, edges, provenance, collections."""
+    """The whole memory through the two adapters: nodes, edges, provenance, collections and
+    the graph's metadata."""
     nodes, edges = await graph.get_graph_data()
     by_node, by_edge = await read_provenance(graph, nodes, edges)
     points = {c: await read_points(vector, c) for c in await collection_names(vector)}
-    return list(nodes), list(edges), by_node, by_edge, points
+    return list(nodes), list(edges), by_node, by_edge, points, await read_metadata(graph)
 
 
 def tally_memory(tally: Tally, memory: Memory) -> None:
-    nodes, edges, by_node, by_edge, points = memory
+    nodes, edges, by_node, by_edge, points, metadata = memory
+    for key, value in metadata.items():
+        tally.add("graph metadata", [key, value])
     tally_graph(tally, nodes, edges)
     tally_provenance(tally, "node", by_node)
     tally_provenance(tally, "edge", by_edge)
@@ -135,7 +154,7 @@ def changed_only(memory: Memory, existing: Memory) -> Memory:
     (JSON values, provenance lists, float32 vectors): an import over a restored timeline then
     adds a version only for what changed on the backend since the export, and the unchanged
     records keep the exact values (UUIDs, datetimes) the timeline restored."""
-    nodes, edges, by_node, by_edge, points = memory
+    nodes, edges, by_node, by_edge, points, metadata = memory
     old_nodes = {str(i): normal(p) for i, p in existing[0]}
     old_edges = {(str(s), str(d), r): normal(p or {}) for s, d, r, p in existing[1]}
     return (
@@ -146,6 +165,7 @@ def changed_only(memory: Memory, existing: Memory) -> Memory:
         {k: v for k, v in by_edge.items()
          if k not in existing[3] or _prov_lists(existing[3][k]) != _prov_lists(v)},
         {c: _changed_points(rows, existing[4].get(c, [])) for c, rows in points.items()},
+        {k: v for k, v in metadata.items() if existing[5].get(k) != v},
     )  # fmt: skip
 
 
@@ -180,9 +200,16 @@ async def write_memory(
     node_objects: bool = False,
 ) -> dict[str, int]:
     """Write the memory through the receiving adapters, page by page; records written per kind.
-    ``node_objects`` hands nodes over as objects with ``model_dump`` instead of tuples."""
-    nodes, edges, by_node, by_edge, points = memory
-    written = {"nodes": 0, "edges": 0, "vectors": 0}
+    ``node_objects`` hands nodes over as objects with ``model_dump`` instead of tuples.
+
+    The graph's metadata goes first, as Cognee marks a graph while it is still empty
+    (``mark_graph_provenance_if_empty``): a graph without it is read by Cognee as keeping its
+    provenance in the relational ledger, and deletions would miss the provenance moved here."""
+    nodes, edges, by_node, by_edge, points, metadata = memory
+    written = {"metadata": 0, "nodes": 0, "edges": 0, "vectors": 0}
+    if metadata:
+        await graph.set_graph_metadata(metadata)
+        written["metadata"] = len(metadata)
     for page in pages(nodes):
         batch = [NodeRecord(str(i), p) for i, p in page] if node_objects else list(page)
         await graph.add_nodes(batch)
@@ -219,7 +246,7 @@ def close_gone(store: Any, memory: Memory) -> int:
     from anatid_cognee.vector_adapter import ROW_GROUP_PREFIX
     from anatid_cognee.vector_adapter import row_id as point_row_id
 
-    nodes_, edges_, _, _, points = memory
+    nodes_, edges_, _, _, points, _ = memory
     nodes = {str(i) for i, _ in nodes_}
     nodes.update(point_row_id(c, p.id) for c, rows in points.items() for p in rows)
     edges = {edge_id(str(s), str(d), str(r)) for s, d, r, _ in edges_}

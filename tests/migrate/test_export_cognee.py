@@ -35,7 +35,12 @@ from anatid_core import Store  # noqa: E402
 from tests.migrate.falkordb_server import free_port  # noqa: E402
 from tests.migrate.interrupted import kill_mid_export  # noqa: E402
 from tests.migrate.postgres_server import postgres_server  # noqa: E402
-from tests.migrate.sources.make_cognee_anatid import build_cognee_anatid  # noqa: E402
+from tests.migrate.sources.make_cognee_anatid import (  # noqa: E402
+    DATASET_A,
+    DATASET_B,
+    _uuid,
+    build_cognee_anatid,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -97,10 +102,10 @@ async def _read_anatid(path: Path) -> dict[str, Any]:
         await vector.close()
 
 
-def _comparable(memory: tuple[list, list, dict, dict, dict]) -> dict[str, Any]:
-    """The memory as plain sorted values: nodes, edges, the four provenance lists of each
-    record, and each collection's points (vectors as float32 bytes)."""
-    nodes, edges, by_node, by_edge, points = memory
+def _comparable(memory: tuple[list, list, dict, dict, dict, dict]) -> dict[str, Any]:
+    """The memory as plain sorted values: the graph's metadata, nodes, edges, the four
+    provenance lists of each record, and each collection's points (vectors as float32 bytes)."""
+    nodes, edges, by_node, by_edge, points, metadata = memory
 
     def prov(found: dict) -> dict:
         return {
@@ -111,6 +116,7 @@ def _comparable(memory: tuple[list, list, dict, dict, dict]) -> dict[str, Any]:
         }
 
     return {
+        "metadata": dict(metadata),
         "nodes": sorted(records.normal([[str(i), p] for i, p in nodes])),
         "edges": sorted(records.normal([[str(s), str(d), r, p] for s, d, r, p in edges])),
         "node_provenance": prov(by_node),
@@ -148,6 +154,7 @@ def _round_trip(memory: Path, url: str, tmp_path: Path) -> None:
     history = tmp_path / "history"
     want = asyncio.run(_read_anatid(memory))
     assert want["nodes"] and want["edges"] and want["node_provenance"] and len(want["vectors"]) == 3
+    assert want["metadata"] == {"delete_mode": "graph_native", "provenance_version": "1"}
 
     report = export_cognee(memory, url, history_dir=history)
 
@@ -161,6 +168,10 @@ def _round_trip(memory: Path, url: str, tmp_path: Path) -> None:
     original = _versions(memory)
     assert any(v[6] is not None for v in original)  # the fixture has closed versions
     assert set(original) <= set(_versions(back))
+    # Without the history too, the graph's metadata (Cognee's provenance marker) comes back.
+    plain = tmp_path / "plain.duckdb"
+    assert import_cognee(url, plain).verified
+    assert asyncio.run(_read_anatid(plain)) == want
 
 
 def test_postgres_round_trip_reads_back_identically_with_history(
@@ -173,6 +184,119 @@ def test_ladybug_lancedb_round_trip_reads_back_identically_with_history(
     memory: Path, tmp_path: Path
 ) -> None:
     _round_trip(memory, f"ladybug://{tmp_path / 'cognee'}", tmp_path)
+
+
+class _CogneeDeletes:
+    """Cognee's own deletions, as ``cognee.datasets.delete_data`` / ``delete_dataset`` call them
+    after their access checks (``delete_data_nodes_and_edges``, ``delete_dataset_nodes_and_edges``:
+    the graph-provenance marker check, then the unified engine's delete or the relational
+    ledger), pointed at a given pair of adapters: Cognee's ``get_unified_engine`` is answered
+    with the engine it builds for separate backends, and the user and dataset lookups of the
+    access checks (which read Cognee's relational database) with the dataset asked for."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import importlib
+        from types import SimpleNamespace
+
+        from cognee.infrastructure.databases.unified import UnifiedStoreEngine
+        from cognee.infrastructure.databases.unified.capabilities import EngineCapability
+
+        self.adapters: tuple[Any, Any] | None = None
+
+        async def unified() -> Any:
+            assert self.adapters is not None
+            both = EngineCapability.GRAPH | EngineCapability.VECTOR
+            return UnifiedStoreEngine(*self.adapters, capabilities=both)
+
+        async def user(user_id: Any) -> Any:
+            return SimpleNamespace(id=user_id, tenant_id=None)
+
+        async def dataset(user: Any, dataset_id: Any, permission: str) -> Any:
+            return SimpleNamespace(id=dataset_id)
+
+        methods = "cognee.modules.graph.methods."
+        self.by_data = importlib.import_module(methods + "delete_data_nodes_and_edges")
+        self.by_dataset = importlib.import_module(methods + "delete_dataset_nodes_and_edges")
+        routing = importlib.import_module(methods + "try_delete_data_by_graph_provenance")
+        for module in (self.by_data, self.by_dataset):
+            monkeypatch.setattr(module, "get_user", user)
+            monkeypatch.setattr(module, "get_authorized_dataset", dataset)
+        for module in (routing, self.by_dataset):
+            monkeypatch.setattr(module, "get_unified_engine", unified)
+
+    async def delete(self, graph: Any, vector: Any, what: str) -> None:
+        self.adapters = (graph, vector)
+        user = _uuid(999)
+        if what == "data":  # the document of dataset A (its source ref), as delete_data does
+            await self.by_data.delete_data_nodes_and_edges(DATASET_A, _uuid(100), user)
+        else:  # the whole of dataset B, as delete_dataset does
+            await self.by_dataset.delete_dataset_nodes_and_edges(DATASET_B, user)
+
+
+@pytest.mark.parametrize("what", ["data", "dataset"])
+@pytest.mark.parametrize("backend", ["postgres", "ladybug"])
+def test_cognee_deletes_on_the_backend_as_it_deleted_on_the_file(
+    memory: Path,
+    server: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    backend: str,
+    what: str,
+) -> None:
+    """Issue 32: the export left the graph's metadata behind, so on the backend Cognee read the
+    graph as unmarked and deleted from its relational ledger, missing the provenance moved."""
+    import shutil
+
+    from anatid_cognee import AnatidGraphAdapter, AnatidVectorAdapter
+
+    url = (request.getfixturevalue("pg_url") if backend == "postgres"
+           else f"ladybug://{tmp_path / 'cognee'}")  # fmt: skip
+    export_cognee(memory, url, history_dir=tmp_path / "history")
+    cognee = _CogneeDeletes(monkeypatch)
+
+    async def on_the_file() -> dict[str, Any]:
+        copy = tmp_path / "copy.duckdb"
+        shutil.copyfile(memory, copy)
+        graph = AnatidGraphAdapter(graph_database_url=str(copy))
+        vector = AnatidVectorAdapter(url=str(copy))
+        try:
+            await cognee.delete(graph, vector, what)
+            return _comparable(await records.read_memory(graph, vector))
+        finally:
+            await graph.close()
+            await vector.close()
+
+    async def on_the_backend() -> dict[str, Any]:
+        from cognee.infrastructure.databases.provenance.markers import stores_provenance_in_graph
+
+        graph, vector = open_engines(parse_cognee_url(url))
+        try:
+            assert await stores_provenance_in_graph(graph)  # as on the file
+            await cognee.delete(graph, vector, what)
+            return _comparable(await records.read_memory(graph, vector))
+        finally:
+            await close_engines(graph, vector)
+
+    want = asyncio.run(on_the_file())
+    assert want != asyncio.run(_read_anatid(memory))  # the deletion did something
+    assert asyncio.run(on_the_backend()) == want
+
+
+def test_a_backend_marked_otherwise_is_refused_before_writing(
+    memory: Path, pg_url: str, tmp_path: Path
+) -> None:
+    async def mark_otherwise() -> None:
+        graph, vector = open_engines(parse_cognee_url(pg_url))
+        try:
+            await graph.set_graph_metadata({"delete_mode": "graph_native", "other": "x"})
+        finally:
+            await close_engines(graph, vector)
+
+    asyncio.run(mark_otherwise())
+    with pytest.raises(TargetNotEmpty, match=r"holds graph metadata \['other'\]"):
+        export_cognee(memory, pg_url, history_dir=tmp_path / "h", force=True)
+    assert asyncio.run(_read_backend(pg_url))["nodes"] == []
 
 
 def _current_ids(path: Path) -> set[str]:

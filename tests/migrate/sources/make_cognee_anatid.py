@@ -1,8 +1,9 @@
 """Build a Cognee memory in an anatid file the way Cognee's ``add_data_points`` builds one, without
-an LLM: real Cognee DataPoints (documents, chunks, entities, entity types, a node set) turned into
-a graph by Cognee's ``get_graph_from_model``, written through the anatid Cognee adapters with
-provenance (two datasets, pipeline runs), and indexed into vector collections with the
-deterministic hash embedder. A second write then changes and deletes records, so the file has a
+an LLM: the empty graph marked as holding its own provenance (Cognee's
+``mark_graph_provenance_if_empty``), real Cognee DataPoints (documents, chunks, entities, entity
+types, a node set) turned into a graph by Cognee's ``get_graph_from_model``, written through the
+anatid Cognee adapters with provenance (two datasets, pipeline runs), and indexed into vector
+collections with the deterministic hash embedder. A second write then changes and deletes records, so the file has a
 history (earlier versions) beside its current state.
 """
 
@@ -71,6 +72,7 @@ async def graph_of(points: list[Any]) -> tuple[list[Any], list[Any]]:
 
 async def build_cognee_anatid(path: Path, n_people: int = 5) -> None:
     from anatid_cognee import AnatidGraphAdapter, AnatidVectorAdapter
+    from cognee.infrastructure.databases.provenance.markers import mark_graph_provenance_if_empty
     from cognee.infrastructure.databases.provenance.source_refs import make_source_ref_key
 
     from tests.cognee.cognee_fakes import HashEmbeddingEngine
@@ -78,6 +80,7 @@ async def build_cognee_anatid(path: Path, n_people: int = 5) -> None:
     graph = AnatidGraphAdapter(graph_database_url=str(path))
     vector = AnatidVectorAdapter(url=str(path), embedding_engine=HashEmbeddingEngine())
     try:
+        assert await mark_graph_provenance_if_empty(graph)  # as add_data_points does first
         chunks, index = data_points(n_people)
         nodes, edges = await graph_of(chunks)
         key_a = make_source_ref_key(DATASET_A, _uuid(100))
