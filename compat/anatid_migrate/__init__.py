@@ -20,6 +20,7 @@ from .errors import (
     SourceReadError,
     TargetExists,
     UnknownSchema,
+    UnsafeOutput,
     UnsupportedSource,
     VerificationFailed,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "SourceReadError",
     "TargetExists",
     "UnknownSchema",
+    "UnsafeOutput",
     "UnsupportedSource",
     "VerificationFailed",
     "detect_format",

@@ -41,13 +41,15 @@ from .cognee_targets import (
     check_target,
     close_engines,
     collection_names,
+    files_of,
     open_engines,
     parse_cognee_url,
     read_points,
 )
 from .errors import TargetNotEmpty, UnsupportedSource
 from .export_journal import (
-    default_history_dir,
+    history_for_export,
+    import_target,
     is_resuming,
     note_history,
     note_history_written,
@@ -58,6 +60,7 @@ from .export_journal import (
     write_journal,
 )
 from .history import write_history
+from .outputs import check_file
 from .progress import Progress, Silent
 from .report import MigrationReport, Tally
 
@@ -80,7 +83,10 @@ def export_cognee(
     """Export the anatid file ``source`` to the Cognee backend at ``url``; see the module doc."""
     path = Path(source).resolve()
     target = parse_cognee_url(url)
-    history = Path(history_dir).resolve() if history_dir else default_history_dir(path)
+    history = history_for_export(path, history_dir)
+    for name in files_of(target):  # a LadybugDB graph is a file the export writes
+        if not name.is_dir():
+            check_file(name, reading=[path], what="the LadybugDB graph")
     report = MigrationReport("cognee export", str(path), target.describe(), dry_run=dry_run)
     if not path.is_file():
         raise UnsupportedSource(f"{path} does not exist or is not a file (an anatid file)")
@@ -248,8 +254,8 @@ def import_cognee(
     The file is written beside ``target`` and renamed into place only once it reads back,
     through the anatid Cognee adapters, equal to what the backend returned.
     """
-    path = Path(target).resolve()
     backend = parse_cognee_url(url)
+    path = import_target(target, history_dir, reading=files_of(backend))
     report = MigrationReport("cognee import", backend.describe(), str(path), dry_run=dry_run)
     progress = progress or Silent()
 

@@ -76,6 +76,16 @@ def parse_cognee_url(url: str) -> CogneeTarget:
     )
 
 
+def files_of(target: CogneeTarget) -> list[Path]:
+    """The files of a backend that live on this machine (LadybugDB's graph and its log; LanceDB
+    writes only new files): what an export writes and an import reads, which no other output
+    of the command may be (issue 32)."""
+    if target.provider != "ladybug":
+        return []
+    graph = Path(target.directory) / LADYBUG_GRAPH
+    return [graph, graph.with_name(graph.name + ".wal")]
+
+
 def open_engines(target: CogneeTarget) -> tuple[Any, Any]:
     """Cognee's graph and vector adapters for ``target``, from Cognee's own factories.
 

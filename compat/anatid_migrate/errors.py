@@ -12,7 +12,9 @@
     ├── TargetUnreachable     the server of an export / import URL does not answer
     ├── TargetNotEmpty        the export's server already holds a graph (pass --force)
     ├── UnsupportedTarget     a URL scheme or server version the export does not handle
-    └── UnsupportedValue      a record holds a value the server cannot store (names it)
+    ├── UnsupportedValue      a record holds a value the server cannot store (names it)
+    └── UnsafeOutput          an output path is a file being read, a store or a store's side
+                              file (anatid_core.check_output's InvalidInput, mapped in outputs.py)
 """
 
 from __future__ import annotations
@@ -66,4 +68,8 @@ class UnsupportedTarget(MigrationError):
 
 
 class UnsupportedValue(MigrationError):
+    pass
+
+
+class UnsafeOutput(MigrationError):
     pass

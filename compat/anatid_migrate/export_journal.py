@@ -21,11 +21,14 @@ from anatid_core import AnatidError, Store, restore_timeline, store_files
 
 from .closing import closed_note
 from .errors import TargetExists, UnsupportedSource, VerificationFailed
-from .history import MANIFEST, history_counts, read_history
+from .history import FILES, MANIFEST, history_counts, read_history
+from .outputs import check_directory, check_target, refuse_reading
 from .progress import Progress
 from .report import MigrationReport
 
 JOURNAL = "export.json"
+#: What an export writes into its history directory (each file's ``.tmp`` first, then renamed).
+HISTORY_FILES = (JOURNAL, *FILES.values(), MANIFEST)
 
 
 class Described(Protocol):
@@ -36,6 +39,20 @@ class Described(Protocol):
 
 def default_history_dir(file: Path) -> Path:
     return file.with_name(file.name + ".history")
+
+
+def history_for_export(file: Path, history_dir: str | os.PathLike[str] | None) -> Path:
+    """Where an export writes its history and journal (``history_dir``, else FILE.history),
+    checked before anything is written: a directory, none of whose files (nor their ``.tmp``)
+    is FILE by another name, a store or a store's side file (issue 32)."""
+    history = Path(history_dir) if history_dir else default_history_dir(file)
+    names = [n for name in HISTORY_FILES for n in (name, name + ".tmp")]
+    return check_directory(history, names, reading=[file], what="the history directory")
+
+
+def history_files(history: Path | None) -> list[Path]:
+    """The files an import reads from an export's history (none without one)."""
+    return [history / name for name in HISTORY_FILES] if history is not None else []
 
 
 def read_journal(history: Path) -> dict[str, Any] | None:
@@ -107,6 +124,26 @@ def require_verified(report: MigrationReport, through: str) -> None:
 ImportBody = Callable[[Path, "Path | None"], Coroutine[Any, Any, None]]
 
 
+def import_target(
+    target: str | os.PathLike[str],
+    history_dir: str | os.PathLike[str] | None,
+    reading: list[Path] | None = None,
+) -> Path:
+    """An import's FILE, checked before anything is written (issue 32): never a file the import
+    reads (the history's files, ``reading``: a LadybugDB source's graph file), by any of its
+    names, nor a store's side file; an existing store only as ``--force`` allows (see
+    :func:`run_import`). The path to write (symlinks followed)."""
+    history = Path(history_dir).resolve() if history_dir else None
+    sources = [*history_files(history), *(reading or [])]
+    path = check_target(target, reading=sources, what="FILE")
+    refuse_reading(_import_temp(path), sources, what="the temporary file")
+    return path
+
+
+def _import_temp(path: Path) -> Path:
+    return path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
+
+
 def run_import(
     report: MigrationReport,
     path: Path,
@@ -116,15 +153,16 @@ def run_import(
     progress: Progress,
     body: ImportBody,
 ) -> MigrationReport:
-    """Run ``body`` into a temporary file beside ``path`` and rename it into place (not on a
-    dry run); whatever happens, the temporary file goes and ``progress`` is closed."""
+    """Run ``body`` into a temporary file beside ``path`` (checked by :func:`import_target`)
+    and rename it into place (not on a dry run); whatever happens, the temporary file goes and
+    ``progress`` is closed."""
     if path.exists() and not force and not report.dry_run:
         raise TargetExists(f"{path} already exists; pass --force (force=True) to replace it.")
     history = Path(history_dir).resolve() if history_dir else None
     if history is not None and history_counts(history) is None:
         raise UnsupportedSource(f"{history} holds no history written by an export ({MANIFEST})")
     started = time.monotonic()
-    tmp = path.with_name(f".{path.name}.anatid-import-{os.getpid()}.tmp")
+    tmp = _import_temp(path)
     try:
         asyncio.run(body(tmp, history))
         if not report.dry_run:

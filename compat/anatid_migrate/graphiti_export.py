@@ -26,7 +26,8 @@ from anatid_core import AnatidError, Store
 from .closing import close_absent
 from .errors import MigrationError, TargetNotEmpty, UnsupportedSource
 from .export_journal import (
-    default_history_dir,
+    history_for_export,
+    import_target,
     is_resuming,
     note_history,
     note_history_written,
@@ -73,7 +74,7 @@ def export_graphiti(
     """Export the anatid file ``source`` to the Graphiti server at ``url``; see the module doc."""
     path = Path(source).resolve()
     server = parse_url(url)
-    history = Path(history_dir).resolve() if history_dir else default_history_dir(path)
+    history = history_for_export(path, history_dir)
     report = MigrationReport("graphiti export", str(path), server.describe(), dry_run=dry_run)
     started = time.monotonic()
     progress = progress or Silent()
@@ -267,7 +268,7 @@ def import_graphiti(
     The file is written as a temporary file beside ``target`` and renamed into place only after
     it reads back, through GraphitiDriver, equal to what the server returned.
     """
-    path = Path(target).resolve()
+    path = import_target(target, history_dir)
     server = parse_url(url)
     report = MigrationReport("graphiti import", server.describe(), str(path), dry_run=dry_run)
     progress = progress or Silent()

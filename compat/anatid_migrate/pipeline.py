@@ -7,7 +7,8 @@ Guarantees (issue 5):
   target's record counts and checksums (read back through the driver's mapping) equal the
   source's; on any failure or interruption the temporary file is removed or left as an
   obviously named ``.TARGET.anatid-migrate-*.tmp`` (never TARGET itself);
-- an existing TARGET is refused unless ``force``.
+- an existing TARGET is refused unless ``force``; TARGET is never SOURCE, by any of its names
+  (symlinks and hard links count), nor a store's side file, even with ``force`` (issue 32).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from anatid_core import Store, lease_files
 from .engines import Reader, find_reader
 from .errors import MigrationError, SourceReadError, TargetExists, VerificationFailed
 from .formats import SourceFormat, detect_format
+from .outputs import check_target, refuse_reading
 from .plan import Plan
 from .progress import Progress, Silent
 from .report import MigrationReport
@@ -52,13 +54,15 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _remove_stale_temps(target: Path) -> None:
-    """Remove temporary files left by runs that were killed (their process is gone)."""
+def _remove_stale_temps(target: Path, source: Path) -> None:
+    """Remove temporary files left by runs that were killed (their process is gone); never
+    the source, whatever its name."""
     prefix = f".{target.name}.anatid-migrate-"
     for p in target.parent.glob(prefix + "*.tmp*"):
         pid = p.name[len(prefix) :].split(".", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
-            p.unlink(missing_ok=True)
+            if not (source.exists() and p.exists() and os.path.samefile(p, source)):
+                p.unlink(missing_ok=True)
 
 
 def _remove_db(path: Path) -> None:
@@ -84,12 +88,11 @@ def migrate(
     """Migrate ``source`` into a new anatid file at ``target``; see the module docstring."""
     started = time.monotonic()
     plan = plan_factory()
-    source_path, target_path = Path(source).resolve(), Path(target).resolve()
+    source_path = Path(source).resolve()
+    # Never SOURCE by another name, nor a store's side file, even with --force (issue 32).
+    target_path = check_target(target, reading=[source_path], what="TARGET")
+    refuse_reading(_temp_path(target_path), [source_path], what="the temporary file")
     report = MigrationReport(plan.kind, str(source_path), str(target_path), dry_run=dry_run)
-    if target_path == source_path:
-        raise TargetExists(
-            f"TARGET is SOURCE ({source_path}); the source is never modified: choose a new path"
-        )
     if target_path.exists() and not force and not dry_run:
         raise TargetExists(
             f"{target_path} already exists; pass --force (force=True) to replace it. It is "
@@ -105,7 +108,8 @@ def migrate(
         if dry_run:
             _read(plan, fmt, reader, None, report, progress, batch_rows)
         else:
-            _load_verify_rename(plan, fmt, reader, target_path, report, progress, batch_rows)
+            _load_verify_rename(plan, fmt, reader, source_path, target_path, report, progress,
+                                batch_rows)  # fmt: skip
     finally:
         progress.close()
         if _fingerprint(source_path) != before:  # never expected: the reader opens read-only
@@ -194,13 +198,14 @@ def _load_verify_rename(
     plan: Plan,
     fmt: SourceFormat,
     reader: Reader,
+    source: Path,
     target: Path,
     report: MigrationReport,
     progress: Progress,
     batch_rows: int,
 ) -> None:
     tmp = _temp_path(target)
-    _remove_stale_temps(target)
+    _remove_stale_temps(target, source)
     _remove_db(tmp)
     try:
         loading = _Target(tmp)

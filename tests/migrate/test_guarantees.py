@@ -18,6 +18,7 @@ from anatid_migrate import (
     SourceReadError,
     TargetExists,
     UnknownSchema,
+    UnsafeOutput,
     UnsupportedSource,
     detect_format,
     migrate_cognee,
@@ -44,7 +45,7 @@ def test_existing_target_is_refused_and_kept(sources: Path, tmp_path: Path) -> N
 def test_target_same_as_source_is_refused_even_with_force(source_copy) -> None:
     src = source_copy("cognee-ladybug.lbug")
     before = sha256(src)
-    with pytest.raises(TargetExists, match="never modified"):
+    with pytest.raises(UnsafeOutput, match="is the file being read"):
         migrate_cognee(src, src, force=True)
     assert sha256(src) == before
 
