@@ -186,7 +186,7 @@ async def _copy_group(
                 seen.update(str(m.uuid) for m in page)
             report.tables_read[t.kind] = report.tables_read.get(t.kind, 0) + len(page)
             if check:
-                check_storable(t, page)
+                check_storable(t, page, getattr(dst, "provider", None))
                 drop_null_attributes(page)
             if write:
                 if seen is not None:

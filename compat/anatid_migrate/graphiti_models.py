@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.edges import (
     CommunityEdge,
     EntityEdge,
@@ -28,7 +29,7 @@ from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
 from anatid_core import Store
 
-from .errors import MigrationError, UnsupportedValue
+from .errors import UnsupportedValue
 from .report import Tally
 from .vectors import vector_digest
 
@@ -66,18 +67,24 @@ TYPES: tuple[ModelType, ...] = (
 )  # fmt: skip
 
 
+#: Servers that cannot hold an entity, community or fact without its vector. Graphiti writes
+#: a vector on Neo4j with ``db.create.setNodeVectorProperty`` / ``setRelationshipVectorProperty``
+#: in its save and its bulk save alike, and Neo4j's procedures refuse a null one ("'vector' must
+#: not be null"); Graphiti never meets it, as its add paths embed every record first. FalkorDB's
+#: ``vecf32(null)`` is null, so the record is stored with no vector property.
+REFUSES_MISSING_VECTOR = frozenset({GraphProvider.NEO4J})
+
+
 class NoEmbedder(EmbedderClient):
-    """Handed to the bulk save, which embeds a model only when its vector is missing: a copy
-    moves embeddings and never computes new ones."""
+    """Handed to the bulk save, which embeds a model whose vector is missing before writing it:
+    a copy moves embeddings and never computes one, so this embedder gives nothing back and the
+    model stays without. The bulk save then writes it as it writes every other model."""
 
-    async def create(self, input_data: Any) -> list[float]:
-        raise MigrationError(
-            "A Graphiti entity or fact has no embedding, and the bulk save would compute one "
-            "with an embedder; the export moves embeddings only. Re-embed it in the source first."
-        )
+    async def create(self, input_data: Any) -> Any:
+        return None
 
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        return [await self.create(x) for x in input_data_list]
+    async def create_batch(self, input_data_list: list[str]) -> Any:
+        return [None for _ in input_data_list]
 
 
 async def read_pages(
@@ -243,15 +250,15 @@ async def _load_embeddings(driver: Any, t: ModelType, page: Sequence[Any]) -> No
 async def write_page(
     driver: Any, t: ModelType, page: Sequence[Any], *, keep_label_order: bool = False
 ) -> None:
-    """Save ``page`` through ``driver``: Graphiti's bulk save where it has one, else each
-    model's ``save``. A model without its vector goes through ``save`` too (the bulk save would
-    embed it, and an export never computes embeddings). With ``keep_label_order``, so does an
-    entity with labels besides ``Entity``: the bulk save passes labels through a ``set``, whose
-    order changes from one process to the next."""
+    """Save ``page`` through ``driver``: Graphiti's bulk save where it has one (the path
+    ``add_episode`` takes), else each model's ``save``. A model without its vector takes the bulk
+    save too, given :class:`NoEmbedder`: ``EntityEdge.save`` stores a fact's ends as properties
+    ``source_uuid`` and ``target_uuid``, which Graphiti reads back from FalkorDB and Neo4j as
+    attributes, and verification failed (issue 32). With ``keep_label_order``, an entity with
+    labels besides ``Entity`` goes through ``save``: the bulk save passes labels through a
+    ``set``, whose order changes from one process to the next."""
 
     def bulk_saves(m: Any) -> bool:
-        if t.embedding is not None and getattr(m, t.embedding) is None:
-            return False
         return not (keep_label_order and len(set(getattr(m, "labels", None) or [])) > 1)
 
     if t.bulk is not None:
@@ -286,10 +293,13 @@ def _primitive(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def check_storable(t: ModelType, page: Sequence[Any]) -> None:
-    """Raise before writing a page the server cannot hold. Graphiti writes custom attributes as
-    properties of the node or edge, and FalkorDB and Neo4j store only primitive values and
-    arrays of them there: a map, a list of maps or a list holding None would fail mid-write."""
+def check_storable(t: ModelType, page: Sequence[Any], provider: GraphProvider | None) -> None:
+    """Raise before writing a page the server (``provider``) cannot hold. Graphiti writes custom
+    attributes as properties of the node or edge, and FalkorDB and Neo4j store only primitive
+    values and arrays of them there: a map, a list of maps or a list holding None would fail
+    mid-write. So would a missing vector on Neo4j (see :data:`REFUSES_MISSING_VECTOR`)."""
+    if provider in REFUSES_MISSING_VECTOR:
+        _check_vectors(t, page, provider)
     for model in page:
         for key, value in (getattr(model, "attributes", None) or {}).items():
             if not _primitive(value):
@@ -302,6 +312,20 @@ def check_storable(t: ModelType, page: Sequence[Any]) -> None:
                     "(no null inside an array): flatten or JSON-encode it in the source, then "
                     "export again."
                 )
+
+
+def _check_vectors(t: ModelType, page: Sequence[Any], provider: GraphProvider | None) -> None:
+    if t.embedding is None:
+        return
+    for model in page:
+        if getattr(model, t.embedding) is None:
+            raise UnsupportedValue(
+                f"{t.kind} {model.uuid} ({getattr(model, 'name', '')!r}) has no {t.embedding}. "
+                f"Graphiti writes it on {getattr(provider, 'value', provider)} with a vector "
+                "procedure that refuses a missing vector, and the export never computes one: "
+                "embed it in the source (Graphiti's generate_embedding or "
+                "generate_name_embedding, then save, on GraphitiDriver), then export again."
+            )
 
 
 def without_nulls(attributes: dict[str, Any]) -> dict[str, Any]:
