@@ -159,7 +159,9 @@ print(json.dumps({"open_ms": opened * 1000, "rss_open_mb": after_open - before,
 
 def recall(found: list[list[int]], truth: np.ndarray) -> float:
     k = truth.shape[1]
-    return float(np.mean([len(set(f[:k]) & set(t.tolist())) / k for f, t in zip(found, truth)]))
+    return float(
+        np.mean([len(set(f[:k]) & set(t.tolist())) / k for f, t in zip(found, truth, strict=True)])
+    )
 
 
 def main() -> None:
