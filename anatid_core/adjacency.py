@@ -24,6 +24,7 @@ from typing import Any, NamedTuple, Protocol
 from .current import CurrentRecords
 from .errors import InvalidInput
 from .filters import record_filter
+from .identifiers import group_list, name_list
 from .model import Direction
 from .rows import Visibility, id_list
 from .turns import verbs_take_turns
@@ -174,7 +175,7 @@ class AdjacencyReads(_Reader):
         ids = list(dict.fromkeys(id_list(node_ids, "node_ids")))
         if not ids:
             return set()
-        groups, labels = _listed(groups), _listed(labels)
+        groups, labels = group_list(groups), name_list(labels, "labels")  # memory may answer
         memory = self._current_memory()
         if memory is not None:
             with self.connection.published.reading():

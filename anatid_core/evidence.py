@@ -46,6 +46,8 @@ class Evidence:
             names = tuple(value)
             if any(not isinstance(v, str) or not v.strip() for v in names):
                 raise InvalidInput(f"Evidence {what} must hold non-blank names, got {names!r:.80}")
+            for name in names:
+                check_id(name, what=f"a name in Evidence {what}")
             object.__setattr__(self, what, names)
 
 

@@ -1,23 +1,44 @@
 """Compiling the read filters (groups, labels, ids, ``where``, ``order_by``) to SQL.
 
-Values always travel as parameters; only column names we chose ourselves and JSON paths built
-from quoted keys are spliced into the SQL text.
+Values, names and the JSON paths of property keys (:func:`json_path`) always travel as
+parameters; only column names and operators we chose ourselves are spliced into the SQL text.
+Every name is checked by the rules of :mod:`anatid_core.identifiers` first.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from .codec import check_text, naive_as_utc_micros, to_micros
+from .codec import check_id, check_text, naive_as_utc_micros, to_micros
 from .errors import InvalidInput
+from .identifiers import check_group, name_list, prop_keys
 from .model import Cond, Kind, Where
 
 _COMMON = {"id": "id", "group": "grp", "name": "name", "text": "text"}
 _TIME = {"valid_from", "valid_to", "tx_from", "tx_to"}
 _EDGE_ONLY = {"rel": "rel", "src": "src", "dst": "dst"}
+#: How each list filter's names are checked, and what the argument is called in messages.
+_LIST_CHECKS = {
+    "id": ("ids", check_id),
+    "grp": ("groups", check_group),
+    "name": ("names", check_text),
+    "rel": ("rels", check_id),
+    "src": ("src", check_id),
+    "dst": ("dst", check_id),
+}
+#: How a value compared with a text column is checked: as that column's names are.
+_VALUE_CHECKS = {
+    "id": check_id,
+    "grp": check_group,
+    "name": check_text,
+    "text": check_text,
+    "rel": check_id,
+    "src": check_id,
+    "dst": check_id,
+}
 _OPS = {
     "=",
     "!=",
@@ -53,18 +74,19 @@ class SqlFilter:
     # ------------------------------------------------------------------- simple list filters
 
     def any_of(self, column: str, values: Iterable[str] | None) -> None:
-        if values is None:
+        what, check = _LIST_CHECKS[column]
+        wanted = name_list(values, what, check)
+        if wanted is None:
             return
-        wanted = _strings(values, column)
         if len(wanted) == 1:
             self.add(f"r.{column} = ?", wanted[0])
         else:
             self.add(f"r.{column} IN (SELECT unnest(?::VARCHAR[]))", wanted)
 
     def labels_any(self, labels: Iterable[str] | None) -> None:
-        if labels is None:
+        wanted = name_list(labels, "labels")
+        if wanted is None:
             return
-        wanted = _strings(labels, "labels")
         self.add("list_has_any(r.labels, ?::VARCHAR[])", wanted)
 
     def where(self, where: Where | None) -> None:
@@ -73,10 +95,10 @@ class SqlFilter:
         if isinstance(where, Cond):
             where = [[where]]
         groups: list[str] = []
-        for conjunction in where:
+        for conjunction in _iterable(where):
             if isinstance(conjunction, Cond):
                 raise InvalidInput("where must be a list of lists of Cond (OR of ANDs)")
-            parts = [self._cond(c) for c in conjunction]
+            parts = [self._cond(c) for c in _iterable(conjunction)]
             groups.append(" AND ".join(parts) if parts else "TRUE")
         if groups:
             self.clauses.append(" OR ".join(f"({g})" for g in groups))
@@ -85,22 +107,25 @@ class SqlFilter:
 
     def _cond(self, cond: Cond) -> str:
         if not isinstance(cond, Cond):
-            raise InvalidInput(f"where holds {cond!r}, expected Cond(field, op, value)")
+            raise InvalidInput(f"where holds {cond!r:.80}, expected Cond(field, op, value)")
         op = cond.op.lower() if isinstance(cond.op, str) else cond.op
         if op not in _OPS:
-            raise InvalidInput(f"unknown operator {cond.op!r}; use one of {sorted(_OPS)}")
+            raise InvalidInput(f"unknown operator {cond.op!r:.80}; use one of {sorted(_OPS)}")
+        if not isinstance(cond.field, str):
+            raise InvalidInput(f"a where field must be a str, got {type(cond.field).__name__}")
         if cond.field.startswith("props."):
-            return self._props_cond(cond.field[len("props.") :], op, cond.value)
+            return self._props_cond(cond.field, op, cond.value)
         column = self._column(cond.field)
         if op == "contains":
             raise InvalidInput("operator 'contains' applies to list properties (props.<key>)")
         if op in ("is null", "is not null"):
             return f"r.{column} {op.upper()}"
+        what = f"where field {cond.field!r}"
         if cond.field in _TIME:
             convert = lambda v: to_micros(v, what=f"where {cond.field}")  # noqa: E731
-        else:
-            convert = lambda v: v  # noqa: E731
-        return self._compare(f"r.{column}", op, cond.value, convert)
+        else:  # a text column: a str, checked as that column's names are
+            convert = _text(what, _VALUE_CHECKS[column])
+        return self._compare(f"r.{column}", op, cond.value, convert, what)
 
     def _column(self, name: str) -> str:
         if name in _COMMON:
@@ -109,57 +134,68 @@ class SqlFilter:
             return name
         if name in _EDGE_ONLY:
             if self.kind != "edge":
-                raise InvalidInput(f"field {name!r} exists on edges only")
+                raise InvalidInput(f"field {name!r:.80} exists on edges only")
             return _EDGE_ONLY[name]
         raise InvalidInput(
-            f"unknown field {name!r}; use id, group, name, text, rel, src, dst, valid_from, "
+            f"unknown field {name!r:.80}; use id, group, name, text, rel, src, dst, valid_from, "
             "valid_to, tx_from, tx_to or props.<key>"
         )
 
-    def _props_cond(self, dotted: str, op: str, value: Any) -> str:
-        path = json_path(dotted)
+    def _props_cond(self, field: str, op: str, value: Any) -> str:
+        what = f"where field {field!r:.80}"
+        dotted = field[len("props.") :]
+        path = json_path(dotted, what=what)
+        # Each ``?`` of the expression is bound to a path, in the order they appear; the
+        # comparison adds its value before or after them (see _compare).
         if op == "contains":
             # A list property holding this string (e.g. tags, source refs); scalars never match.
             if not isinstance(value, str):
                 raise InvalidInput(f"operator 'contains' needs a string value, got {value!r:.80}")
-            self.params.append(_param(value))
+            self.params.extend([path, path + "[*]", _param(value)])
             return (
-                f"json_type(r.props, '{path}') = 'ARRAY' AND "
-                f"list_contains(json_extract_string(r.props, '{path}[*]'), ?)"
+                "json_type(r.props, ?) = 'ARRAY' AND "
+                "list_contains(json_extract_string(r.props, ?), ?)"
             )
         if op in ("is null", "is not null"):
-            base = f"json_extract_string(r.props, '{path}') IS NULL"
+            self.params.append(path)
+            base = "json_extract_string(r.props, ?) IS NULL"
             return base if op == "is null" else f"NOT ({base})"
-        sample = value[0] if op in ("in", "not in") and value else value
+        if op in ("in", "not in"):
+            sample = next(iter(_listed_values(op, value)), None)
+        else:
+            sample = value
         if isinstance(sample, bool):
-            expr = f"TRY_CAST(json_extract_string(r.props, '{path}') AS BOOLEAN)"
+            expr = "TRY_CAST(json_extract_string(r.props, ?) AS BOOLEAN)"
             convert = bool
         elif isinstance(sample, (int, float)):
-            expr = f"TRY_CAST(json_extract_string(r.props, '{path}') AS DOUBLE)"
+            expr = "TRY_CAST(json_extract_string(r.props, ?) AS DOUBLE)"
             convert = float
         elif isinstance(sample, datetime):
-            expr = f"epoch_us(TRY_CAST(json_extract_string(r.props, '{json_path(dotted, '$dt')}') AS TIMESTAMP))"
+            expr = "epoch_us(TRY_CAST(json_extract_string(r.props, ?) AS TIMESTAMP))"
+            path = json_path(dotted, "$dt", what=what)
             convert = naive_as_utc_micros
         elif isinstance(sample, uuid.UUID):
             # A UUID property is stored tagged (see codec): compare the tagged text.
-            expr = f"json_extract_string(r.props, '{json_path(dotted, '$uuid')}')"
+            expr = "json_extract_string(r.props, ?)"
+            path = json_path(dotted, "$uuid", what=what)
             convert = str
         else:
-            expr = f"json_extract_string(r.props, '{path}')"
-            convert = str
-        return self._compare(expr, op, value, convert)
+            expr = "json_extract_string(r.props, ?)"
+            convert = _text(what, check_text, numbers=True)
+        return self._compare(expr, op, value, convert, what, path)
 
-    def _compare(self, expr: str, op: str, value: Any, convert: Any) -> str:
+    def _compare(
+        self, expr: str, op: str, value: Any, convert: Any, what: str, *expr_params: Any
+    ) -> str:
+        """``expr op ?``; ``expr_params`` are the parameters of ``expr``'s own ``?``."""
         if op in ("in", "not in"):
-            if not isinstance(value, (list, tuple, set, frozenset)):
-                raise InvalidInput(f"operator {op!r} needs a list of values, got {value!r:.80}")
-            values = [_param(convert(v)) for v in value]
-            self.params.append(values)
+            values = [_param(_converted(convert, v, what)) for v in _listed_values(op, value)]
+            self.params.extend([values, *expr_params])
             negate = "NOT " if op == "not in" else ""
             return f"{negate}list_contains(?, {expr})"
         if value is None:
             raise InvalidInput(f"operator {op!r} needs a value; use 'is null' to test for null")
-        self.params.append(_param(convert(value)))
+        self.params.extend([*expr_params, _param(_converted(convert, value, what))])
         return f"{expr} {'<>' if op == '!=' else op} ?"
 
 
@@ -215,55 +251,99 @@ def page_sql(limit: int | None, offset: int) -> tuple[str, list[int]]:
     return sql, params
 
 
-def json_path(dotted: str, *extra: str) -> str:
-    """``a.b`` -> ``$."a"."b"``, each key quoted (so keys may hold dots' neighbours, spaces, quotes)."""
-    keys = [k for k in dotted.split(".")] + list(extra)
-    if not dotted or any(not k for k in keys):
-        raise InvalidInput(f"bad property path {dotted!r}; write props.key or props.key.subkey")
+def json_path(dotted: str, *extra: str, what: str = "a property path") -> str:
+    """``a.b`` -> ``$."a"."b"``, a JSON path to bind as a parameter (``what`` names the
+    argument in messages). The keys are checked (:func:`~anatid_core.identifiers.prop_keys`)
+    and each is quoted, backslash and double quote escaped, so a key may hold any character
+    but the dot that separates keys."""
     quoted = []
-    for key in keys:
-        escaped = key.replace("\\", "\\\\").replace('"', '\\"').replace("'", "''")
+    for key in [*prop_keys(dotted, what=what), *extra]:
+        escaped = key.replace("\\", "\\\\").replace('"', '\\"')
         quoted.append(f'"{escaped}"')
     return "$." + ".".join(quoted)
 
 
-def order_sql(order_by: str | Sequence[str] | None, kind: Kind) -> str:
-    """``"-valid_from"`` -> ``r.valid_from DESC NULLS LAST``; ties always broken by id."""
+def order_sql(order_by: str | Sequence[str] | None, kind: Kind) -> tuple[str, list[str]]:
+    """``"-valid_from"`` -> ``r.valid_from DESC NULLS LAST``; ties always broken by id. Returns
+    the clause and the parameters of its ``?`` (the JSON paths of ``props.`` keys)."""
     if order_by is None:
-        return "r.id"
+        return "r.id", []
+    if not isinstance(order_by, (str, list, tuple)):
+        raise InvalidInput(
+            f"order_by must be a str or a list of str, got {type(order_by).__name__}"
+        )
     keys = [order_by] if isinstance(order_by, str) else list(order_by)
     parts: list[str] = []
+    params: list[str] = []
     probe = SqlFilter(kind)
     for key in keys:
+        if not isinstance(key, str):
+            raise InvalidInput(f"order_by keys must be str, got {type(key).__name__}")
         desc = key.startswith("-")
         name = key[1:] if desc else key
         direction = "DESC" if desc else "ASC"
         if name.startswith("props."):
             dotted = name[len("props.") :]
-            dt = json_path(dotted, "$dt")
-            path = json_path(dotted)
+            what = f"order_by key {key!r:.80}"
+            path = json_path(dotted, what=what)
             exprs = [
-                f"epoch_us(TRY_CAST(json_extract_string(r.props, '{dt}') AS TIMESTAMP))",
-                f"TRY_CAST(json_extract_string(r.props, '{path}') AS DOUBLE)",
-                f"json_extract_string(r.props, '{path}')",
+                "epoch_us(TRY_CAST(json_extract_string(r.props, ?) AS TIMESTAMP))",
+                "TRY_CAST(json_extract_string(r.props, ?) AS DOUBLE)",
+                "json_extract_string(r.props, ?)",
             ]
+            params.extend([json_path(dotted, "$dt", what=what), path, path])
             parts.extend(f"{e} {direction} NULLS LAST" for e in exprs)
         else:
             parts.append(f"r.{probe._column(name)} {direction} NULLS LAST")
     if not any(k.lstrip("-") == "id" for k in keys):
         parts.append("r.id")
-    return ", ".join(parts)
+    return ", ".join(parts), params
 
 
-def _strings(values: Iterable[str], what: str) -> list[str]:
-    if isinstance(values, str):
-        raise InvalidInput(f"{what} must be a list of strings, not a single string {values!r:.80}")
-    out = list(values)
-    for v in out:
-        if not isinstance(v, str):
-            raise InvalidInput(f"{what} must hold strings, got {type(v).__name__}: {v!r:.80}")
-        check_text(v, what=f"a filter value for {what}")
-    return out
+def _listed_values(op: str, value: Any) -> list[Any]:
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise InvalidInput(f"operator {op!r} needs a list of values, got {value!r:.80}")
+    return list(value)
+
+
+def _text(what: str, check: Callable[..., str], *, numbers: bool = False) -> Callable[[Any], str]:
+    """The conversion of a value compared with text: a str, checked by ``check``. With
+    ``numbers``, an int or float is compared as its text (``["a", 1]`` over a property: the
+    JSON text of a stored 1 is "1")."""
+
+    def convert(value: Any) -> str:
+        if numbers and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            raise InvalidInput(
+                f"{what} holds text: compare it with a str, not {type(value).__name__} "
+                f"{value!r:.80}"
+            )
+        return check(value, what=f"the value compared with {what}")
+
+    return convert
+
+
+def _converted(convert: Callable[[Any], Any], value: Any, what: str) -> Any:
+    """``convert(value)``, a value that does not convert being InvalidInput (``float("a")``
+    among numbers, say)."""
+    try:
+        return convert(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, InvalidInput):
+            raise
+        raise InvalidInput(
+            f"{what}: {value!r:.80} cannot be compared as the other values are ({exc}); "
+            "compare values of one type"
+        ) from None
+
+
+def _iterable(value: Any) -> Iterable[Any]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidInput(
+            f"where must be a list of lists of Cond (OR of ANDs); found a {type(value).__name__}"
+        )
+    return value
 
 
 def _param(value: Any) -> Any:

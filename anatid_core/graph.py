@@ -10,6 +10,7 @@ import pyarrow as pa
 from .connection import Connection
 from .errors import InvalidInput
 from .filters import SqlFilter
+from .identifiers import group_list, name_list
 from .model import Direction, Edge, Kind, Node, Subgraph
 from .rows import EDGE_COLS, Visibility, edge_from_row, id_list
 from .turns import verbs_take_turns
@@ -110,6 +111,7 @@ class GraphReads(RecordReads):
         labels: Iterable[str] | None = None,
     ) -> list[Node]:
         ids = id_list(node_ids, "node_ids")
+        label_list = name_list(labels, "labels")
         edges = self.edges_of(ids, direction=direction, rels=rels)
         seeds = set(ids)
         others: dict[str, None] = {}
@@ -120,7 +122,7 @@ class GraphReads(RecordReads):
                 others[e.src] = None
         if not others:
             return []
-        wanted = None if labels is None else set(labels)
+        wanted = None if label_list is None else set(label_list)
         found = [
             n for n in self.get_nodes(list(others)) if wanted is None or wanted & set(n.labels)
         ]
@@ -144,8 +146,9 @@ class GraphReads(RecordReads):
         if depth < 0:
             raise InvalidInput(f"depth must be >= 0, got {depth}")
         seed_ids = list(dict.fromkeys(id_list(seeds, "seeds")))
-        label_set = None if labels is None else set(labels)
-        group_set = None if groups is None else set(groups)
+        label_list, group_names = name_list(labels, "labels"), group_list(groups)
+        label_set = None if label_list is None else set(label_list)
+        group_set = None if group_names is None else set(group_names)
         filtered = label_set is not None or group_set is not None
         # The one-query plan re-joins every hop in one statement: fast for the usual shallow
         # depths, but its size grows with depth (depth=10**6 exhausted memory). Deeper

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from .adjacency import AdjacencyReads, EdgeRef
 from .codec import check_id
 from .errors import InvalidInput, NotFound
+from .identifiers import group_list, name_list
 from .model import Edge, Node
 from .rows import Kind
 from .turns import verbs_take_turns
@@ -130,7 +131,9 @@ class PathReads(AdjacencyReads, _Records):
         check_depth(max_depth)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidInput(f"limit must be an int >= 1, got {limit!r:.40}")
-        rels, groups, labels = _listed(rels), _listed(groups), _listed(labels)
+        # Checked here: a walk over the in-memory index may answer without the SQL filter.
+        rels, labels = name_list(rels, "rels"), name_list(labels, "labels")
+        groups = group_list(groups)
         walk = self._walk(rels, groups, labels)
         self._check_visible(src, dst, walk=walk)
         hops: HopsFn
@@ -159,13 +162,9 @@ class PathReads(AdjacencyReads, _Records):
     ) -> Walk | None:
         """A walk over the in-memory index of the visible graph (:mod:`anatid_core.walk_index`)
         where it may answer: not with ``groups``/``labels`` (they bound the inner nodes only,
-        which the index does not know) nor with ``rels`` the filter would refuse."""
+        which the index does not know). ``rels`` are checked names."""
         if groups is not None or labels is not None:
             return None
-        if rels is not None and (
-            isinstance(rels, str) or not all(isinstance(r, str) for r in rels)
-        ):
-            return None  # the SQL walk refuses them with the filter's message
         index = index_for_walk(self.connection, self.visibility, rels)
         return None if index is None else Walk(index)
 
@@ -240,12 +239,6 @@ def _joined(fwd: _Side, bwd: _Side, middles: list[str]) -> Iterator[tuple[list[s
         for head_nodes, head_edges in fwd.walks(middle):
             for tail_nodes, tail_edges in bwd.walks(middle):
                 yield head_nodes + tail_nodes[::-1][1:], head_edges + tail_edges[::-1]
-
-
-def _listed(values: Iterable[str] | None) -> list[str] | None:
-    if values is None or isinstance(values, str):
-        return values  # type: ignore[return-value]  # a single string is refused by the filter
-    return list(values)
 
 
 __all__ = ["PATHS", "Hop", "Path", "PathReads", "check_depth"]

@@ -11,6 +11,7 @@ import numpy as np
 
 from .codec import check_id, check_text, encode_props, gc_paused, opt_micros
 from .errors import InvalidInput
+from .identifiers import check_group, check_space
 from .model import Edge, Item, Kind, Node
 from .textindex import document_terms
 from .vectors import as_vector
@@ -46,12 +47,10 @@ def prepare(item: Item, kind: Kind, index: int) -> Prepared:
         )
     what = f"{kind} {item.id!r:.60}" if isinstance(item.id, str) else f"{kind} #{index}"
     check_id(item.id, what=f"{kind} #{index} id")
-    check_text(item.group, what=f"{what} group")
+    check_group(item.group, what=f"{what} group")
     check_text(item.name, what=f"{what} name")
     check_text(item.text, what=f"{what} text")
-    check_text(item.space, what=f"{what} space")
-    if not item.space:
-        raise InvalidInput(f"{what} has an empty vector space name")
+    check_space(item.space, what=f"{what} space")
     if isinstance(item, Edge):
         check_id(item.src, what=f"{what} src")
         check_id(item.dst, what=f"{what} dst")

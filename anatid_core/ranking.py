@@ -20,6 +20,7 @@ from typing import Literal
 
 import numpy as np
 
+from .codec import check_id
 from .errors import InvalidInput, NotFound
 from .graph_arrays import GraphArrays
 
@@ -57,12 +58,12 @@ def seed_vector(graph: GraphArrays, seeds: Iterable[str] | Mapping[str, float]) 
         raise InvalidInput("pagerank needs at least one seed node id")
     p = np.zeros(graph.size, dtype=np.float64)
     for sid, w in weights.items():
-        at = graph.position(sid) if isinstance(sid, str) else None
+        at = graph.position(check_id(sid, what="seed"))
         if at is None:
             raise NotFound(
                 f"seed {sid!r:.80} is not a node visible here (unknown, deleted, not yet "
                 "written as of this view, or outside the groups/labels asked for)",
-                id=sid if isinstance(sid, str) else None,
+                id=sid,
             )
         if not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
             raise InvalidInput(f"seed weight of {sid!r:.80} must be a finite number >= 0")

@@ -247,14 +247,21 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         limit: int | None,
         offset: int,
     ) -> list[Item]:
-        return self._page(kind, f, order_sql(order_by, kind), limit, offset)
+        order, order_params = order_sql(order_by, kind)
+        return self._page(kind, f, order, limit, offset, order_params)
 
     def _page(
-        self, kind: Kind, f: SqlFilter, order: str, limit: int | None, offset: int
+        self,
+        kind: Kind,
+        f: SqlFilter,
+        order: str,
+        limit: int | None,
+        offset: int,
+        order_params: Sequence[Any] = (),
     ) -> list[Item]:
         page, page_params = page_sql(limit, offset)
         sql = f"SELECT {cols_of(kind)} FROM {table_of(kind)} r WHERE {f.sql()} ORDER BY {order}"
-        rows = self._query(sql + page, [*f.params, *page_params])
+        rows = self._query(sql + page, [*f.params, *order_params, *page_params])
         return [item_from_row(kind, row) for row in rows]
 
     def count_nodes(self, **filters: Any) -> int:

@@ -6,9 +6,10 @@ group passes and both its endpoints are visible. Every read verb of a scoped vie
 lists, counts, searches, expansion, paths, degrees) sees that smaller graph and nothing else, so
 no traversal can cross a hidden node and no result can name one.
 
-The predicate is compiled to SQL with the names quoted as literals (they are validated text, and
-a visibility predicate carries no parameters); the in-memory fast paths of the current state
-never answer for a scoped reader (:attr:`Visibility.is_current` is false for it).
+The predicate is compiled to SQL with the names quoted as literals, single quotes doubled (they
+are checked names, :mod:`anatid_core.identifiers`, and a visibility predicate carries no
+parameters); the in-memory fast paths of the current state never answer for a scoped reader
+(:attr:`Visibility.is_current` is false for it).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .codec import check_text
 from .errors import InvalidInput
+from .identifiers import check_group
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def _names(values: Iterable[str], what: str) -> frozenset[str]:
     for v in values:
         if not isinstance(v, str):
             raise InvalidInput(f"Scope {what} must hold strings, got {type(v).__name__}")
-        check_text(v, what=f"a Scope {what} name")
+        check_group(v, what=f"a Scope {what} name")  # the identifier rules, "" aside
         if not v.strip():
             raise InvalidInput(f"Scope {what} holds an empty or blank name: {v!r}")
         out.add(v)

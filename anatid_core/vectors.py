@@ -24,6 +24,7 @@ from .connection import Connection
 from .derived import Derived
 from .errors import InvalidInput
 from .filters import SqlFilter
+from .identifiers import check_space
 from .model import Hit, Kind
 from .rows import Visibility, cols_of, item_from_row, table_of
 from .sql import SMALL_BATCH, arrow_table, one, run
@@ -193,6 +194,7 @@ def cosine_search(
     the in-memory matrix; ``only_tags`` says ``f`` filters on nothing else besides visibility."""
     if k < 0:
         raise InvalidInput(f"k must be >= 0, got {k}")
+    check_space(space)  # before the lookups: a bad name must not reach DuckDB's own errors
     q = as_vector(vector, what="query vector")
     current = db.current
     # A space a commit of this process has used is known (outside this thread's transaction).

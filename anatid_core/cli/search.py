@@ -47,7 +47,7 @@ def _check_space(store: Store, kind: Kind, space: str) -> None:
     if (kind, space) not in spaces:
         have = ", ".join(f"{k}/{s}" for k, s in spaces) or "none"
         raise CommandError(
-            f"--space {space!r}: the file has no {kind} vectors in that space "
+            f"--space {space!r:.80}: the file has no {kind} vectors in that space "
             f"(spaces: {have}); pick one with --space (and --kind)"
         )
 

@@ -135,9 +135,17 @@ class AnatidSearchOperations(SearchOperations):
 
         def run(r: ReadTarget) -> list[EntityNode]:
             origins: dict[str, list[str]] = {}
-            for o in r.get_nodes(list(origin_uuids)):
-                if group_ids is None or o.group in group_ids:
-                    origins.setdefault(o.group, []).append(o.id)
+            # The store filters by group (and so checks the names, issue 32); the origins keep
+            # the order they were given in.
+            wanted = list(dict.fromkeys(origin_uuids))
+            kept = (
+                r.get_nodes(wanted)
+                if group_ids is None
+                else r.find_nodes(ids=wanted, groups=group_ids)
+            )
+            by_id = {n.id: n for n in kept}
+            for o in (by_id[i] for i in wanted if i in by_id):
+                origins.setdefault(o.group, []).append(o.id)
             found: dict[str, Node] = {}
             # A reached node must share its origin's group: expand one origin group at a time.
             for group, seeds in origins.items():

@@ -50,8 +50,14 @@ def message_of(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def sendable(text: str) -> str:
+    """``text`` with any lone surrogate escaped: a message may quote what the caller sent (a
+    host's validator quotes it raw), and JSON, like a UTF-8 log, cannot carry one."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def error_result(message: str) -> CallToolResult:
-    body = {"error": message}
+    body = {"error": sendable(message)}
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
         structuredContent={"result": body},
@@ -88,7 +94,7 @@ def answers(action: str, *, wrapped: bool = True) -> Callable[[F], F]:
             try:
                 return packed(await fn(*args, **kwargs), wrapped=wrapped)
             except EXPECTED as exc:
-                log.info("%s refused: %s", fn.__name__, exc)
+                log.info("%s refused: %s", fn.__name__, sendable(str(exc)))
                 return error_result(f"{action}: {message_of(exc)}")
             except Exception as exc:  # the server must outlive any one call
                 log.exception("%s failed", fn.__name__)

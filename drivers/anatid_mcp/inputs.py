@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from typing import Any
 
+import pydantic
 from graphiti_core.errors import GroupIdValidationError
 from graphiti_core.helpers import validate_group_id
 from graphiti_core.nodes import EpisodeType
+from graphiti_core.search.search_filters import SearchFilters
+
+from anatid_core import InvalidInput
+from anatid_core.identifiers import name_list
 
 #: The largest episode body accepted, in characters (``--max-body`` changes it). An LLM reads the
 #: whole body for every episode; beyond this a client should split it into several episodes.
@@ -94,6 +100,23 @@ def episode_body(body: str, *, limit: int) -> str:
     return body
 
 
+def search_filters(arg: str, **fields: Any) -> SearchFilters:
+    """Graphiti's ``SearchFilters`` of the names in tool argument ``arg``: a name Graphiti's
+    validators refuse (``node_labels`` must look like identifiers) or anatid's (a label of more
+    than 1,024 characters, issue 32) is BadInput naming ``arg``."""
+    try:
+        filters = SearchFilters(**fields)
+    except pydantic.ValidationError as exc:
+        raise BadInput(f"{arg}: {exc.errors()[0]['msg']}") from None
+    except UnicodeError:  # Graphiti's validator fails to quote a lone surrogate in its message
+        raise BadInput(f"{arg} holds text that is not valid Unicode (a lone surrogate)") from None
+    try:
+        name_list(filters.node_labels, arg)
+    except InvalidInput as exc:
+        raise BadInput(str(exc)) from None
+    return filters
+
+
 def uuid_arg(arg: str, value: str) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 200:
         raise BadInput(f"{arg} must be a non-empty uuid string, got {value!r:.60}")
@@ -110,5 +133,6 @@ __all__ = [
     "group_name",
     "parse_time",
     "positive",
+    "search_filters",
     "uuid_arg",
 ]

@@ -24,7 +24,9 @@ from graphiti_core.search.search_config_recipes import (
 )
 from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, SearchFilters
 
-from .inputs import BadInput
+from anatid_core import InvalidInput
+
+from .inputs import BadInput, search_filters
 from .memory import Memory
 
 
@@ -65,8 +67,12 @@ async def _check_center(memory: Memory, center: str | None, as_of: datetime | No
     if center is not None:
         try:
             await EntityNode.get_by_uuid(memory.at(as_of), center)
+        except InvalidInput as exc:  # not an id at all (a NUL, a lone surrogate, too long)
+            raise BadInput(f"center_node_uuid: {exc}") from None
         except Exception as exc:
-            raise BadInput(f"center_node_uuid {center!r} is not an entity in this memory") from exc
+            raise BadInput(
+                f"center_node_uuid {center!r:.80} is not an entity in this memory"
+            ) from exc
 
 
 async def facts(
@@ -109,7 +115,7 @@ async def nodes(
         config=config,
         group_ids=group_ids,
         center_node_uuid=center,
-        search_filter=SearchFilters(node_labels=labels),
+        search_filter=search_filters("entity_types", node_labels=labels),
         driver=memory.at(as_of),
     )
     return results.nodes[:limit]
