@@ -12,7 +12,7 @@ import numpy as np
 from .codec import check_id, check_text, encode_props, gc_paused, opt_micros
 from .errors import InvalidInput
 from .identifiers import check_group, check_space
-from .model import Edge, Item, Kind, Node
+from .model import DEFAULT_SPACE, Edge, Item, Kind, Node
 from .textindex import document_terms
 from .vectors import as_vector
 
@@ -72,9 +72,11 @@ def prepare(item: Item, kind: Kind, index: int) -> Prepared:
         )
     vector = None if item.embedding is None else as_vector(item.embedding, what=f"{what} embedding")
     doc_len, terms = document_terms(item.name, item.text)
-    chash = _hash(
-        (item.id, item.group, key, item.name, item.text, props, item.space, vf, vt), vector
-    )
+    # A record without a vector keeps no space (the space names the vector's table), so its
+    # hash must not depend on one: a record read back (an import, a restore) says "default"
+    # where the host that saved it said "name", and re-saving it unchanged must write nothing.
+    space = item.space if vector is not None else DEFAULT_SPACE
+    chash = _hash((item.id, item.group, key, item.name, item.text, props, space, vf, vt), vector)
     return Prepared(item, props, vf, vt, doc_len, dict(terms), vector, chash)
 
 

@@ -698,13 +698,6 @@ def test_a_fact_without_an_embedding_is_exported_as_graphiti_saves_it(
         assert _anatid_pair(back, entity, fact) == want
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="anatid_core hashes a version's vector space even when it has no vector, but stores "
-    "no space then (NULL, read back as 'default'): restore_timeline hashes 'default' where "
-    "GraphitiDriver's save hashed 'name'/'fact', so the import's save of the unchanged record "
-    "writes a new version",
-)
 def test_an_import_with_history_adds_no_version_to_a_record_without_its_vector(
     server: str, tmp_path: Path
 ) -> None:
