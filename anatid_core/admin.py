@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import duckdb
-
 from .connection import Connection
-from .dberrors import first_line
+from .damage import unreadable
 from .model import Kind
 from .rows import table_of
-from .schema import READABLE_OLDER, SCHEMA_VERSION, has_table, read_version
+from .schema import READABLE_OLDER, SCHEMA_VERSION, read_version
 from .vectors import all_spaces
 
 
@@ -100,29 +98,12 @@ _CHECKS += [
 ]
 
 
-def _unreadable(db: Connection) -> list[str]:
-    """Read every column of every table once: DuckDB reads blocks lazily, so a truncated or
-    damaged file can open and fail only when a query reaches the missing blocks."""
-    table = "spaces"
-    try:
-        tables = ["meta", "spaces", "nodes", "edges", "postings"]
-        tables += [t for *_, t in all_spaces(db.cursor())]
-        tables += [t for t in ("erasures", "idempotency") if has_table(db.cursor(), t)]
-        for table in tables:
-            db.query(f"SELECT bit_xor(hash(COLUMNS(*))) FROM {table}")
-    except duckdb.Error as exc:
-        return [
-            f"table {table} cannot be read ({first_line(exc)}): the file is truncated or "
-            "damaged; restore it from a backup"
-        ]
-    return []
-
-
 def check(db: Connection) -> list[str]:
     """Return a list of problems found; an empty list means the file is consistent."""
-    problems: list[str] = _unreadable(db)
-    if problems:
-        return problems
+    damage = unreadable(db)  # the queries below would stop at the first damaged block
+    if damage is not None:
+        return [damage]
+    problems: list[str] = []
     version = read_version(db.cursor())
     readable = db.read_only and version in READABLE_OLDER  # migrated on the next write opening
     if version != SCHEMA_VERSION and not readable:

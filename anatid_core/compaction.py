@@ -37,7 +37,7 @@ import duckdb
 
 from . import receipts
 from .connection import CATALOG, Connection, attach, detach
-from .dberrors import first_line, storage_failure
+from .dberrors import first_line, read_error, storage_failure
 from .errors import StorageError
 from .sql import run
 
@@ -305,7 +305,8 @@ def storage_error(exc: BaseException, path: str) -> BaseException:
             f"compacting {path} failed ({first_line(exc)}); the file is unchanged and its "
             "erasures stay pending: fix the storage and run compact() again"
         )
-    return exc
+    mapped = read_error(exc, path) if isinstance(exc, duckdb.Error) else None
+    return exc if mapped is None else mapped  # a damaged file: left as it was (issue 32)
 
 
 def compact_file(db: Connection, now_us: int) -> tuple[int, int]:

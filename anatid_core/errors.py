@@ -9,7 +9,7 @@
     ├── WriteConflict         (.retryable)
     │   └── IdempotencyConflict   (.key, .existing_id; never retryable)
     ├── SchemaVersionError
-    ├── StoreCorrupt          (not a DuckDB file, truncated file, failed integrity check)
+    ├── StoreCorrupt          (.damaged; not a DuckDB file, truncated file, a WAL not its own)
     ├── ReadOnlyError         (a write through a read-only store or an as_of view)
     ├── StorageError          (disk full, file size limit, failing storage; also an OSError)
     └── UnsupportedOperation  (e.g. a Cypher query we do not recognise; quotes its first line)
@@ -70,7 +70,16 @@ class SchemaVersionError(AnatidError):
 
 
 class StoreCorrupt(AnatidError):
-    """The file is not an anatid/DuckDB file, is truncated, or failed an integrity check."""
+    """The file is not an anatid/DuckDB file, is truncated, or failed an integrity check.
+
+    ``damaged``: the file is a DuckDB file whose bytes DuckDB could not read (truncated,
+    overwritten, or beside a write-ahead log that is not its own), rather than a file of another
+    kind; ``anatid check`` reports it as a problem of the file (issue 32).
+    """
+
+    def __init__(self, message: str, *, damaged: bool = False) -> None:
+        super().__init__(message)
+        self.damaged = damaged
 
 
 class ReadOnlyError(AnatidError):

@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol, TypeVar
 
+import duckdb
+
+from .dberrors import read_error
 from .errors import StoreLocked, UnsupportedOperation, WriteConflict
 from .lease import LEASE, Lease
 
@@ -302,6 +305,8 @@ class _HasConnection(Protocol):
 
 
 class _Turned(Protocol):
+    path: str
+
     def turn(self) -> AbstractContextManager[None]: ...
 
 
@@ -319,12 +324,22 @@ def verbs_take_turns(cls: type[T]) -> type[T]:
 
 
 def in_turn(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Run the method ``fn`` inside ``self.connection.turn()``."""
+    """Run the method ``fn`` inside ``self.connection.turn()``.
+
+    Every verb passes here, so this is where a DuckDB error that says the file is damaged or
+    the storage failed becomes an anatid error (:func:`~anatid_core.dberrors.read_error`):
+    DuckDB reads blocks lazily, and a read meets damage that opening did not (issue 32)."""
 
     @functools.wraps(fn)
     def verb(self: _HasConnection, *args: Any, **kwargs: Any) -> Any:
-        with self.connection.turn():
-            return fn(self, *args, **kwargs)
+        try:
+            with self.connection.turn():
+                return fn(self, *args, **kwargs)
+        except duckdb.Error as exc:
+            mapped = read_error(exc, self.connection.path)
+            if mapped is None:
+                raise
+            raise mapped from exc
 
     return verb
 

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from anatid_core import AnatidError, StoreLocked
+from anatid_core import AnatidError, StoreCorrupt, StoreLocked
 
 from .parser import PROG, build_parser
 from .status import EXIT_ERROR, CommandError
@@ -27,6 +27,14 @@ def _locked(exc: StoreLocked, path: str) -> str:
     # Other processes hand the file over between their operations; this one waited for a turn
     # longer than anatid_core.LEASE["timeout"] (a long transaction, or a hung process).
     return f"{path}: {exc}"
+
+
+def _corrupt(exc: StoreCorrupt, args: argparse.Namespace) -> str:
+    # A damaged file (not a file of another kind): anatid check says what cannot be read. The
+    # check command reports damage itself, as a problem of the file (exit 1).
+    if exc.damaged and args.command != "check":
+        return f"{exc}; run anatid check {args.file} for a diagnosis"
+    return str(exc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,6 +53,8 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(str(exc), exc.status)
     except StoreLocked as exc:
         return _fail(_locked(exc, args.file), EXIT_ERROR)
+    except StoreCorrupt as exc:
+        return _fail(_corrupt(exc, args), EXIT_ERROR)
     except AnatidError as exc:
         return _fail(str(exc), EXIT_ERROR)
     except BrokenPipeError:

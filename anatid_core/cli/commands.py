@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from anatid_core import Edge, Item, Kind, Node, Store, View
+from anatid_core import Edge, Item, Kind, Node, Store, StoreCorrupt, View
 
 from .export import current, timeline, with_endpoints, write_graphml, write_jsonl
 from .files import open_store, output, output_path, reader_for
@@ -34,6 +34,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         # Index health is the integrity check's verdict (postings against documents, embeddings
         # against versions, ...); --no-check skips it on files too large to scan now.
         problems = None if args.no_check else store.check()
+    damage = _damage(problems or [])
+    if damage is not None:  # counts read from a damaged file are no statistics of it
+        raise StoreCorrupt(f"{args.file}: {damage}", damaged=True)
     if args.json:
         print(to_json(s if problems is None else {**s, "problems": problems}, indent=2))
         return 0
@@ -135,20 +138,38 @@ def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    with open_store(args.file) as store:
-        problems = store.check()
-        s = store.stats()
-    summary = (
-        f"{s['nodes']} nodes, {s['edges']} edges, "
-        f"{s['node_versions'] + s['edge_versions']} versions, schema {s['schema_version']}"
-    )
+    try:
+        with open_store(args.file) as store:
+            problems = store.check()
+            summary = None if _damage(problems) else _summary(store.stats())
+    except StoreCorrupt as exc:
+        # Damage met while opening is a problem of this file like damage met by the check
+        # (which one meets it depends on where the damage lies); a file of another kind is not
+        # a store to check (exit 2, from main).
+        if not exc.damaged:
+            raise
+        problems, summary = [str(exc)], None
     if not problems:
         print(f"{args.file}: ok ({summary})")
         return 0
     for p in problems:
         print(f"problem: {p}")
-    print(f"{args.file}: {len(problems)} problem(s) ({summary})")
+    counts = f" ({summary})" if summary else " (the file cannot be read whole)"
+    print(f"{args.file}: {len(problems)} problem(s){counts}")
     return EXIT_PROBLEMS
+
+
+def _summary(s: dict[str, Any]) -> str:
+    return (
+        f"{s['nodes']} nodes, {s['edges']} edges, "
+        f"{s['node_versions'] + s['edge_versions']} versions, schema {s['schema_version']}"
+    )
+
+
+def _damage(problems: list[str]) -> str | None:
+    """The problem of ``Store.check()`` that says the file cannot be read whole, if any (the
+    check words it "... the file is truncated or damaged; restore it from a backup")."""
+    return next((p for p in problems if "truncated or damaged" in p), None)
 
 
 # --------------------------------------------------------------------------------------- view

@@ -22,7 +22,8 @@ PROG = "anatid"
 EPILOG = """\
 exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history,
 path, explain, neighbours, provenance);
-2 bad input, or the file is missing, not an anatid store, or another process held it past anatid_core.LEASE['timeout'].
+2 bad input, or the file is missing, damaged (anatid check FILE says how), not an anatid store,
+or another process held it past anatid_core.LEASE['timeout'].
 
 Every command but erase and compact opens the file read-only. Other processes that share the
 file hand it over between their operations; a command that got no turn within
@@ -215,9 +216,12 @@ def _add_check(subs: Subcommands) -> None:
         "check",
         "integrity check; exit status 1 on a problem",
         """
-        Verifies the file: one current version per id, well-ordered transaction and valid
-        intervals, full-text postings against documents, embeddings against versions, edges
-        whose endpoints exist. Prints "ok" and exits 0, or lists the problems and exits 1.""",
+        Verifies the file: every block of every table and index reads (damage: a file cut
+        short or overwritten, a write-ahead log that another file wrote), one current version
+        per id, well-ordered transaction and valid intervals, full-text postings against
+        documents, embeddings against versions, edges whose endpoints exist. Prints "ok" and
+        exits 0, or lists the problems and exits 1; a file that is not an anatid store exits 2.
+        Never writes: a damaged file is left as it was, for a backup or a salvage.""",
         "anatid check memory.duckdb && echo healthy",
         cmd_check,
     )
