@@ -4,12 +4,16 @@ Nodes and edges carry valid time (when a fact was true, given by the caller) and
 (when the store learned it, set by the store). Every write is one transaction; every read can be
 asked ``as_of`` a past instant. Retrieval: BM25 full text, exact cosine and graph expansion, fused
 by reciprocal-rank fusion in :meth:`Store.recall`.
+
+These names are the whole public surface: the drivers, ``anatid-migrate`` and the ``anatid``
+command import nothing else of the core (``tests/core/test_layering.py``). The package's folders,
+bottom to top: ``base`` (values every layer shares), ``storage`` (the file), ``indexes`` (what is
+derived from it in memory), ``graph`` (graph algorithms and verbs), the API at this level
+(``Store``, ``View`` and their verbs), ``cli`` (the command line) on top.
 """
 
-from .adjacency import Adjacency, EdgeRef
-from .codec import gc_paused
-from .compaction import COMPACT
-from .errors import (
+from .base.codec import decode_props, encode_props, gc_paused
+from .base.errors import (
     AnatidError,
     IdempotencyConflict,
     InvalidInput,
@@ -22,10 +26,8 @@ from .errors import (
     UnsupportedOperation,
     WriteConflict,
 )
-from .evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
-from .hubs import Hub
-from .lease import LEASE, lease_files
-from .model import (
+from .base.identifiers import check_names
+from .base.model import (
     DEFAULT_SPACE,
     Compaction,
     Cond,
@@ -40,25 +42,34 @@ from .model import (
     Where,
     WriteResult,
 )
-from .outputs import check_output, is_duckdb_file
-from .paths import PATHS, Path
-from .ranking import Method as PageRankMethod
-from .recall import rrf
-from .removal import remove_store, store_files
+from .graph.adjacency import Adjacency, EdgeRef
+from .graph.evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
+from .graph.hubs import Hub
+from .graph.pagerank import Method as PageRankMethod
+from .graph.shortest_paths import PATHS, Path
+from .rank_fusion import rrf
 from .restore import restore_timeline
 from .retry import RETRY, retry_delay, with_retries
-from .schema import SCHEMA_VERSION
-from .scope import Scope
+from .storage.compaction import COMPACT
+from .storage.lease import LEASE, lease_files
+from .storage.outputs import check_output, is_duckdb_file, store_of_side_file
+from .storage.schema import SCHEMA_VERSION
+from .storage.scope import Scope
+from .storage.store_files import remove_store, store_files
+from .storage.terms import tokenize
+from .storage.turns import WouldWait
 from .store import SETTINGS, Store
-from .textindex import tokenize
-from .turns import WouldWait
 from .view import View
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "check_names",
     "check_output",
+    "decode_props",
+    "encode_props",
     "is_duckdb_file",
+    "store_of_side_file",
     "PageRankMethod",
     "WouldWait",
     "EXPLAIN",

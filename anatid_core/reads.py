@@ -2,7 +2,8 @@
 
 The store reads current versions; a view returned by ``as_of`` reads the versions that were
 known at a transaction time and/or valid at a valid time. Both are :class:`Reader` subclasses,
-built over a :class:`~anatid_core.connection.Connection` and the in-memory indexes.
+built over a :class:`~anatid_core.storage.connection.Connection` and the store's in-memory
+indexes (:class:`~anatid_core.indexes.registry.Indexes`).
 """
 
 from __future__ import annotations
@@ -12,21 +13,31 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from .algorithms import GraphAlgorithms
-from .codec import check_id, to_micros
-from .connection import Connection
-from .current import GROUP_AT, Row
-from .evidence import EvidenceReads
-from .filters import SqlFilter, order_sql, page_sql, record_filter
-from .graph import GraphReads
-from .hubs import HubReads
-from .model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
-from .recall import GraphArm, check_arms, check_graph_arm, fuse, khop_arm, pagerank_arm, pool_size
+from .base.codec import check_id, to_micros
+from .base.model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
+from .graph.evidence import EvidenceReads
+from .graph.hubs import HubReads
+from .graph.neighbourhood import NeighbourhoodReads
+from .graph.whole_graph import GraphAlgorithms
+from .indexes.current_records import GROUP_AT, Row
+from .indexes.registry import Indexes
+from .rank_fusion import (
+    GraphArm,
+    check_arms,
+    check_graph_arm,
+    fuse,
+    khop_arm,
+    pagerank_arm,
+    pool_size,
+)
 from .row_reads import RowReads
-from .rows import Visibility, cols_of, id_list, item_from_row, table_of
-from .textindex import TextCache, bm25_search
-from .turns import WouldWait, verbs_take_turns
-from .vectors import VectorCache, cosine_search, embedding_arrays_of, embeddings_of
+from .storage.connection import Connection
+from .storage.embeddings import embedding_arrays_of, embeddings_of
+from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
+from .storage.rows import Visibility, cols_of, id_list, item_from_row, table_of
+from .storage.turns import WouldWait, verbs_take_turns
+from .text_search import bm25_search
+from .vector_search import cosine_search
 
 #: Most records the in-memory recency order walks for one newest-first query before SQL answers.
 NEWEST_SCAN = 5_000
@@ -56,19 +67,12 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 
 @verbs_take_turns
-class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
+class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorithms):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
-    def __init__(
-        self,
-        connection: Connection,
-        text_cache: TextCache,
-        vectors: VectorCache,
-        visibility: Visibility,
-    ) -> None:
+    def __init__(self, connection: Connection, indexes: Indexes, visibility: Visibility) -> None:
         self.connection = connection
-        self.text_cache = text_cache
-        self.vectors = vectors
+        self.indexes = indexes
         self.visibility = visibility
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -119,12 +123,12 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         """The current records of ``ids`` (in order, missing ones left out) from the in-memory
         view (:mod:`anatid_core.current`); None where SQL must answer (a past view, this
         thread's own transaction, the view off or too big)."""
-        current = self.connection.current
+        current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
             return None
         if current.view(kind) is None:
             return None
-        with self.connection.published.reading():  # never half of a commit
+        with self.indexes.consistent():  # never half of a commit
             view = current.loaded(kind)  # dropped meanwhile (another process's commit): SQL
             if view is None:
                 return None
@@ -187,13 +191,13 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
     ) -> list[tuple[Any, ...]] | None:
         """The edge rows of an unfiltered expansion from the in-memory current edges (see
-        ``GraphReads._expand_in_one_query``); None where SQL answers."""
-        current = self.connection.current
+        ``NeighbourhoodReads._expand_in_one_query``); None where SQL answers."""
+        current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
             return None
         if current.view("edge") is None:
             return None
-        with self.connection.published.reading():
+        with self.indexes.consistent():
             view = current.loaded("edge")
             return None if view is None else view.walk(seeds, depth, sides, rels)
 
@@ -213,7 +217,7 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         if order_by != "-valid_from" or not isinstance(limit, int) or limit <= 0 or offset != 0:
             return None
         bound = _valid_from_bound(where)
-        current = self.connection.current
+        current = self.indexes.current
         if bound is None or self.connection.closed or not self.visibility.is_current:
             return None
         if not current.usable() or current.view(kind) is None:
@@ -221,7 +225,7 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         wanted = None if groups is None else set(groups)
         at_group = GROUP_AT[kind]
         rows: list[Row] = []
-        with self.connection.published.reading():
+        with self.indexes.consistent():
             view = current.loaded(kind)
             if view is None:
                 return None
@@ -336,7 +340,7 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
         return bm25_search(
             self.connection,
-            self.text_cache,
+            self.indexes,
             self.visibility,
             kind,
             query,
@@ -364,7 +368,7 @@ class Reader(RowReads, GraphReads, EvidenceReads, HubReads, GraphAlgorithms):
         f = self._filter(kind, ids=ids, groups=groups, labels=labels, rels=rels, where=where)
         return cosine_search(
             self.connection,
-            self.vectors,
+            self.indexes,
             self.visibility,
             kind,
             space,

@@ -16,14 +16,14 @@ from itertools import islice
 
 import numpy as np
 
-from .codec import opt_micros, to_micros
-from .connection import Tx
-from .errors import InvalidInput
-from .model import Edge, Item, Kind, Node
-from .prepare import Prepared, prepare
+from .base.codec import opt_micros, to_micros
+from .base.errors import InvalidInput
+from .base.model import Edge, Item, Kind, Node
+from .storage.connection import Tx
+from .storage.embeddings import ensure_space, insert_vectors
+from .storage.prepare import Prepared, prepare
+from .storage.version_rows import insert_postings, insert_versions
 from .store import Store
-from .vectors import ensure_space, insert_vectors
-from .version_rows import insert_postings, insert_versions
 
 #: Versions per transaction while restoring.
 BATCH = 10_000

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .errors import WriteConflict
+from .base.errors import WriteConflict
 
 T = TypeVar("T")
 

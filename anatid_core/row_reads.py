@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from .codec import decode_props, decode_props_plain, gc_paused
-from .connection import Connection
-from .current import GROUP_AT, Row, row_id
-from .filters import SqlFilter
-from .model import Kind, Where
-from .rows import Visibility, id_list
-from .turns import verbs_take_turns
+from .base.codec import decode_props, decode_props_plain, gc_paused
+from .base.model import Kind, Where
+from .indexes.current_records import GROUP_AT, Row, row_id
+from .indexes.registry import Indexes
+from .storage.connection import Connection
+from .storage.filters import SqlFilter
+from .storage.rows import Visibility, id_list
+from .storage.turns import verbs_take_turns
 
 NodeRow = tuple[str, tuple[str, ...], str, dict[str, Any]]
 EdgeRow = tuple[str, str, str, dict[str, Any]]
@@ -37,6 +38,7 @@ class _ReaderParts(Protocol):
     """What the row verbs need from the reader they are mixed into."""
 
     connection: Connection
+    indexes: Indexes
     visibility: Visibility
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
@@ -143,7 +145,7 @@ class RowReads(_ReaderParts):
         """The decoded props (row position ``at``) of current rows: plain ones through the
         view's kept plain texts."""
         if plain:
-            return self.connection.current.plain_props(kind, rows, at)
+            return self.indexes.current.plain_props(kind, rows, at)
         return [decode_props(r[at]) for r in rows]
 
     def _edge_query(self, f: SqlFilter, near: list[str] | None) -> list[tuple[Any, ...]]:
@@ -173,14 +175,14 @@ class RowReads(_ReaderParts):
         """The current rows of ``kind`` (of ``ids``, if given; of the ids ``pick`` finds in
         the view, if given) in ``groups`` passing ``test``, by id, from the in-memory view (no
         table scan, no point queries); None where SQL must answer."""
-        current = self.connection.current
+        current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
             return None
         if current.view(kind) is None:
             return None
         at = GROUP_AT[kind]
         wanted = None if groups is None else set(groups)
-        with self.connection.published.reading():  # never half of a commit
+        with self.indexes.consistent():  # never half of a commit
             view = current.loaded(kind)
             if view is None:
                 return None

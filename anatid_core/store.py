@@ -1,9 +1,11 @@
 """The store: the composition root that opens a connection and hands it to everything else.
 
-A :class:`Store` owns one :class:`~anatid_core.connection.Connection` (the file, its cursors and
-transactions), the in-memory text and vector indexes built over it, and the read and write verbs
-(:class:`~anatid_core.reads.Reader`, :class:`~anatid_core.writes.Writer`). ``as_of`` gives a
-:class:`~anatid_core.view.View` over the same connection and indexes.
+A :class:`Store` owns one :class:`~anatid_core.storage.connection.Connection` (the file, its
+cursors and transactions), the :class:`~anatid_core.indexes.registry.Indexes` derived from it
+(which follow the connection on their own), and the read, write and erasure verbs
+(:class:`~anatid_core.reads.Reader`, :class:`~anatid_core.writes.Writer`,
+:class:`~anatid_core.eraser.Eraser`). ``as_of`` gives a :class:`~anatid_core.view.View` over the
+same connection and indexes.
 """
 
 from __future__ import annotations
@@ -14,20 +16,17 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-import numpy as np
-
-from . import admin
-from .compaction import remove_leftovers
-from .connection import SETTINGS, Connection, Tx
-from .erasing import Eraser
-from .errors import InvalidInput
-from .model import Kind
+from .base.errors import InvalidInput
+from .base.settings import SETTINGS
+from .eraser import Eraser
+from .indexes.registry import Indexes
 from .reads import Reader
-from .rows import Visibility, table_of
-from .scope import Scope
-from .textindex import TextCache
-from .turns import in_turn
-from .vectors import VectorCache
+from .storage import audit
+from .storage.compaction import remove_leftovers
+from .storage.connection import Connection, Tx
+from .storage.rows import Visibility
+from .storage.scope import Scope
+from .storage.turns import in_turn
 from .view import View
 
 __all__ = ["SETTINGS", "Store"]
@@ -39,9 +38,7 @@ class Store(Eraser, Reader):
     def __init__(self, connection: Connection) -> None:
         self.path = connection.path
         self.read_only = connection.read_only
-        super().__init__(connection, TextCache(connection), VectorCache(connection), Visibility())
-        # After another process had the file, the indexes apply what it wrote.
-        connection.on_catch_up.append(self._catch_up)
+        super().__init__(connection, Indexes(connection), Visibility())
         if not self.read_only and self.path != ":memory:":
             with connection.turn():  # the writer's lease is exclusive: nobody compacts now
                 remove_leftovers(self.path)
@@ -85,29 +82,6 @@ class Store(Eraser, Reader):
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-    def _catch_up(self, since: int, purged: bool) -> None:
-        """Bring the indexes up to what other processes committed after ``since``. Purged rows
-        leave no versions to apply: after a purge the indexes are built again on next use."""
-        if purged:
-            self.text_cache.forget()
-            self.vectors.forget()
-            return
-        kinds: tuple[Kind, ...] = ("node", "edge")
-        closed: dict[Kind, np.ndarray] = {
-            kind: np.asarray(
-                [
-                    r[0]
-                    for r in self.connection.query(
-                        f"SELECT vid FROM {table_of(kind)} WHERE tx_to > ?", [since]
-                    )
-                ],
-                dtype=np.int64,
-            )
-            for kind in kinds
-        }
-        self.text_cache.catch_up(since, closed)
-        self.vectors.catch_up(since, closed)
 
     @property
     def handovers(self) -> int:
@@ -160,9 +134,9 @@ class Store(Eraser, Reader):
 
     @in_turn
     def stats(self) -> dict[str, Any]:
-        return admin.stats(self.connection)
+        return audit.stats(self.connection)
 
     @in_turn
     def check(self) -> list[str]:
         """Verify indexes against rows and version intervals; returns problems (empty = healthy)."""
-        return admin.check(self.connection)
+        return audit.check(self.connection)

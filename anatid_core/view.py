@@ -5,14 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .codec import opt_micros
-from .connection import Connection
-from .errors import InvalidInput, ReadOnlyError
+from .base.codec import opt_micros
+from .base.errors import InvalidInput, ReadOnlyError
+from .indexes.registry import Indexes
 from .reads import Reader
-from .rows import Visibility
-from .scope import Scope
-from .textindex import TextCache
-from .vectors import VectorCache
+from .storage.connection import Connection
+from .storage.rows import Visibility
+from .storage.scope import Scope
 
 
 class View(Reader):
@@ -22,8 +21,7 @@ class View(Reader):
     def __init__(
         self,
         connection: Connection,
-        text_cache: TextCache,
-        vectors: VectorCache,
+        indexes: Indexes,
         *,
         tx_time: datetime | None,
         valid_time: datetime | None,
@@ -36,7 +34,7 @@ class View(Reader):
             valid_us=opt_micros(valid_time, what="as_of valid_time"),
             scope=scope,
         )
-        super().__init__(connection, text_cache, vectors, visibility)
+        super().__init__(connection, indexes, visibility)
         self.tx_time = tx_time
         self.valid_time = valid_time
         self.scope = scope
@@ -52,8 +50,7 @@ class View(Reader):
         """A view of ``reader``'s file at that instant, keeping the reader's evidence rule."""
         view = cls(
             reader.connection,
-            reader.text_cache,
-            reader.vectors,
+            reader.indexes,
             tx_time=tx_time,
             valid_time=valid_time,
             scope=scope,

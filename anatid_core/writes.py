@@ -2,7 +2,9 @@
 
 An upsert compares each record's content hash with its current version: unchanged records write
 nothing; changed ones close the current version (``tx_to`` = the transaction's time) and insert a
-new version, its postings and its embedding, all through Arrow in bulk.
+new version, its postings and its embedding, all through Arrow in bulk. Each change is noted
+on the transaction's :class:`~anatid_core.storage.changes.Changes`, which the in-memory indexes
+apply after COMMIT.
 """
 
 from __future__ import annotations
@@ -14,31 +16,29 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import idempotency
-from .codec import check_id, to_micros
-from .connection import Connection, Tx
-from .current import Row
-from .errors import InvalidInput, NotFound
-from .filters import record_filter
-from .model import Edge, Item, Kind, Node, Where, WriteResult
-from .prepare import Prepared, dedupe, listed, prepare_all, tags_of
+from .base.codec import check_id, to_micros
+from .base.errors import InvalidInput, NotFound
+from .base.model import Edge, Item, Kind, Node, Where, WriteResult
+from .indexes.registry import Indexes
 from .reads import Reader
-from .rows import Visibility, table_of
-from .sql import SMALL_BATCH, run
-from .textindex import TextCache
-from .turns import verbs_take_turns
-from .vectors import VectorCache, ensure_space, insert_vectors
-from .version_rows import insert_postings, insert_versions
+from .storage import idempotency
+from .storage.connection import Connection, Tx
+from .storage.embeddings import ensure_space, insert_vectors
+from .storage.filters import record_filter
+from .storage.prepare import Prepared, dedupe, listed, prepare_all
+from .storage.rows import Visibility, table_of
+from .storage.sql import SMALL_BATCH, run
+from .storage.turns import verbs_take_turns
+from .storage.version_rows import insert_postings, insert_versions
 
 
 @verbs_take_turns
 class Writer:
     """The write verbs, mixed into :class:`~anatid_core.store.Store`, which sets the connection
-    and the indexes that each commit updates."""
+    and the indexes (whose current records answer a transaction that has written nothing yet)."""
 
     connection: Connection
-    text_cache: TextCache
-    vectors: VectorCache
+    indexes: Indexes
 
     # ------------------------------------------------------------------------------ upsert
 
@@ -150,7 +150,7 @@ class Writer:
     def _current_nodes(self, tx: Tx, ids: set[str], fresh: bool) -> set[str]:
         """Which of ``ids`` are current nodes. A transaction that has written nothing yet sees
         what was committed, which the in-memory view holds; otherwise SQL answers."""
-        view = self.connection.current.view("node") if fresh else None
+        view = self.indexes.current.view("node") if fresh else None
         if view is not None:
             return {i for i in ids if i in view.by_id}
         return {
@@ -166,7 +166,7 @@ class Writer:
     ) -> dict[str, tuple[int, int]]:
         """(version id, content hash) of the current version of each of ``ids`` that has one
         (from the in-memory view when the transaction has written nothing yet)."""
-        view = self.connection.current.view(kind) if fresh else None
+        view = self.indexes.current.view(kind) if fresh else None
         if view is not None:
             rows = [view.by_id.get(i) for i in ids]
             return {r[1]: (int(r[0]), int(r[-1])) for r in rows if r is not None}
@@ -197,27 +197,23 @@ class Writer:
         stamps = [tx.time_us] * len(changed)
         insert_versions(cur, kind, changed, vids, stamps, [None] * len(changed))
         postings = insert_postings(cur, changed, vids)
-        lens = np.asarray([p.doc_len for p in changed], dtype=np.float64)
-        text = self.text_cache
-        empty = np.zeros(0, dtype=np.int64)
-        ids = [p.item.id for p in changed]
-        groups = [p.item.group for p in changed]
-        tags = [tags_of(p.item) for p in changed]
-        tx.after_commit.append(
-            lambda: text.after_commit(kind, empty, vids, lens, ids, groups, tags, postings)
-        )
-        rows = current_rows(kind, changed, vids.tolist(), tx.time_us)
-        records = self.connection.current
-        tx.after_commit.append(lambda: records.after_commit(kind, (), rows))
-        self._insert_embeddings(tx, kind, changed, vids, fresh)
+        added = tx.changes.add(kind, vids, changed, postings)
+        self._insert_embeddings(tx, kind, changed, vids, fresh, added.embeddings)
         return WriteResult(
             written=len(changed), unchanged=len(prepared) - len(changed), skipped=skipped
         )
 
     def _insert_embeddings(
-        self, tx: Tx, kind: Kind, rows: list[Prepared], vids: np.ndarray, fresh: bool
+        self,
+        tx: Tx,
+        kind: Kind,
+        rows: list[Prepared],
+        vids: np.ndarray,
+        fresh: bool,
+        noted: dict[str, tuple[np.ndarray, np.ndarray]],
     ) -> None:
-        cache = self.vectors
+        """Insert the embeddings of ``rows`` by space, noting each space's (positions, matrix)
+        in ``noted`` (the transaction's changes)."""
         by_space: dict[str, list[int]] = {}
         for i, p in enumerate(rows):
             if p.vector is not None:
@@ -232,27 +228,18 @@ class Writer:
             dim = dims.pop()
             tbl = self._space_table(tx, kind, space, dim, fresh)
             mat = np.stack([rows[i].vector for i in idx])  # type: ignore[misc]
-            space_vids = vids[idx]
-            insert_vectors(tx.cursor, tbl, space_vids, mat)
-            groups = [rows[i].item.group for i in idx]
-            ids = [rows[i].item.id for i in idx]
-            tags = [tags_of(rows[i].item) for i in idx]
-            tx.after_commit.append(
-                lambda s=space, v=space_vids, m=mat, g=groups, i=ids, t=tags: cache.after_commit(
-                    kind, s, np.zeros(0, dtype=np.int64), v, m, g, i, t
-                )
-            )
+            insert_vectors(tx.cursor, tbl, vids[idx], mat)
+            noted[space] = (np.asarray(idx, dtype=np.int64), mat)
 
     def _space_table(self, tx: Tx, kind: Kind, space: str, dim: int, fresh: bool) -> str:
         """The table of a vector space: known from an earlier commit when the transaction has
         written nothing yet (so cannot have dropped it), else looked up or created."""
-        current = self.connection.current
-        spaces = current.spaces
-        known = spaces.get((kind, space)) if fresh and current.enabled() else None
+        current = self.indexes.current
+        known = current.spaces.get((kind, space)) if fresh and current.enabled() else None
         if known is not None and known[1] == dim:
             return known[0]
         tbl = ensure_space(tx.cursor, kind, space, dim)
-        tx.after_commit.append(lambda: spaces.__setitem__((kind, space), (tbl, dim)))
+        tx.changes.use_space(kind, space, tbl, dim)
         return tbl
 
     def _close_versions(self, tx: Tx, kind: Kind, vids: list[int]) -> None:
@@ -269,21 +256,7 @@ class Writer:
                 f"UPDATE {table_of(kind)} SET tx_to = ? WHERE vid IN (SELECT unnest(?::BIGINT[]))",
                 [tx.time_us, vids],
             )
-        self._forget_versions(tx, kind, vids)
-
-    def _forget_versions(self, tx: Tx, kind: Kind, vids: list[int]) -> None:
-        """After commit, drop these versions from the in-memory vector and text indexes."""
-        gone = np.asarray(sorted(vids), dtype=np.int64)
-        vectors = self.vectors
-        text = self.text_cache
-        empty = np.zeros(0, dtype=np.int64)
-        no_postings: tuple[list[str], np.ndarray, np.ndarray] = ([], empty, np.zeros(0))
-        records = self.connection.current
-        tx.after_commit.append(lambda: vectors.remove_everywhere(kind, gone))
-        tx.after_commit.append(lambda: records.after_commit(kind, vids, []))
-        tx.after_commit.append(
-            lambda: text.after_commit(kind, gone, empty, np.zeros(0), [], [], [], no_postings)
-        )
+        tx.changes.remove(kind, vids)
 
     # ---------------------------------------------------------------------------- supersede
 
@@ -299,7 +272,7 @@ class Writer:
         wanted = [check_id(i) for i in listed(ids, "ids")]
         with self.connection.transaction():
             # Inside the transaction the current reads see its own writes.
-            reads = Reader(self.connection, self.text_cache, self.vectors, Visibility())
+            reads = Reader(self.connection, self.indexes, Visibility())
             items: list[Item] = list(
                 reads.get_nodes(wanted) if kind == "node" else reads.get_edges(wanted)
             )
@@ -392,20 +365,3 @@ class Writer:
             f.params,
         )
         return [r[0] for r in rows]
-
-
-def current_rows(kind: Kind, rows: list[Prepared], vids: list[int], tx_us: int) -> list[Row]:
-    """The rows just inserted, as ``SELECT {cols_of(kind)}, r.chash`` reads them back (the
-    in-memory view of current records takes them after COMMIT)."""
-    out: list[Row] = []
-    for vid, p in zip(vids, rows, strict=True):
-        i = p.item
-        space = i.space if p.vector is not None else None
-        if kind == "node":
-            head: tuple[Any, ...] = (vid, i.id, i.group, tuple(i.labels))  # type: ignore[union-attr]
-        else:
-            head = (vid, i.id, i.src, i.dst, i.rel, i.group)  # type: ignore[union-attr]
-        out.append(
-            (*head, i.name, i.text, p.props, space, p.valid_from, p.valid_to, tx_us, None, p.chash)
-        )
-    return out

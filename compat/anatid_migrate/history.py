@@ -20,8 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from anatid_core import Edge, Item, Kind, Node, Store
-from anatid_core.codec import decode_props, encode_props
+from anatid_core import Edge, Item, Kind, Node, Store, decode_props, encode_props
 
 #: Versions per Parquet row group (and per read from the store).
 ROWS = 10_000

@@ -19,8 +19,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from anatid_core import InvalidInput, check_output, is_duckdb_file
-from anatid_core.outputs import store_of_side_file
+from anatid_core import InvalidInput, check_output, is_duckdb_file, store_of_side_file
 
 from .errors import UnsafeOutput
 

@@ -22,7 +22,7 @@ from cognee.infrastructure.databases.exceptions import (
 )
 from cognee.infrastructure.databases.vector.exceptions import CollectionNotFoundError
 
-from anatid_core.errors import (
+from anatid_core import (
     AnatidError,
     InvalidInput,
     NotFound,

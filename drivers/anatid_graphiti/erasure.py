@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from anatid_core import Cond, Edge, Erasure, Node, NotFound, Store, compaction
+from anatid_core import Cond, Edge, Erasure, Node, NotFound, Store
 
 from . import mapping as m
 
@@ -91,8 +91,7 @@ def erase_removal(store: Store, removal: Removal) -> list[int]:
 
 def _check_space(store: Store) -> None:
     """Refuse before writing anything when the compaction's copy might not fit."""
-    if store.path != ":memory:":
-        compaction.check_space(store.path)
+    store.check_compaction_space()
 
 
 @dataclass

@@ -18,8 +18,7 @@ from graphiti_core.helpers import validate_group_id
 from graphiti_core.nodes import EpisodeType
 from graphiti_core.search.search_filters import SearchFilters
 
-from anatid_core import InvalidInput
-from anatid_core.identifiers import name_list
+from anatid_core import InvalidInput, check_names
 
 #: The largest episode body accepted, in characters (``--max-body`` changes it). An LLM reads the
 #: whole body for every episode; beyond this a client should split it into several episodes.
@@ -111,7 +110,7 @@ def search_filters(arg: str, **fields: Any) -> SearchFilters:
     except UnicodeError:  # Graphiti's validator fails to quote a lone surrogate in its message
         raise BadInput(f"{arg} holds text that is not valid Unicode (a lone surrogate)") from None
     try:
-        name_list(filters.node_labels, arg)
+        check_names(filters.node_labels, arg)
     except InvalidInput as exc:
         raise BadInput(str(exc)) from None
     return filters

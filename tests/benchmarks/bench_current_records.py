@@ -36,7 +36,7 @@ async def build(name: str, embedder: Any) -> tuple[Any, Any, dict[str, Any]]:
     data = bg.make_data(SIZE)
     driver = await bg.open_driver("anatid", os.path.join(tempfile.mkdtemp(), "g.db"))
     if name == "off":  # this connection's view only: every read and write takes SQL
-        current = driver.store.connection.current
+        current = driver.store.indexes.current
         current.view = lambda kind: None
         current.loaded = lambda kind: None
         current.enabled = lambda: False

@@ -35,7 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from anatid_core import Node, Store, compaction  # noqa: E402
+from anatid_core import Node, Store  # noqa: E402
+from anatid_core.storage import compaction  # noqa: E402
 from tests.benchmarks._measure import Sampler, peak_rss_mb, provenance  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(5000)]

@@ -32,8 +32,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _measure import peak_rss_mb, provenance, row, timed  # noqa: E402
 
 from anatid_core import SETTINGS, Edge, Node, Scope, Store  # noqa: E402
-from anatid_core.graph_arrays import visible_graph  # noqa: E402
-from anatid_core.ranking import personalized_pagerank, seed_vector  # noqa: E402
+from anatid_core.graph.pagerank import personalized_pagerank, seed_vector  # noqa: E402
+from anatid_core.indexes.graph_arrays import visible_graph  # noqa: E402
 
 GROUPS = ("g0", "g1", "g2", "g3")
 
@@ -107,7 +107,7 @@ def cold_rows(store: Store, a: str, b: str, seeds: list[str]) -> list[str]:
     out = []
     _after_a_write(store, 0)
     t = time.perf_counter()
-    visible_graph(store.connection, store.visibility)
+    visible_graph(store.indexes.graphs, store.visibility)
     out.append(f"| visible graph load after a write (ids, edges, rows) | {_ms(t)} | | |")
     _after_a_write(store, 1)
     t = time.perf_counter()
@@ -179,7 +179,7 @@ def _ppr_timed(
 
 
 def _l1_rows(store: Store, g: nx.Graph, seeds: list[str], n: int) -> list[str]:
-    graph = visible_graph(store.connection, store.visibility)
+    graph = visible_graph(store.indexes.graphs, store.visibility)
     p = seed_vector(graph, seeds)
 
     def ours(tol: float, method: str = "iterate") -> np.ndarray:

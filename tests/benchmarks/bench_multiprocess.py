@@ -156,8 +156,7 @@ def bench_catch_up(tmp: str, records: int) -> None:
         rounds.append(time.perf_counter() - began)
         assert [h.id for h in store.search_text("late", k=1)]  # the index has the new records
     began = time.perf_counter()
-    store.text_cache.forget()
-    store.vectors.forget()
+    store.indexes.forget()
     store.search_text("word1")
     store.search_vector(_vec(random.Random(1)))
     reload = time.perf_counter() - began

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 
 from anatid_core import Edge, Node, Store
-from anatid_core.codec import decode_props, decode_props_plain, encode_props
+from anatid_core.base.codec import decode_props, decode_props_plain, encode_props
 
 from .props_strategies import props_strategy
 
@@ -145,7 +145,7 @@ def test_kept_plain_props_read_as_the_full_decoder_and_are_the_callers_own() -> 
                     _scribble(got)
 
         check()
-        view = store.connection.current.loaded("node")
+        view = store.indexes.current.loaded("node")
         assert view is not None and len(view.plain) <= len(view.by_id)  # no replaced version kept
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anatid_core import InvalidInput
-from anatid_core.codec import decode_props, encode_props
+from anatid_core.base.codec import decode_props, encode_props
 
 from .props_strategies import props_strategy
 
@@ -33,7 +33,7 @@ def test_tag_shaped_user_dicts_and_strings_stay_plain():
 
 
 def test_interned_values_stay_bounded_and_equal(monkeypatch):
-    import anatid_core.codec as codec
+    import anatid_core.base.codec as codec
 
     monkeypatch.setattr(codec, "_INTERN_LIMIT", 5)
     values = [uuid.uuid4() for _ in range(20)]
@@ -64,7 +64,7 @@ def test_decoding_gives_what_the_object_hook_decoder_gave(props):
     the json decoder with a tag hook (the decoder before it) read it, types included."""
     import json
 
-    from anatid_core import codec
+    from anatid_core.base import codec
 
     def hook(obj):  # the previous decoder's object hook: bottom-up, one-key tag objects
         if len(obj) == 1 and next(iter(obj)) in codec._TAGS:
@@ -88,7 +88,7 @@ def _types(value):
 
 
 def test_instants_are_interned_bounded_and_exact(monkeypatch):
-    import anatid_core.codec as codec
+    import anatid_core.base.codec as codec
 
     monkeypatch.setattr(codec, "_INTERN_LIMIT", 3)
     monkeypatch.setattr(codec, "_INSTANTS", {})
@@ -105,7 +105,7 @@ def _reference_text(props):
     again unchanged now, must give the same text (its content hash), or a version is written."""
     import json
 
-    from anatid_core import codec
+    from anatid_core.base import codec
 
     encoded = codec._encode_value(props, "props")
     return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from anatid_core import Edge, Node, Store, UnsupportedOperation
-from anatid_core import communities_igraph as backend_igraph
-from anatid_core.communities import COMMUNITIES, COMMUNITIES_SMALL, partition
+from anatid_core.graph import communities_igraph as backend_igraph
+from anatid_core.graph.communities import COMMUNITIES, COMMUNITIES_SMALL, partition
 from tests.extras import needs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _CHILD = """
 import json, random, sys
 from anatid_core import Edge, Node, Store
-from anatid_core.communities import COMMUNITIES_SMALL
+from anatid_core.graph.communities import COMMUNITIES_SMALL
 COMMUNITIES_SMALL["plain_too_up_to"] = 0
 rng = random.Random(5)
 n = 400

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 from anatid_core import Node, ReadOnlyError, Store
-from anatid_core.connection import Connection
+from anatid_core.indexes.registry import Indexes
 from anatid_core.reads import Reader
-from anatid_core.rows import Visibility
-from anatid_core.textindex import TextCache
-from anatid_core.vectors import VectorCache
+from anatid_core.storage.connection import Connection
+from anatid_core.storage.rows import Visibility
 
 
 def test_a_reader_and_its_indexes_need_only_the_connection(tmp_path) -> None:
@@ -18,7 +17,7 @@ def test_a_reader_and_its_indexes_need_only_the_connection(tmp_path) -> None:
         Store(db).upsert_nodes(
             [Node(id="a", name="Alice", text="works at Acme", embedding=[1.0, 0.0])]
         )
-        reader = Reader(db, TextCache(db), VectorCache(db), Visibility())
+        reader = Reader(db, Indexes(db), Visibility())
         assert [h.id for h in reader.search_text("acme")] == ["a"]
         assert [h.id for h in reader.search_vector([1.0, 0.1])] == ["a"]
         assert reader.get_node("a") is not None and reader.get_node("a").name == "Alice"

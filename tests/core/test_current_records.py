@@ -1,4 +1,4 @@
-"""The in-memory view of current records (anatid_core.current) answers exactly what SQL answers.
+"""The in-memory view of current records (anatid_core.indexes.current_records) answers exactly what SQL answers.
 
 Each test reads by id (served by the view) and compares with ``find_nodes``/``find_edges`` (SQL)
 after every kind of write: updates, deletes, purges, erasures, rollbacks, another process's
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from anatid_core import SETTINGS, Cond, Edge, InvalidInput, Node, Store, WouldWait
-from anatid_core.current import NodeTags
+from anatid_core.indexes.current_records import NodeTags
 
 T = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -85,7 +85,7 @@ def _filtered_rows_as_sql(s: Store, nodes: list[str]) -> None:
         for directed in (True, False):
             kw = {"rels": rels, "directed": directed}
             assert s.edges_between(a, b, **kw) == sql.edges_between(a, b, **kw)
-    view = s.connection.current.loaded("node")
+    view = s.indexes.current.loaded("node")
     if view is not None:  # the index holds the current rows, nothing stale (its memory bound)
         rebuilt = NodeTags()
         for row in view.by_id.values():
@@ -100,8 +100,8 @@ EDGES = [f"e{i}" for i in range(6)]
 
 def test_reads_by_id_come_from_memory_and_match_sql(store: Store) -> None:
     _same_as_sql(store, NODES, EDGES)
-    assert store.connection.current.loaded("node") is not None  # the view served them
-    assert store.connection.current.loaded("edge") is not None
+    assert store.indexes.current.loaded("node") is not None  # the view served them
+    assert store.indexes.current.loaded("edge") is not None
 
 
 def test_updates_new_records_and_deletes_are_seen_at_once(store: Store) -> None:
@@ -232,17 +232,17 @@ def test_changing_returned_props_does_not_change_the_store(store: Store) -> None
 
 
 def test_past_the_limit_sql_answers(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    store.connection.current.forget()
+    store.indexes.current.forget()
     monkeypatch.setitem(SETTINGS, "current_records_limit", 3)
     _same_as_sql(store, NODES, EDGES)
-    assert store.connection.current.loaded("node") is None  # 5 nodes: too many to keep
+    assert store.indexes.current.loaded("node") is None  # 5 nodes: too many to keep
     store.upsert_nodes([Node("n1", name="changed")])
     assert store.get_node("n1").name == "changed"  # type: ignore[union-attr]
     monkeypatch.setitem(SETTINGS, "current_records_limit", 6)
-    store.connection.current.forget()
+    store.indexes.current.forget()
     _same_as_sql(store, NODES, EDGES)
     store.upsert_nodes([Node("n5"), Node("n6")])  # grows past the limit: dropped, SQL answers
-    assert store.connection.current.loaded("node") is None
+    assert store.indexes.current.loaded("node") is None
     _same_as_sql(store, NODES, EDGES)
 
 
@@ -339,7 +339,7 @@ def test_newest_first_queries_match_sql(tmp_path: Path) -> None:
         s.delete_nodes(["ep007"])
         s.purge_nodes(["ep008"])
         check()
-        assert s.connection.current.loaded("node") is not None  # memory answered throughout
+        assert s.indexes.current.loaded("node") is not None  # memory answered throughout
         past = datetime.now(timezone.utc)
         s.delete_nodes(["ep149"])
         where = [[Cond("valid_from", "<=", T + timedelta(minutes=1000))]]
@@ -379,7 +379,7 @@ def test_expansions_from_memory_match_sql(tmp_path: Path) -> None:
         s.upsert_edges([Edge("x7", "v0", "v1", "A"), Edge("new", "v1", "v0", "B")])  # moved
         s.purge_edges(["x8"])
         check()
-        assert s.connection.current.loaded("edge") is not None
+        assert s.indexes.current.loaded("edge") is not None
 
 
 def test_searches_fetching_from_memory_match_sql(tmp_path: Path) -> None:
@@ -415,7 +415,7 @@ def test_searches_fetching_from_memory_match_sql(tmp_path: Path) -> None:
                     assert s.search_text("alpha", **kw) == sql.search_text("alpha", **kw)
 
         check()
-        assert s.connection.current.loaded("node") is not None
+        assert s.indexes.current.loaded("node") is not None
         s.upsert_nodes([Node("d1", group="g2", labels=("Entity",), name="alpha again")])
         s.delete_nodes(["d3"])
         s.purge_nodes(["d5"])

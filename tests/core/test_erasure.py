@@ -22,8 +22,8 @@ from anatid_core import (
     StorageError,
     Store,
     UnsupportedOperation,
-    compaction,
 )
+from anatid_core.storage import compaction
 
 from .erasure_data import (
     build,

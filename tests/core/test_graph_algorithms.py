@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anatid_core import Edge, InvalidInput, Node, NotFound, Store
-from anatid_core.communities import COMMUNITIES
+from anatid_core.graph.communities import COMMUNITIES
 from tests.extras import needs
 
 from .graph_oracle import GROUPS, RELS, Snapshot, build, nx_pagerank, nx_weighted

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from anatid_core import Cond, Edge, InvalidInput, Node, Store, graph
+from anatid_core import Cond, Edge, InvalidInput, Node, Store
+from anatid_core.graph import neighbourhood as graph
 
 
 def _random_graph(store: Store, seed: int) -> list[str]:

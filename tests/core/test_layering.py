@@ -168,7 +168,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_walk_resolves_relative_imports_and_packages() -> None:
     # The walk itself must see real edges, or the tests below could not fail.
-    assert "anatid_core.connection" in _edges(MODULES["anatid_core.store"])
+    assert "anatid_core.storage.connection" in _edges(MODULES["anatid_core.store"])
     assert "anatid_core" in _edges(MODULES["anatid_graphiti.driver"])
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -232,15 +232,15 @@ def _private_uses(module: Module) -> Iterator[str]:
 
 def test_the_private_name_walk_sees_imports_and_attribute_access() -> None:
     source = (
-        "from anatid_core.rows import _x\n"
-        "import anatid_core.codec as c\nc._y\n"
-        "from anatid_core import rows\nrows._z\nrows.table_of\n"
+        "from anatid_core.storage.rows import _x\n"
+        "import anatid_core.base.codec as c\nc._y\n"
+        "from anatid_core.storage import rows\nrows._z\nrows.table_of\n"
     )
     probe = Module("anatid_graphiti.probe", Path("probe.py"), False, ast.parse(source))
     assert [use.split(" ", 1)[1] for use in _private_uses(probe)] == [
-        "imports _x from anatid_core.rows",
-        "uses anatid_core.codec._y",
-        "uses anatid_core.rows._z",
+        "imports _x from anatid_core.storage.rows",
+        "uses anatid_core.base.codec._y",
+        "uses anatid_core.storage.rows._z",
     ]
 
 

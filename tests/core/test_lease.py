@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from anatid_core.lease import Lease, lease_files
+from anatid_core.storage.lease import Lease, lease_files
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock: Linux and macOS only")
 
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from anatid_core.lease import Lease
+    from anatid_core.storage.lease import Lease
     lease = Lease(sys.argv[1], shared=sys.argv[2] == "shared")
     assert lease.acquire(10)
     print("held", flush=True)
@@ -82,7 +82,7 @@ def test_the_holder_sees_a_waiter_only_while_it_waits(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-c",
-                "import sys; from anatid_core.lease import Lease; "
+                "import sys; from anatid_core.storage.lease import Lease; "
                 "print(Lease(sys.argv[1], shared=False).acquire(30), flush=True)",
                 str(path),
             ],

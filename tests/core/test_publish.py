@@ -1,5 +1,5 @@
 """Index searches see whole transactions: never part of one, never a record vanishing while it
-is superseded (anatid_core.publish)."""
+is superseded (anatid_core.storage.publish)."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ def test_filtered_rows_from_memory_equal_sql_and_find(store: Store) -> None:
     for kw in EDGE_FILTERS:
         fast, slow = _both(store, "edge_rows", **kw)
         assert fast == slow, kw
-    assert store.connection.current.loaded("node") is not None  # memory answered
+    assert store.indexes.current.loaded("node") is not None  # memory answered
     assert [r[:3] for r in store.edge_rows(touching=["a"])] == [
         ("a", "a", "SELF"),
         ("a", "b", "KNOWS"),

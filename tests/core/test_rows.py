@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from anatid_core.codec import encode_props, to_micros
-from anatid_core.model import Edge, Node
-from anatid_core.rows import edge_from_row, node_from_row
+from anatid_core.base.codec import encode_props, to_micros
+from anatid_core.base.model import Edge, Node
+from anatid_core.storage.rows import edge_from_row, node_from_row
 
 WHEN = datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=timezone.utc)
 PROPS = {"when": WHEN, "n": [1, (2, 3)], "s": "x"}

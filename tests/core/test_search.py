@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anatid_core import Cond, Edge, Node, Store, rrf, tokenize
-from anatid_core.textindex import BM25
+from anatid_core.indexes.text import BM25
 
 
 def reference_bm25(docs: dict[str, str], query: str) -> dict[str, float]:

@@ -1,5 +1,5 @@
 """A save of a few records binds its rows as parameters; a bulk save scans Arrow batches
-(``anatid_core.sql.SMALL_BATCH``). Both must store exactly the same rows."""
+(``anatid_core.storage.sql.SMALL_BATCH``). Both must store exactly the same rows."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from anatid_core import Edge, Node, Store
-from anatid_core.sql import SMALL_BATCH
+from anatid_core.storage.sql import SMALL_BATCH
 
 from .conftest import T0
 

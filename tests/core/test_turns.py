@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
-from anatid_core import turns as turns_module
-from anatid_core.turns import FileTurns
+from anatid_core.storage import turns as turns_module
+from anatid_core.storage.turns import FileTurns
 
 
 class _Lease:

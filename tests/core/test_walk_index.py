@@ -1,5 +1,5 @@
 """shortest_path and expand over the in-memory index of the visible graph
-(anatid_core.walk_index) return exactly what the walks by SQL return: the same paths, in the
+(anatid_core.indexes.walk_index) return exactly what the walks by SQL return: the same paths, in the
 same order, with the same records (the smallest edge id standing for parallel edges), and the
 same subgraphs (nodes, edges, distances, in order), under every limit, scope and instant."""
 
@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anatid_core import SETTINGS, Edge, Node, Store
-from anatid_core.graph_arrays import cached_graph
-from anatid_core.walk_index import WALKS
+from anatid_core.indexes.graph_arrays import cached_graph
+from anatid_core.indexes.walk_index import WALKS
 
 from .graph_history import BATCHES, NODE_IDS, SCOPES, view_at_drawn_instant
 
@@ -56,12 +56,12 @@ def test_the_index_walk_returns_what_the_sql_walk_returns(
         kw = {"max_depth": max_depth, "directed": directed, "limit": limit, "rels": rels}
         with load_after(NEVER):
             by_sql = [view.shortest_path(a, b, **kw) for a, b in pairs]
-        assert cached_graph(store.connection, view.visibility, rels=rels) is None
+        assert cached_graph(store.indexes.graphs, view.visibility, rels=rels) is None
         with load_after(1, record_rows):  # past views: records from the columns or by SQL
             by_index = [view.shortest_path(a, b, **kw) for a, b in pairs]
         assert by_index == by_sql
         if pairs:
-            assert cached_graph(store.connection, view.visibility, rels=rels) is not None
+            assert cached_graph(store.indexes.graphs, view.visibility, rels=rels) is not None
 
 
 @contextmanager
@@ -95,11 +95,11 @@ def test_the_index_expansion_returns_what_the_sql_expansion_returns(
         kw = {"depth": depth, "direction": direction, "rels": rels}
         with load_after(NEVER):
             by_sql = view.expand(seeds, **kw)
-        assert cached_graph(store.connection, view.visibility, rels=rels) is None
+        assert cached_graph(store.indexes.graphs, view.visibility, rels=rels) is None
         with load_after(1, record_rows):
             by_index = view.expand(seeds, **kw)
         if seeds:  # no seeds: nothing to walk
-            assert cached_graph(store.connection, view.visibility, rels=rels) is not None
+            assert cached_graph(store.indexes.graphs, view.visibility, rels=rels) is not None
         assert by_index == by_sql
         assert [n.id for n in by_index.nodes] == [n.id for n in by_sql.nodes]
         assert [e.id for e in by_index.edges] == [e.id for e in by_sql.edges]

@@ -15,7 +15,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from anatid_core import Store, compaction, erasing, receipts
+from anatid_core import Store
+from anatid_core import eraser as erasing
+from anatid_core.storage import compaction, receipts
 from tests.core.erasure_data import uncompressed, victim_ids
 
 #: Where a run may die: (module, function name, before or after the call).

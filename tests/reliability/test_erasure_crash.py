@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from anatid_core import Node, Store, compaction
+from anatid_core import Node, Store
+from anatid_core.storage import compaction
 from tests.core.erasure_data import build, dump, erased_ids, scan, tokens, uncompressed, victim_ids
 
 from .conftest import LONG

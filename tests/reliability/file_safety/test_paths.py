@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from anatid_core import InvalidInput, Node, Store, StoreLocked, compaction, remove_store
+from anatid_core import InvalidInput, Node, Store, StoreLocked, remove_store
+from anatid_core.storage import compaction
 from tests.cli.conftest import anatid
 
 SECRET = "zqxprivatetokenq"

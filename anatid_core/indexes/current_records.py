@@ -1,0 +1,461 @@
+"""The current records of each kind, held in memory beside the file (issue 16).
+
+Reads by id and single-record saves are the operations an agent does most, and each was one or
+more SQL round trips (a point query costs far more than a dict lookup, and much more again on a
+loaded machine). So the connection keeps, per kind, every current version as the row SQL would
+return (plus its content hash): by id, by version id, newest first by valid_from (sorted on the
+first such query: Graphiti's ``retrieve_episodes``), for nodes by label and by name (filtered
+reads) and, for edges, by endpoint (expansions).
+
+The file stays the truth; this view is derived and is only used where it cannot differ from what
+SQL would answer:
+
+* it is built from the tables on first use, under the write lock (no commit lands in between);
+* each commit applies its own changes right after COMMIT, under the publish lock (readers see
+  the view before a transaction or after it, never half of it): new versions are added, closed
+  or purged ones removed (by version id, so purges that only know version ids are covered);
+* it is dropped whenever that is not possible: after another process had the file, around
+  compaction, after a purge of everything, and when it would grow past ``SETTINGS
+  ['current_records_limit']`` records of one kind (then SQL answers, as before);
+* reads use it only for the current state outside the reader's own transaction (inside one,
+  SQL sees the uncommitted writes; ``as_of`` views always read SQL).
+
+Memory: one tuple per current record holding its columns (id, name, text, props JSON, ...), plus
+the adjacency of each edge: measured with tracemalloc on Graphiti-shaped records, 95 MB per 100k
+entity nodes and 145 MB per 100k facts (edges), plus 8-21 MB per 100k nodes for the label and
+name index (:class:`NodeTags`). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
+what they parsed per current version (:meth:`CurrentRecords.plain_props`): measured on Cognee's
+records, nothing beyond the rows for nodes (untagged props keep the row's own text) and 850 bytes
+per edge (scalar props kept parsed), 85 MB per 100k edges. The default limit (100,000 current
+records per kind) bounds it all at about 350 MB; ``SETTINGS['current_records_limit'] = 0``
+turns it off.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..base.codec import decode_props_plain, loads_plain_json, plain_json
+from ..base.model import Kind
+from ..storage.changes import Changes
+from ..storage.prepare import Prepared
+from ..storage.rows import cols_of, table_of
+from ..storage.turns import WouldWait
+from .base import Index
+
+
+class _Connection(Protocol):
+    """What the view needs of :class:`~anatid_core.connection.Connection` (which owns it)."""
+
+    @property
+    def write_lock(self) -> AbstractContextManager[Any]: ...
+
+    def sees_committed_only(self) -> bool: ...
+
+    def refuses_waiting(self) -> bool: ...
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+#: What the view keeps of a version's props for plain reads: its props parsed when every value
+#: is a scalar (a dict copy is a whole copy), else its plain JSON text
+#: (:func:`~anatid_core.codec.plain_json`), or None: only the full decoder reads them.
+Plain = dict[str, Any] | str | None
+
+#: A version whose plain props are not kept yet.
+_UNSEEN: Any = object()
+
+#: The types of JSON scalars, immutable: props holding only these are kept parsed.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _first_plain(text: str) -> tuple[dict[str, Any], Plain]:
+    """The plain props of a stored props text, and what the view keeps of them."""
+    plain = plain_json(text)
+    if plain is None:
+        return decode_props_plain(text), None
+    props = loads_plain_json(plain)
+    if all(type(v) in _SCALARS for v in props.values()):
+        return props, dict(props)
+    return props, plain
+
+
+#: A current version as ``SELECT {cols_of(kind)}, r.chash`` returns it.
+Row = tuple[Any, ...]
+
+#: Where the group and valid_from sit in a row of each kind (see rows.NODE_COLS / EDGE_COLS).
+GROUP_AT: dict[Kind, int] = {"node": 2, "edge": 5}
+VALID_FROM_AT: dict[Kind, int] = {"node": 8, "edge": 10}
+
+#: Where a node row holds its labels and its name (rows.NODE_COLS).
+_LABELS, _NAME = 3, 4
+
+#: A commit changing more records than this drops the recency order instead of editing it (it
+#: is sorted again on next use: cheaper than many list insertions).
+RECENCY_EDITS = 64
+
+
+def row_id(row: Row) -> str:
+    """A row's record id (the sort key of reads by id)."""
+    return row[1]
+
+
+class NodeTags:
+    """The ids of the current nodes by label and by name.
+
+    A name is held by one node as a rule, so its entry is that node's id (the row's own string:
+    no copy) until a second node takes the name; then a set. Measured with tracemalloc per 100k
+    nodes: 8 MB with unique names and one label each, 21 MB when every name is held by two
+    nodes and each node has two labels."""
+
+    __slots__ = ("by_label", "by_name")
+
+    def __init__(self) -> None:
+        self.by_label: dict[str, set[str]] = {}
+        self.by_name: dict[str, str | set[str]] = {}
+
+    def add(self, row: Row) -> None:
+        rid, name = row[1], row[_NAME]
+        for label in row[_LABELS] or ():
+            self.by_label.setdefault(label, set()).add(rid)
+        held = self.by_name.get(name)
+        if held is None:
+            self.by_name[name] = rid
+        elif isinstance(held, set):
+            held.add(rid)
+        elif held != rid:
+            self.by_name[name] = {held, rid}
+
+    def drop(self, row: Row) -> None:
+        rid, name = row[1], row[_NAME]
+        for label in row[_LABELS] or ():
+            ids = self.by_label.get(label)
+            if ids is not None:
+                ids.discard(rid)
+                if not ids:
+                    del self.by_label[label]
+        held = self.by_name.get(name)
+        if held == rid:
+            del self.by_name[name]
+        elif isinstance(held, set):
+            held.discard(rid)
+            if len(held) == 1:
+                self.by_name[name] = next(iter(held))
+
+    def with_labels(self, labels: Iterable[str]) -> set[str]:
+        """The ids of the nodes carrying one of ``labels`` at least."""
+        found: set[str] = set()
+        for label in labels:
+            found.update(self.by_label.get(label, ()))
+        return found
+
+    def with_names(self, names: Iterable[str]) -> set[str]:
+        """The ids of the nodes named one of ``names``."""
+        found: set[str] = set()
+        for name in names:
+            held = self.by_name.get(name)
+            if isinstance(held, set):
+                found.update(held)
+            elif held is not None:
+                found.add(held)
+        return found
+
+
+class _KindView:
+    """The current rows of one kind: by id, the id of each version, and (built on first use)
+    the records with a valid_from, newest first: ``(-valid_from, id)`` ascending, the order
+    ``ORDER BY valid_from DESC, id`` gives."""
+
+    __slots__ = ("by_id", "by_vid", "recency", "ends", "tags", "plain", "_by_id_order", "_vf")
+
+    def __init__(self, kind: Kind) -> None:
+        self.by_id: dict[str, Row] = {}
+        self.by_vid: dict[int, str] = {}
+        self.recency: list[tuple[int, str]] | None = None
+        #: Edges only: the ids of the current edges at each node, by row position of the end
+        #: (2: src, 3: dst), for expansions without SQL.
+        self.ends: dict[int, dict[str, set[str]]] | None = (
+            {2: {}, 3: {}} if kind == "edge" else None
+        )
+        #: Nodes only: the ids of the current nodes by label and by name, for reads filtered on
+        #: them (Cognee's ``get_filtered_graph_data``, ``get_nodeset_subgraph``).
+        self.tags: NodeTags | None = NodeTags() if kind == "node" else None
+        #: What is kept of a version's props for plain reads (:data:`Plain`), by version id,
+        #: from the first bulk read of plain props that met the version: see
+        #: :meth:`CurrentRecords.plain_props`.
+        self.plain: dict[int, Plain] = {}
+        #: Every current row by id, built on the first read of them all, dropped at any change.
+        self._by_id_order: list[Row] | None = None
+        self._vf = VALID_FROM_AT[kind]
+
+    def add(self, row: Row) -> None:
+        old = self.by_id.get(row[1])
+        if old is not None:
+            self._drop(old)
+        self.by_id[row[1]] = row
+        self.by_vid[row[0]] = row[1]
+        self._by_id_order = None
+        if self.recency is not None and row[self._vf] is not None:
+            bisect.insort(self.recency, (-row[self._vf], row[1]))
+        if self.ends is not None:
+            for at, index in self.ends.items():
+                index.setdefault(row[at], set()).add(row[1])
+        if self.tags is not None:
+            self.tags.add(row)
+
+    def remove_vids(self, vids: Iterable[int]) -> None:
+        for vid in vids:
+            rid = self.by_vid.get(vid)
+            if rid is not None:
+                row = self.by_id.pop(rid, None)
+                if row is not None:
+                    self._drop(row)
+                self.by_vid.pop(vid, None)
+
+    def _drop(self, row: Row) -> None:
+        """Take ``row`` out of the secondary structures (the caller updates by_id)."""
+        self.by_vid.pop(row[0], None)
+        self.plain.pop(row[0], None)
+        self._by_id_order = None
+        self._unorder(row)
+        if self.ends is not None:
+            for at, index in self.ends.items():
+                ids = index.get(row[at])
+                if ids is not None:
+                    ids.discard(row[1])
+                    if not ids:
+                        del index[row[at]]
+        if self.tags is not None:
+            self.tags.drop(row)
+
+    def walk(
+        self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
+    ) -> list[Row]:
+        """``(hop, *edge row)`` for every edge met at each hop up to ``depth``, as
+        ``NeighbourhoodReads._expand_in_one_query`` reads them by SQL: hop k takes the edges whose
+        ``near`` end is a ``far`` end of an edge of hop k-1 (the seeds for hop 1)."""
+        assert self.ends is not None
+        out: list[Row] = []
+        frontier = set(seeds)
+        for hop in range(1, depth + 1):
+            reached: set[str] = set()
+            for near, far in sides:
+                index = self.ends[near]
+                for node in frontier:
+                    for eid in index.get(node, ()):
+                        row = self.by_id[eid]
+                        if rels is None or row[4] in rels:
+                            out.append((hop, *row[:-1]))
+                            reached.add(row[far])
+            if not reached:
+                break
+            frontier = reached
+        return out
+
+    def in_id_order(self) -> list[Row]:
+        """Every current row, by id (sorted on first use after a change: a repeated read of
+        the whole graph sorts nothing). Read it under the publish lock, as the rows."""
+        if self._by_id_order is None:
+            self._by_id_order = sorted(self.by_id.values(), key=row_id)
+        return self._by_id_order
+
+    def _unorder(self, row: Row) -> None:
+        if self.recency is None or row[self._vf] is None:
+            return
+        key = (-row[self._vf], row[1])
+        at = bisect.bisect_left(self.recency, key)
+        if at < len(self.recency) and self.recency[at] == key:
+            del self.recency[at]
+
+    def newest(self) -> list[tuple[int, str]]:
+        """The recency order, sorted now if it is not built."""
+        if self.recency is None:
+            vf = self._vf
+            self.recency = sorted((-r[vf], r[1]) for r in self.by_id.values() if r[vf] is not None)
+        return self.recency
+
+
+class CurrentRecords(Index):
+    """Every current version of each kind, in step with the commits of this process."""
+
+    def __init__(self, connection: _Connection, limit: Any) -> None:
+        self._connection = connection
+        self._limit = limit  # a callable giving the limit now (SETTINGS may change at run time)
+        self._views: dict[Kind, _KindView] = {}
+        self._too_big: set[Kind] = set()
+        self._lock = threading.RLock()
+        #: (kind, space) -> (table, dimension) of the vector spaces known to exist, so that a
+        #: write with an embedding need not look its space up (set after the COMMIT that
+        #: created or first used it; dropped with the views).
+        self.spaces: dict[tuple[Kind, str], tuple[str, int]] = {}
+
+    def enabled(self) -> bool:
+        """Whether the in-memory state is on (``SETTINGS['current_records_limit']`` > 0)."""
+        return int(self._limit()) > 0
+
+    def usable(self) -> bool:
+        """Whether this thread's reads may use the view (not inside its own transaction)."""
+        return self._connection.sees_committed_only()
+
+    def view(self, kind: Kind) -> _KindView | None:
+        """The view of ``kind``, built now if needed; None if it is off or too big. Call
+        outside the publish lock (building takes the write lock); read it inside."""
+        with self._lock:
+            found = self._views.get(kind)
+            if found is not None or kind in self._too_big:
+                return found
+        limit = int(self._limit())
+        if limit <= 0:
+            return None
+        if self._connection.refuses_waiting():  # building waits for the writer, reads SQL
+            raise WouldWait("the in-memory records are not built yet")
+        with self._connection.write_lock:
+            with self._lock:
+                found = self._views.get(kind)
+                if found is not None or kind in self._too_big:
+                    return found
+            built = self._build(kind, limit)
+            with self._lock:
+                if built is None:
+                    self._too_big.add(kind)
+                else:
+                    self._views[kind] = built
+            return built
+
+    def loaded(self, kind: Kind) -> _KindView | None:
+        """The view of ``kind`` if it is built (never builds it)."""
+        with self._lock:
+            return self._views.get(kind)
+
+    def rows_passing(
+        self,
+        kind: Kind,
+        ids: list[str],
+        groups: Iterable[str] | None,
+        tags: Iterable[str] | None,
+    ) -> list[Row] | None:
+        """The current rows of ``ids`` in one of ``groups`` and carrying one of ``tags`` (a
+        node's labels, an edge's rel), as the SQL filters select them; None if the view is not
+        built (this never builds it: the caller may hold the publish lock)."""
+        view = self.loaded(kind)
+        if view is None:
+            return None
+        wanted_groups = None if groups is None else set(groups)
+        wanted_tags = None if tags is None else set(tags)
+        at_group = GROUP_AT[kind]
+        out: list[Row] = []
+        for i in ids:
+            row = view.by_id.get(i)
+            if row is None or (wanted_groups is not None and row[at_group] not in wanted_groups):
+                continue
+            if wanted_tags is not None:
+                have = row[3] if kind == "node" else (row[4],)
+                if wanted_tags.isdisjoint(have):
+                    continue
+            out.append(row)
+        return out
+
+    def plain_props(self, kind: Kind, rows: list[Row], at: int) -> list[dict[str, Any]]:
+        """:func:`~anatid_core.codec.decode_props_plain` of the props (at row position ``at``)
+        of these current rows of ``kind``. Each version's plain JSON text is kept from the first
+        such read until the version is replaced or dropped, so a repeated read of the whole
+        graph (Cognee's ``get_graph_data``) parses each record's props and does nothing else:
+        no tag replacement, no scan for long integers. Props of scalar values only (Cognee's
+        edges) are kept parsed, and each read gets a copy of the dict (a fifth of a parse);
+        others keep their plain text, the row's own string where it holds no tags. Memory:
+        see the module docstring."""
+        view = self.loaded(kind)
+        kept = view.plain if view is not None else {}
+        out: list[dict[str, Any]] = []
+        seen: dict[int, Plain] = {}
+        for row in rows:
+            plain = kept.get(row[0], _UNSEEN)
+            if plain is _UNSEEN:
+                props, seen[row[0]] = _first_plain(row[at])
+                out.append(props)
+            elif isinstance(plain, dict):
+                out.append(dict(plain))  # scalars only: a shallow copy is a whole copy
+            elif isinstance(plain, str):
+                out.append(loads_plain_json(plain))
+            else:
+                out.append(decode_props_plain(row[at]))
+        if seen and view is not None:
+            with self._lock:  # after_commit drops versions under it: keep only current ones
+                current = view.by_vid
+                kept.update((vid, text) for vid, text in seen.items() if vid in current)
+        return out
+
+    def _build(self, kind: Kind, limit: int) -> _KindView | None:
+        table = table_of(kind)
+        count = self._connection.query(f"SELECT count(*) FROM {table} WHERE tx_to IS NULL")
+        if int(count[0][0]) > limit:
+            return None
+        view = _KindView(kind)
+        for row in self._connection.query(
+            f"SELECT {cols_of(kind)}, r.chash FROM {table} r WHERE r.tx_to IS NULL"
+        ):
+            view.add(row)
+        return view
+
+    # --------------------------------------------------------------- kept in step by commits
+
+    def applied(self, changes: Changes) -> None:
+        """Add the rows the transaction inserted, then drop the versions it removed (a row
+        replaces its id's older row as it is added). A view not built yet is left alone: it
+        reads the tables, commit included, when used. The spaces it used become known."""
+        with self._lock:
+            self.spaces.update(changes.spaces)
+            for kind, view in list(self._views.items()):
+                removed = changes.removed(kind)
+                batches = changes.added(kind)
+                if not batches and not len(removed):
+                    continue
+                added = [
+                    row
+                    for batch in batches
+                    for row in current_rows(kind, batch.records, batch.vids, changes.time_us)
+                ]
+                if len(removed) + len(added) > RECENCY_EDITS:
+                    view.recency = None
+                for row in added:
+                    view.add(row)
+                view.remove_vids(removed.tolist())
+                if len(view.by_id) > int(self._limit()):
+                    del self._views[kind]
+                    self._too_big.add(kind)
+
+    def forget(self) -> None:
+        """Drop every view (each is built again on next use)."""
+        with self._lock:
+            self._views.clear()
+            self._too_big.clear()
+            self.spaces.clear()
+
+    def replaced(self) -> None:
+        """Compaction holds the file: the views are read again from the new file."""
+        self.forget()
+
+
+def current_rows(kind: Kind, rows: list[Prepared], vids: np.ndarray, tx_us: int) -> list[Row]:
+    """The rows just inserted, as ``SELECT {cols_of(kind)}, r.chash`` reads them back."""
+    out: list[Row] = []
+    for vid, p in zip(vids.tolist(), rows, strict=True):
+        i = p.item
+        space = i.space if p.vector is not None else None
+        if kind == "node":
+            head: tuple[Any, ...] = (vid, i.id, i.group, tuple(i.labels))  # type: ignore[union-attr]
+        else:
+            head = (vid, i.id, i.src, i.dst, i.rel, i.group)  # type: ignore[union-attr]
+        out.append(
+            (*head, i.name, i.text, p.props, space, p.valid_from, p.valid_to, tx_us, None, p.chash)
+        )
+    return out
+
+
+__all__ = ["CurrentRecords", "NodeTags", "Row", "current_rows", "row_id"]

@@ -1,0 +1,115 @@
+"""The registry: every structure derived from the file, and the one place that keeps them in step.
+
+A store has one :class:`Indexes` (its ``as_of`` views share it). It holds:
+
+==================  =============================================  ==============================
+index               what it holds                                  built / bounded
+==================  =============================================  ==============================
+``current``         every current record of each kind, by id,      per kind on first read;
+                    with label/name/endpoint/recency orders        ``SETTINGS["current_records
+                    (:mod:`~.current_records`)                     _limit"]`` records per kind
+``text``            the current postings of each kind, for BM25    per kind on first text search
+                    (:mod:`~.text`)
+``vectors``         a normalised matrix of each vector space's     per space on first vector
+                    current embeddings (:mod:`~.vectors`)          search of it
+``graphs``          the visible graph as integer arrays, per       on a whole-graph verb or the
+                    view and filters, with what is derived from    second walk at one version;
+                    it (walk index, record columns, communities)   ``GRAPH_ARRAYS``, ``WALKS``
+                    (:mod:`~.graph_arrays`, :mod:`~.walk_index`)
+==================  =============================================  ==============================
+
+It listens to the connection (:class:`~anatid_core.storage.connection.Listener`) and hands each
+change to every index (:class:`~anatid_core.indexes.base.Index`): a commit of this process, once,
+with its :class:`~anatid_core.storage.changes.Changes`; the file taken back from other processes,
+with the versions they ended (or, if they purged anything, as a drop of everything: a purged
+version leaves no row to catch up from); compaction replacing the file. A new derived structure
+is one :class:`Index` subclass registered in :meth:`Indexes.__init__`, nothing else.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import TypeVar
+
+import numpy as np
+
+from ..base.model import Kind
+from ..base.settings import SETTINGS
+from ..storage.changes import Changes
+from ..storage.connection import Connection
+from ..storage.rows import table_of
+from .base import Index
+from .current_records import CurrentRecords
+from .graph_arrays import GraphCache
+from .text import TextIndex
+from .vectors import VectorIndex
+
+I = TypeVar("I", bound=Index)  # noqa: E741
+
+KINDS: tuple[Kind, ...] = ("node", "edge")
+
+
+class Indexes:
+    """The derived structures of one store, kept in step with its file."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self._all: list[Index] = []
+        bulk = connection.bulk_load  # a bulk load reads nothing back: no records in memory
+        self.current = self.register(
+            CurrentRecords(connection, lambda: 0 if bulk else SETTINGS["current_records_limit"])
+        )
+        self.text = self.register(TextIndex(connection))
+        self.vectors = self.register(VectorIndex(connection))
+        self.graphs = self.register(GraphCache(connection))
+        connection.listen(self)
+
+    def register(self, index: I) -> I:
+        """Keep ``index`` in step with the file from now on; returns it."""
+        self._all.append(index)
+        return index
+
+    def consistent(self) -> AbstractContextManager[None]:
+        """Hold while reading an index and the rows it points at: no commit is published in
+        between (a commit and its index updates hold the publish lock for writing)."""
+        return self.connection.published.reading()
+
+    def forget(self) -> None:
+        """Drop every structure; each is built again from the tables on next use."""
+        for index in self._all:
+            index.forget()
+
+    # ------------------------------------------------------------- the connection's listener
+
+    def committed(self, changes: Changes) -> None:
+        if changes.emptied:  # purge_all: nothing built before it holds
+            self.forget()
+        for index in self._all:
+            index.applied(changes)
+
+    def caught_up(self, since_us: int, purged: bool) -> None:
+        if purged:
+            self.forget()
+            return
+        removed = {
+            kind: np.asarray(
+                [
+                    r[0]
+                    for r in self.connection.query(
+                        f"SELECT vid FROM {table_of(kind)} WHERE tx_to > ? ORDER BY vid",
+                        [since_us],
+                    )
+                ],
+                dtype=np.int64,
+            )
+            for kind in KINDS
+        }
+        for index in self._all:
+            index.caught_up(since_us, removed)
+
+    def replaced(self) -> None:
+        for index in self._all:
+            index.replaced()
+
+
+__all__ = ["Indexes"]

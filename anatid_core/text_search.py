@@ -1,0 +1,160 @@
+"""BM25 full text over our own postings table, written in the same transaction as the rows.
+
+DuckDB's ``fts`` extension is downloaded at run time and is not available offline, so anatid keeps
+its own postings: one row per (version, term) with the term frequency, plus each version's
+document length on the record row (:mod:`anatid_core.storage.terms`). Scores are Okapi BM25
+with Lucene's idf, ``ln(1 + (N - df + 0.5) / (df + 0.5))``, where N, df and the average document
+length are taken over every visible record of the kind (search filters do not change scores, as
+in Lucene). The current state is scored in the in-memory text index
+(:mod:`anatid_core.indexes.text`); a past view, and a reader inside its own transaction, score
+by SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from .base.errors import InvalidInput
+from .base.model import Hit, Kind
+from .hits import fetch_versions, top_with_ties
+from .indexes.current_records import CurrentRecords
+from .indexes.registry import Indexes
+from .indexes.text import BM25, Scored
+from .storage.connection import Connection
+from .storage.filters import SqlFilter
+from .storage.rows import Visibility, cols_of, item_from_row, table_of
+from .storage.terms import tokenize
+
+
+def bm25_search(
+    db: Connection,
+    indexes: Indexes,
+    vis: Visibility,
+    kind: Kind,
+    query: str,
+    k: int,
+    f: SqlFilter,
+    *,
+    groups: Iterable[str] | None = None,
+    labels: Iterable[str] | None = None,
+    only_tags: bool = False,
+) -> list[Hit]:
+    """BM25 top-k. ``groups``/``labels`` (an edge's labels are its rel) are also applied in the
+    in-memory index; ``only_tags`` says ``f`` filters on nothing else besides visibility."""
+    if not isinstance(query, str):
+        raise InvalidInput(f"query must be a str, got {type(query).__name__}")
+    if k < 0:
+        raise InvalidInput(f"k must be >= 0, got {k}")
+    terms = list(dict.fromkeys(tokenize(query)))
+    if not terms or k == 0:
+        return []
+    text = indexes.text
+    if vis.is_current and text.usable():
+        tags: tuple[list[str] | None, list[str] | None] | None = None
+        if only_tags:
+            tags = (_listed(groups), _listed(labels))
+            groups, labels = tags
+            indexes.current.view(
+                kind
+            )  # the winners' rows come from memory (built outside the lock)
+        while True:
+            text.load(kind)  # outside the publish lock: loading waits for writers
+            with indexes.consistent():
+                scored = text.search_loaded(kind, terms, groups, labels)
+                if scored is not None:  # else forgotten (purge_all) since: load it again
+                    final = only_tags and scored.complete
+                    return _materialise(
+                        db, indexes.current, kind, scored, k, f, final=final, tags=tags
+                    )
+    return _sql_search(db, vis, kind, terms, k, f)
+
+
+def _listed(values: Iterable[str] | None) -> list[str] | None:
+    return None if values is None else list(values)
+
+
+def _sql_search(
+    db: Connection, visibility: Visibility, kind: Kind, terms: list[str], k: int, f: SqlFilter
+) -> list[Hit]:
+    table = table_of(kind)
+    vis = visibility.sql("d", kind)
+    k1, b = BM25["k1"], BM25["b"]
+    sql = f"""
+        WITH vis AS (SELECT d.vid, d.doc_len FROM {table} d WHERE {vis}),
+        stats AS (SELECT count(*)::DOUBLE AS n, avg(doc_len)::DOUBLE AS avgdl FROM vis),
+        p AS (
+            SELECT p.vid, p.term, p.tf, vis.doc_len FROM postings p
+            JOIN vis ON vis.vid = p.vid
+            WHERE p.term IN (SELECT unnest(?::VARCHAR[]))
+        ),
+        df AS (SELECT term, count(*)::DOUBLE AS df FROM p GROUP BY term),
+        scored AS (
+            SELECT p.vid, sum(
+                ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
+                * p.tf * ({k1} + 1)
+                / (p.tf + {k1} * (1 - {b} + {b} * p.doc_len / stats.avgdl))
+            ) AS score
+            FROM p JOIN df ON df.term = p.term CROSS JOIN stats
+            GROUP BY p.vid
+        )
+        SELECT s.score, {cols_of(kind)} FROM scored s JOIN {table} r ON r.vid = s.vid
+        WHERE {f.sql()}
+        ORDER BY s.score DESC, r.id
+        LIMIT ?
+    """
+    rows = db.query(sql, [terms, *f.params, k])
+    return [
+        Hit(id=row[2], score=float(row[0]), item=item_from_row(kind, row[1:]), rank=i + 1)
+        for i, row in enumerate(rows)
+    ]
+
+
+def _materialise(
+    db: Connection,
+    current: CurrentRecords,
+    kind: Kind,
+    scored: Scored,
+    k: int,
+    f: SqlFilter,
+    *,
+    final: bool,
+    tags: tuple[list[str] | None, list[str] | None] | None = None,
+) -> list[Hit]:
+    """Walk the cache's ranking best-first, keeping candidates that pass the filters in SQL.
+
+    When the index applied every filter (``final``) its k best are the answer: fetch just those,
+    since each fetched row costs an index probe; otherwise fetch more per round.
+    """
+    vids, scores, ids = scored.vids, scored.scores, scored.ids
+    if len(vids) == 0:
+        return []
+    hits: list[Hit] = []
+    batch = k if final else max(4 * k, 64)
+    remaining = np.arange(len(vids))
+    while len(remaining) and len(hits) < k:
+        top = top_with_ties(scores[remaining], batch)
+        chunk = remaining[top]
+        mask = np.ones(len(remaining), dtype=bool)
+        mask[top] = False
+        remaining = remaining[mask]
+        score_of = {int(v): float(sc) for v, sc in zip(vids[chunk], scores[chunk], strict=True)}
+        for row in fetch_versions(
+            db, current, kind, [str(i) for i in ids[vids[chunk]]], score_of, f, tags
+        ):
+            if len(hits) == k:
+                break
+            hits.append(
+                Hit(
+                    id=row[1],
+                    score=score_of[row[0]],
+                    item=item_from_row(kind, row),
+                    rank=len(hits) + 1,
+                )
+            )
+        batch *= 4
+    return hits
+
+
+__all__ = ["bm25_search"]
