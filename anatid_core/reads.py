@@ -121,7 +121,7 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
 
     def _from_memory(self, kind: Kind, ids: list[str]) -> list[Item] | None:
         """The current records of ``ids`` (in order, missing ones left out) from the in-memory
-        view (:mod:`anatid_core.current`); None where SQL must answer (a past view, this
+        view (:mod:`anatid_core.indexes.current_records`); None where SQL must answer (a past view, this
         thread's own transaction, the view off or too big)."""
         current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
@@ -212,7 +212,7 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
     ) -> list[Item] | None:
         """``find_*(groups=..., where=[[Cond("valid_from", "<=", t)]], order_by="-valid_from",
         limit=n)``: the newest records valid from an instant on or before ``t`` (Graphiti's
-        ``retrieve_episodes``), from the in-memory recency order (:mod:`anatid_core.current`).
+        ``retrieve_episodes``), from the in-memory recency order (:mod:`anatid_core.indexes.current_records`).
         None where SQL answers: another query shape, a past view, this thread's transaction."""
         if order_by != "-valid_from" or not isinstance(limit, int) or limit <= 0 or offset != 0:
             return None
@@ -398,7 +398,7 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
         where: Where | None = None,
         graph_arm: GraphArm = "khop",
     ) -> list[RecallHit]:
-        """Fuse the text, vector and graph arms asked for (see :mod:`anatid_core.recall`).
+        """Fuse the text, vector and graph arms asked for (see :mod:`anatid_core.rank_fusion`).
 
         The graph arm ranks what lies around ``seeds``: by hop count within ``depth``
         (``graph_arm="khop"``, arm ``"graph"``), or by personalized PageRank from the seeds

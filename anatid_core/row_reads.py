@@ -2,7 +2,7 @@
 
 ``node_rows``/``edge_rows`` serve hosts that build their own shapes from a record's columns
 (Cognee's ``(id, {...})`` tuples): no model object per record, and props optionally straight
-into JSON values. The current state is read from the in-memory view (:mod:`anatid_core.current`)
+into JSON values. The current state is read from the in-memory view (:mod:`anatid_core.indexes.current_records`)
 where it can answer; every other read (a past view, this thread's transaction, the view off, a
 ``where`` filter on props) goes to SQL. Both paths return the same rows, in id order.
 """
@@ -94,7 +94,7 @@ class RowReads(_ReaderParts):
         ``groups``, carrying one of ``labels``, named one of ``names`` and passing ``where``
         (as :meth:`~anatid_core.reads.Reader.find_nodes` filters them), by id: a bulk read
         without :class:`Node` objects. ``plain_props`` gives props as plain JSON values
-        (:func:`~anatid_core.codec.decode_props_plain`) instead of the exact types."""
+        (:func:`~anatid_core.base.codec.decode_props_plain`) instead of the exact types."""
         wanted, chosen = _listed(groups), _listed(ids)
         labels, names = _listed(labels), _listed(names)
         f = self._filter(  # checks the arguments first

@@ -57,7 +57,7 @@ class Store(Eraser, Reader):
         ``memory_limit`` caps DuckDB's buffer memory for this store (e.g. ``"512MB"``; DuckDB's
         default is 80% of RAM). ``bulk_load`` suits a process that fills the file in large
         writes and then closes it: the file is checkpointed at close only, and no current
-        records are kept in memory (:meth:`anatid_core.connection.Connection.open`).
+        records are kept in memory (:meth:`anatid_core.storage.connection.Connection.open`).
         """
         return cls(
             Connection.open(
@@ -127,7 +127,7 @@ class Store(Eraser, Reader):
         return View.over(self, tx_time, valid_time, scope)
 
     def scoped(self, scope: Scope) -> View:
-        """A read-only view of the current state inside ``scope`` (:mod:`anatid_core.scope`)."""
+        """A read-only view of the current state inside ``scope`` (:mod:`anatid_core.storage.scope`)."""
         if not isinstance(scope, Scope):
             raise InvalidInput(f"scope must be a Scope, got {type(scope).__name__}")
         return self.as_of(scope=scope)

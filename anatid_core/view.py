@@ -16,7 +16,7 @@ from .storage.scope import Scope
 
 class View(Reader):
     """Every read verb of the store, seeing the versions of one instant (and, with a
-    ``scope``, only what its wall lets through: :mod:`anatid_core.scope`). Writes raise."""
+    ``scope``, only what its wall lets through: :mod:`anatid_core.storage.scope`). Writes raise."""
 
     def __init__(
         self,

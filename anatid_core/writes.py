@@ -63,7 +63,7 @@ class Writer:
 
         With ``idempotency_key``, a retry of the same payload writes nothing and returns the
         first call's result; the key with another payload is ``IdempotencyConflict``
-        (:mod:`anatid_core.idempotency`)."""
+        (:mod:`anatid_core.storage.idempotency`)."""
         given = prepare_all(nodes, "node")
         key = None if idempotency_key is None else idempotency.check_key(idempotency_key)
         prepared = dedupe(given)

@@ -3,7 +3,7 @@
 Names are ids (of records, and the ``src``/``dst``/seeds/node ids that refer to them), labels,
 rel types, groups, vector space names and the property keys of ``where``/``order_by``. Each is
 checked before any SQL is built, the same way on every verb, so a bad one is an
-:class:`~anatid_core.errors.InvalidInput` that names the argument, never DuckDB's own error:
+:class:`~anatid_core.base.errors.InvalidInput` that names the argument, never DuckDB's own error:
 
 ==================================  =======  ======================================================
 name                                empty    rule
@@ -19,8 +19,8 @@ property key in ``where``/order_by  refused  each dotted key valid Unicode witho
 A list argument (``groups=``, ``labels=``, ...) must be a list: a single string is refused
 rather than read as its characters. Quotes, backslashes and text that looks like SQL are ordinary
 characters in every name and round-trip: names travel as bound parameters (a property path as
-the JSON path :func:`anatid_core.filters.json_path` quotes), except the names of a scope, which
-are spliced as SQL literals with their quotes doubled (:mod:`anatid_core.scope`).
+the JSON path :func:`anatid_core.storage.filters.json_path` quotes), except the names of a scope, which
+are spliced as SQL literals with their quotes doubled (:mod:`anatid_core.storage.scope`).
 
 Property keys *written* in ``props`` are values: valid Unicode without NUL, of any length; one
 longer than ``MAX_ID_LENGTH`` is stored but cannot be filtered on.

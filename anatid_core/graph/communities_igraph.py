@@ -1,6 +1,6 @@
 """Communities through igraph's Leiden, in C (the optional ``graph`` extra; issue 17).
 
-The plain Louvain of :mod:`anatid_core.communities` runs its local moves in Python: at 100,000
+The plain Louvain of :mod:`anatid_core.graph.communities` runs its local moves in Python: at 100,000
 nodes / 300,000 edges that takes minutes, against the issue's 5 s. igraph's
 ``community_leiden`` with the modularity objective does it in C, and Leiden also never leaves a
 community internally disconnected, as Louvain may. igraph's own Louvain

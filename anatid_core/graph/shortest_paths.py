@@ -1,6 +1,6 @@
 """Shortest paths between two nodes, by bidirectional breadth-first search (issue 17).
 
-Both ends grow one hop at a time over the visible adjacency (:mod:`anatid_core.adjacency`), the
+Both ends grow one hop at a time over the visible adjacency (:mod:`anatid_core.graph.adjacency`), the
 smaller frontier first, so a path of length d costs about two searches of depth d/2 instead of
 one of depth d: at 1M nodes and 2.3M edges, endpoints 4 hops apart meet after two small hops from
 each side. Whatever the reader cannot see (a past instant, a scope's wall) is never entered.
@@ -160,7 +160,7 @@ class PathReads(AdjacencyReads, _Records):
     def _walk(
         self, rels: list[str] | None, groups: list[str] | None, labels: list[str] | None
     ) -> Walk | None:
-        """A walk over the in-memory index of the visible graph (:mod:`anatid_core.walk_index`)
+        """A walk over the in-memory index of the visible graph (:mod:`anatid_core.indexes.walk_index`)
         where it may answer: not with ``groups``/``labels`` (they bound the inner nodes only,
         which the index does not know). ``rels`` are checked names."""
         if groups is not None or labels is not None:
@@ -224,7 +224,7 @@ class PathReads(AdjacencyReads, _Records):
         self, kind: Kind, ids: list[str], walk: Walk, rows: Callable[[list[str]], list[int]]
     ) -> dict[str, Any]:
         """The records a walk over the index went through, by id
-        (:func:`~anatid_core.walk_index.walked_items`; ``rows(ids)``: their visible versions)."""
+        (:func:`~anatid_core.indexes.walk_index.walked_items`; ``rows(ids)``: their visible versions)."""
         if not ids:
             return {}
         found = walked_items(

@@ -51,7 +51,7 @@ from .base import Index
 
 
 class _Connection(Protocol):
-    """What the view needs of :class:`~anatid_core.connection.Connection` (which owns it)."""
+    """What the view needs of :class:`~anatid_core.storage.connection.Connection` (which owns it)."""
 
     @property
     def write_lock(self) -> AbstractContextManager[Any]: ...
@@ -65,7 +65,7 @@ class _Connection(Protocol):
 
 #: What the view keeps of a version's props for plain reads: its props parsed when every value
 #: is a scalar (a dict copy is a whole copy), else its plain JSON text
-#: (:func:`~anatid_core.codec.plain_json`), or None: only the full decoder reads them.
+#: (:func:`~anatid_core.base.codec.plain_json`), or None: only the full decoder reads them.
 Plain = dict[str, Any] | str | None
 
 #: A version whose plain props are not kept yet.
@@ -362,7 +362,7 @@ class CurrentRecords(Index):
         return out
 
     def plain_props(self, kind: Kind, rows: list[Row], at: int) -> list[dict[str, Any]]:
-        """:func:`~anatid_core.codec.decode_props_plain` of the props (at row position ``at``)
+        """:func:`~anatid_core.base.codec.decode_props_plain` of the props (at row position ``at``)
         of these current rows of ``kind``. Each version's plain JSON text is kept from the first
         such read until the version is replaced or dropped, so a repeated read of the whole
         graph (Cognee's ``get_graph_data``) parses each record's props and does nothing else:
@@ -386,7 +386,7 @@ class CurrentRecords(Index):
             else:
                 out.append(decode_props_plain(row[at]))
         if seen and view is not None:
-            with self._lock:  # after_commit drops versions under it: keep only current ones
+            with self._lock:  # applied() drops versions under it: keep only current ones
                 current = view.by_vid
                 kept.update((vid, text) for vid, text in seen.items() if vid in current)
         return out

@@ -91,7 +91,7 @@ class Indexes:
         if purged:
             self.forget()
             return
-        removed = {
+        removed: dict[Kind, np.ndarray] = {
             kind: np.asarray(
                 [
                     r[0]

@@ -166,14 +166,9 @@ class VectorIndex(Index):
         """Append the embeddings the transaction inserted to their spaces' matrices, then
         drop the versions it removed from every space of their kind."""
         for (kind, space), m in self._spaces.items():
-            for added in changes.added(kind):
-                found = added.embeddings.get(space)
-                if found is None:
-                    continue
-                positions, mat = found
-                records = [added.records[i] for i in positions.tolist()]
+            for vids, mat, records in changes.embedded(kind, space):
                 m.append(
-                    added.vids[positions],
+                    vids,
                     mat,
                     [p.item.group for p in records],
                     [p.item.id for p in records],

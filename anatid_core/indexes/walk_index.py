@@ -2,7 +2,7 @@
 
 ``shortest_path`` grows a few small frontiers. Read through SQL, each hop is a query (on duckdb
 2.0 a scan of the edge table: ~150 ms a path at 100k edges); read from the visible graph's arrays
-(:mod:`anatid_core.graph_arrays`) it is a few slices of two sorted arrays (out-edges and
+(:mod:`anatid_core.indexes.graph_arrays`) it is a few slices of two sorted arrays (out-edges and
 in-edges of every node). The index is derived from a :class:`GraphArrays` and kept in its
 ``derived`` results, so it has the same cache key (visibility, scope, rels) and goes with it at
 the next write.
@@ -120,7 +120,7 @@ def graph_items(
 ) -> list[Item]:
     """The records of versions ``vids`` (visible versions of ``graph``'s nodes or edges), in
     that order: from the graph's :class:`RecordColumns` (loaded on first use), or by row
-    (:func:`~anatid_core.rows.items_by_vid`) past ``WALKS['record_rows']``."""
+    (:func:`~anatid_core.storage.rows.items_by_vid`) past ``WALKS['record_rows']``."""
     columns = record_columns(connection, graph, kind)
     rows = None if columns is None else columns.rows(vids)
     if rows is None:

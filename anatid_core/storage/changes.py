@@ -86,6 +86,21 @@ class Changes:
         transaction is among them and among :meth:`removed` as well: apply additions first."""
         return [a for a in self._added if a.kind == kind]
 
+    def embedded(
+        self, kind: Kind, space: str
+    ) -> list[tuple[np.ndarray, np.ndarray, list[Prepared]]]:
+        """The embeddings of vector space ``space`` the transaction inserted, per insertion:
+        (version ids, float32 rows, the records carrying them). A removed version is noted by
+        kind only (its space is not looked up): an index of one space drops those it holds."""
+        out = []
+        for added in self.added(kind):
+            found = added.embeddings.get(space)
+            if found is not None:
+                positions, matrix = found
+                records = [added.records[i] for i in positions.tolist()]
+                out.append((added.vids[positions], matrix, records))
+        return out
+
     def removed(self, kind: Kind) -> np.ndarray:
         """The version ids of ``kind`` that stopped being current, sorted."""
         found = self._sorted.get(kind)

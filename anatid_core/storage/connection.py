@@ -353,7 +353,7 @@ class Connection:
         self.path = path
         self.read_only = read_only
         #: Permission bits the store file denies to group and others: no file DuckDB creates
-        #: beside it (its WAL) may grant them (anatid_core.filemode).
+        #: beside it (its WAL) may grant them (anatid_core.storage.filemode).
         self.file_mask = 0 if path == ":memory:" else creation_mask(path)
         #: Held by the writing thread for a whole transaction, and while an index loads.
         self.write_lock = threading.RLock()
@@ -391,7 +391,7 @@ class Connection:
     ) -> Connection:
         """Open (creating if needed) a store file; ``":memory:"`` is a private in-memory one.
 
-        A file is shared with other processes through a lease (:mod:`anatid_core.lease`): this
+        A file is shared with other processes through a lease (:mod:`anatid_core.storage.lease`): this
         waits until the file is free for us (``LEASE['timeout']``, then ``StoreLocked``).
 
         ``bulk_load``: for a process that fills a file in large writes and then closes it (e.g.

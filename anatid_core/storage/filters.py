@@ -2,7 +2,7 @@
 
 Values, names and the JSON paths of property keys (:func:`json_path`) always travel as
 parameters; only column names and operators we chose ourselves are spliced into the SQL text.
-Every name is checked by the rules of :mod:`anatid_core.identifiers` first.
+Every name is checked by the rules of :mod:`anatid_core.base.identifiers` first.
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ def page_sql(limit: int | None, offset: int) -> tuple[str, list[int]]:
 
 def json_path(dotted: str, *extra: str, what: str = "a property path") -> str:
     """``a.b`` -> ``$."a"."b"``, a JSON path to bind as a parameter (``what`` names the
-    argument in messages). The keys are checked (:func:`~anatid_core.identifiers.prop_keys`)
+    argument in messages). The keys are checked (:func:`~anatid_core.base.identifiers.prop_keys`)
     and each is quoted, backslash and double quote escaped, so a key may hold any character
     but the dot that separates keys."""
     quoted = []

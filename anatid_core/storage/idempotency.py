@@ -2,9 +2,9 @@
 
 A write verb given ``idempotency_key=`` looks the key up inside its own transaction. Unknown: the
 write runs and the key is recorded in the same transaction, with a digest of the exact payload,
-the ids of the records it named and the :class:`~anatid_core.model.WriteResult`. Known with the
+the ids of the records it named and the :class:`~anatid_core.base.model.WriteResult`. Known with the
 same digest: nothing is written and the recorded result is returned. Known with another digest:
-:class:`~anatid_core.errors.IdempotencyConflict`.
+:class:`~anatid_core.base.errors.IdempotencyConflict`.
 
 The check and the record are in one transaction, and a transaction holds the file alone (other
 processes wait for the lease, other threads for the write lock), so of several writers racing

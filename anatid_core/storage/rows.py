@@ -18,7 +18,7 @@ EDGE_COLS = "r.vid, r.id, r.src, r.dst, r.rel, r.grp, r.name, r.text, r.props, r
 @dataclass(frozen=True)
 class Visibility:
     """Which versions a read sees: current ones, or those of a past instant; and, with a
-    ``scope``, only the records inside its wall (:mod:`anatid_core.scope`)."""
+    ``scope``, only the records inside its wall (:mod:`anatid_core.storage.scope`)."""
 
     tx_us: int | None = None
     valid_us: int | None = None

@@ -7,7 +7,7 @@ lists, counts, searches, expansion, paths, degrees) sees that smaller graph and 
 no traversal can cross a hidden node and no result can name one.
 
 The predicate is compiled to SQL with the names quoted as literals, single quotes doubled (they
-are checked names, :mod:`anatid_core.identifiers`, and a visibility predicate carries no
+are checked names, :mod:`anatid_core.base.identifiers`, and a visibility predicate carries no
 parameters); the in-memory fast paths of the current state never answer for a scoped reader
 (:attr:`Visibility.is_current` is false for it).
 """

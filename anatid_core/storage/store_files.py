@@ -1,7 +1,7 @@
 """Removing a store file from disk, with the files that sit beside it.
 
 A store is more than its file: DuckDB's WAL (``FILE.wal``, present while the file is open or after
-a crash) and the lease's two lock files (:func:`anatid_core.lease.lease_files`). A host that
+a crash) and the lease's two lock files (:func:`anatid_core.storage.lease.lease_files`). A host that
 deletes a database (a dataset's file, say) wants all of them gone, and never from under a
 process that still uses the file: its writes would go to a file nobody can open again, and a
 WAL left behind would be replayed into a new file of the same name.

@@ -2,7 +2,7 @@
 
 A process that is alone keeps its DuckDB connection open and pays for sharing only a counter per
 operation and a watcher thread that looks, every few milliseconds, whether another process waits
-for the :class:`~anatid_core.lease.Lease`. When one does, the file is handed over as soon as no
+for the :class:`~anatid_core.storage.lease.Lease`. When one does, the file is handed over as soon as no
 operation of this process is running (operations in flight finish first; new ones wait): the
 connection is closed (DuckDB commits nothing here: every transaction is already committed or
 rolled back by then), the lease released. The next operation takes the lease back, reopens the
@@ -42,10 +42,10 @@ WATCH: dict[str, float] = {
 
 
 class WouldWait(Exception):
-    """Raised by a read run under :meth:`~anatid_core.connection.Connection.without_waiting`
+    """Raised by a read run under :meth:`~anatid_core.storage.connection.Connection.without_waiting`
     that cannot be answered from memory at once: it would query the file, wait for it (another
     process has it, a handover or a compaction is under way) or wait for a writer. Not an
-    :class:`~anatid_core.errors.AnatidError`: nothing failed, the caller runs the read again
+    :class:`~anatid_core.base.errors.AnatidError`: nothing failed, the caller runs the read again
     the usual way (on a worker thread)."""
 
 
@@ -327,7 +327,7 @@ def in_turn(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Run the method ``fn`` inside ``self.connection.turn()``.
 
     Every verb passes here, so this is where a DuckDB error that says the file is damaged or
-    the storage failed becomes an anatid error (:func:`~anatid_core.dberrors.read_error`):
+    the storage failed becomes an anatid error (:func:`~anatid_core.storage.dberrors.read_error`):
     DuckDB reads blocks lazily, and a read meets damage that opening did not (issue 32)."""
 
     @functools.wraps(fn)

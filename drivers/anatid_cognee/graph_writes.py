@@ -68,7 +68,7 @@ class GraphWrites(StoreBacked):
         the same transaction."""
         if not nodes:
             return
-        with gc_paused():  # a pydantic dump per node: see anatid_core.prepare.prepare_all
+        with gc_paused():  # a pydantic dump per node: see anatid_core.storage.prepare.prepare_all
             fields = [node_fields(n) for n in nodes]
         by_id = {str(f.get("id", "")): f for f in fields}
         key = str(source_ref_key) if source_ref_key is not None else None

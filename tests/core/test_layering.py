@@ -1,9 +1,19 @@
-"""The house's structure: what the core imports, and how the packages import each other.
+"""The house's structure: what the core imports, how its folders stack, and where it ends.
 
 The import graph is read from the source with ``ast``: every import statement counts, those under
 ``if TYPE_CHECKING:`` and inside functions included, since a cycle there is still a cycle for a
 reader (and for the type checker). Importing ``a.b.c`` also imports the packages ``a`` and ``a.b``
 (their ``__init__``) unless the importing module lives inside them already.
+
+The rules (docs/architecture.md draws them):
+
+* no import cycle among the modules of any package;
+* the core's folders are layers, bottom to top ``base``, ``storage``, ``indexes``, ``graph``,
+  then the API at the package root: a module imports its own layer and those below, never one
+  above (``base`` is what every layer may import: errors, records, codecs, name rules);
+* the drivers, ``anatid-migrate`` and the ``anatid`` command (``anatid_core.cli``) import only the
+  names in ``anatid_core.__all__``: the public boundary;
+* no module uses a private name of another core module.
 """
 
 from __future__ import annotations
@@ -256,5 +266,165 @@ def test_only_the_cli_imports_the_cli() -> None:
         if not (module.name == CLI or module.name.startswith(CLI + "."))
         for imp in _imports(module)
         if imp.target == CLI or imp.target.startswith(CLI + ".")
+    ]
+    assert offenders == []
+
+
+# ---------------------------------------------------------------------------- the layers
+
+#: The core's folders, bottom to top; ``api`` is the package root. A module may import its own
+#: layer and the layers below it, never one above.
+LAYERS = ("base", "storage", "indexes", "graph", "api")
+#: The modules at the package root: the API (the store, its views and verbs), nothing else.
+API = {
+    "anatid_core",
+    "anatid_core.eraser",
+    "anatid_core.hits",
+    "anatid_core.rank_fusion",
+    "anatid_core.reads",
+    "anatid_core.restore",
+    "anatid_core.retry",
+    "anatid_core.row_reads",
+    "anatid_core.store",
+    "anatid_core.text_search",
+    "anatid_core.vector_search",
+    "anatid_core.view",
+    "anatid_core.writes",
+}
+
+
+def _layer(name: str) -> str | None:
+    """The layer of a core module (None outside the core, "cli" for the command line)."""
+    parts = name.split(".")
+    if parts[0] != "anatid_core":
+        return None
+    if len(parts) > 1 and parts[1] == "cli":
+        return "cli"
+    if len(parts) > 1 and parts[1] in LAYERS:
+        return parts[1]
+    return "api"
+
+
+def _upward(module: Module) -> Iterator[str]:
+    """The imports of ``module`` that reach a layer above its own."""
+    own = _layer(module.name)
+    if own not in LAYERS:
+        return
+    for target in sorted(_edges(module)):
+        layer = _layer(target)
+        if layer in LAYERS and LAYERS.index(layer) > LAYERS.index(own):
+            yield f"{module.name} ({own}) imports {target} ({layer}, above {own})"
+
+
+def test_the_layer_walk_sees_an_import_from_above() -> None:
+    source = (
+        "from ..base.errors import InvalidInput\n"
+        "from .rows import Visibility\n"
+        "from ..indexes.text import TextIndex\n"
+        "from .. import store\n"
+    )
+    probe = Module("anatid_core.storage.probe", Path("probe.py"), False, ast.parse(source))
+    assert list(_upward(probe)) == [
+        "anatid_core.storage.probe (storage) imports anatid_core.indexes (indexes, above storage)",
+        "anatid_core.storage.probe (storage) imports anatid_core.indexes.text (indexes, above "
+        "storage)",
+        "anatid_core.storage.probe (storage) imports anatid_core.store (api, above storage)",
+    ]
+    assert _layer("anatid_core") == "api" and _layer("anatid_core.graph.pagerank") == "graph"
+
+
+def test_every_core_module_sits_in_its_layer_folder() -> None:
+    at_root = {name for name in MODULES if _layer(name) == "api"}
+    assert sorted(at_root - API) == []  # a module of a layer belongs in its folder
+    folders = {
+        name.split(".")[1]
+        for name, module in MODULES.items()
+        if _layer(name) is not None and module.is_package and name.count(".") == 1
+    }
+    assert folders == {*LAYERS[:-1], "cli"}
+
+
+def test_each_folder_says_what_lives_there_and_what_it_may_import() -> None:
+    for folder in (*LAYERS[:-1], "cli"):
+        module = MODULES[f"anatid_core.{folder}"]
+        doc = ast.get_docstring(module.tree) or ""
+        assert doc, f"{module.path} has no docstring"
+        if folder != "cli":
+            assert "May import:" in doc, f"{module.path} does not say what it may import"
+            # Only its docstring: importing a folder loads none of its modules.
+            assert [type(n) for n in module.tree.body] == [ast.Expr], module.path
+
+
+def test_no_module_imports_a_layer_above_its_own() -> None:
+    offenders = [use for module in MODULES.values() for use in _upward(module)]
+    assert offenders == []
+
+
+# ---------------------------------------------------------------------------- the boundary
+
+#: What the drivers, anatid-migrate and the command line may import from the core.
+PUBLIC = frozenset(anatid_core.__all__)
+#: The clients of the core: everything that is not the core, and the core's own command line.
+CLIENTS = tuple(name for name in PACKAGES if name != "anatid_core") + (CLI,)
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _reaching_in(module: Module) -> Iterator[str]:
+    """Where ``module`` uses a name of the core that is not in ``anatid_core.__all__``: an
+    import of one of its modules, of a name it does not list, or an attribute of the package."""
+    bound: set[str] = set()  # local names of the anatid_core package itself
+    for node in ast.walk(module.tree):
+        where = f"{module.name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "anatid_core":
+                    bound.add(alias.asname or alias.name)
+                elif alias.name.startswith("anatid_core."):
+                    yield f"{where} imports {alias.name}"
+                    if alias.asname is None:
+                        bound.add("anatid_core")
+        elif isinstance(node, ast.ImportFrom):
+            target = _absolute(module, node)
+            if target.startswith("anatid_core.") and _layer(target) != "cli":
+                yield f"{where} imports from {target}"
+            elif target == "anatid_core":
+                for alias in node.names:
+                    if alias.name not in PUBLIC and not _dunder(alias.name):
+                        yield f"{where} imports anatid_core.{alias.name}"
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in bound and node.attr not in PUBLIC and not _dunder(node.attr):
+                yield f"{module.name}:{node.lineno} uses anatid_core.{node.attr}"
+
+
+def test_the_boundary_walk_sees_every_way_in() -> None:
+    source = (
+        "import anatid_core\n"
+        "import anatid_core as core\n"
+        "import anatid_core.storage.lease\n"
+        "from anatid_core import Store, compaction, __version__\n"
+        "from anatid_core.base.codec import encode_props\n"
+        "anatid_core.Store\n"
+        "core.SETTINGS\n"
+        "core.storage\n"
+    )
+    probe = Module("anatid_graphiti.probe", Path("probe.py"), False, ast.parse(source))
+    assert [use.split(" ", 1)[1] for use in _reaching_in(probe)] == [
+        "imports anatid_core.storage.lease",
+        "imports anatid_core.compaction",
+        "imports from anatid_core.base.codec",
+        "uses anatid_core.storage",
+    ]
+
+
+def test_drivers_migrate_and_cli_use_only_the_public_names_of_the_core() -> None:
+    offenders = [
+        use
+        for name, module in MODULES.items()
+        if any(name == client or name.startswith(client + ".") for client in CLIENTS)
+        for use in _reaching_in(module)
     ]
     assert offenders == []
