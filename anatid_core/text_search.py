@@ -56,9 +56,8 @@ def bm25_search(
         if only_tags:
             tags = (_listed(groups), _listed(labels))
             groups, labels = tags
-            indexes.current.view(
-                kind
-            )  # the winners' rows come from memory (built outside the lock)
+            # The winners' rows come from memory (built here, outside the publish lock).
+            indexes.current.view(kind)
         while True:
             text.load(kind)  # outside the publish lock: loading waits for writers
             with indexes.consistent():

@@ -51,7 +51,7 @@ from .base import Index
 
 
 class _Connection(Protocol):
-    """What the view needs of :class:`~anatid_core.storage.connection.Connection` (which owns it)."""
+    """What the records need of :class:`~anatid_core.storage.connection.Connection`."""
 
     @property
     def write_lock(self) -> AbstractContextManager[Any]: ...

@@ -89,3 +89,32 @@ def test_relative_links_point_at_files(page: Path) -> None:
         if "://" not in target and not (page.parent / target).exists()
     ]
     assert missing == [], f"{page.relative_to(ROOT)} links to missing files: {missing}"
+
+
+#: The drawing of the core's modules in docs/architecture.md: the block after this marker.
+MODULES_DRAWING = re.compile(r"<!-- modules -->\s*\n```\n(.*?)\n```", re.S)
+#: A line of the drawing that starts a folder's part: its name at the start of the line.
+FOLDER_LINE = re.compile(r"^(cli/|\(root\)|graph/|indexes/|storage/|base/)\s")
+
+
+def test_the_architecture_drawing_names_every_module_in_its_folder() -> None:
+    found = MODULES_DRAWING.search((ROOT / "docs" / "architecture.md").read_text("utf-8"))
+    assert found is not None, "docs/architecture.md lost its <!-- modules --> drawing"
+    named: dict[str, set[str]] = {}
+    folder = None
+    for line in found.group(1).splitlines():
+        start = FOLDER_LINE.match(line)
+        if start:
+            folder = start.group(1).rstrip("/")
+        elif not line.startswith(" " * 12):
+            folder = None  # an arrow, or the clients above the core
+        if folder is not None:
+            named.setdefault(folder, set()).update(re.findall(r"\b[a-z_]+\b", line))
+    core = ROOT / "anatid_core"
+    missing = []
+    for path in sorted(core.rglob("*.py")):
+        parts = path.relative_to(core).parts
+        folder = "(root)" if len(parts) == 1 else parts[0]
+        if path.stem != "__init__" and path.stem not in named.get(folder, set()):
+            missing.append(f"{folder}: {path.stem}")
+    assert missing == []
