@@ -37,8 +37,9 @@ import duckdb
 
 from ..base.errors import StorageError
 from . import receipts
-from .connection import CATALOG, Connection, attach, detach
+from .connection import Connection
 from .dberrors import first_line, read_error, storage_failure
+from .opening import CATALOG, attach, detach
 from .sql import run
 
 #: Tunables, readable at a glance.

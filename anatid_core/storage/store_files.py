@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 
 from ..base.errors import InvalidInput, StoreLocked
-from .connection import claim, release, resolve
 from .lease import Lease, lease_files
+from .opening import claim, release, resolve
 
 
 def store_files(path: str | os.PathLike[str]) -> list[str]:
