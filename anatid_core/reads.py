@@ -120,8 +120,8 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
         return [by_id[i] for i in dict.fromkeys(wanted) if i in by_id]
 
     def _from_memory(self, kind: Kind, ids: list[str]) -> list[Item] | None:
-        """The current records of ``ids`` (in order, missing ones left out) from the in-memory
-        view (:mod:`anatid_core.indexes.current_records`); None where SQL must answer (a past view, this
+        """The current records of ``ids`` (in order, missing ones left out) from the in-memory view
+        (:mod:`anatid_core.indexes.current_records`); None where SQL must answer (a past view, this
         thread's own transaction, the view off or too big)."""
         current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
@@ -212,8 +212,9 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
     ) -> list[Item] | None:
         """``find_*(groups=..., where=[[Cond("valid_from", "<=", t)]], order_by="-valid_from",
         limit=n)``: the newest records valid from an instant on or before ``t`` (Graphiti's
-        ``retrieve_episodes``), from the in-memory recency order (:mod:`anatid_core.indexes.current_records`).
-        None where SQL answers: another query shape, a past view, this thread's transaction."""
+        ``retrieve_episodes``), from the in-memory recency order
+        (:mod:`anatid_core.indexes.current_records`). None where SQL answers: another query shape, a
+        past view, this thread's transaction."""
         if order_by != "-valid_from" or not isinstance(limit, int) or limit <= 0 or offset != 0:
             return None
         bound = _valid_from_bound(where)

@@ -1,10 +1,11 @@
 """Bulk reads as plain rows, without Node/Edge objects (mixed into Reader; issue 16).
 
 ``node_rows``/``edge_rows`` serve hosts that build their own shapes from a record's columns
-(Cognee's ``(id, {...})`` tuples): no model object per record, and props optionally straight
-into JSON values. The current state is read from the in-memory view (:mod:`anatid_core.indexes.current_records`)
-where it can answer; every other read (a past view, this thread's transaction, the view off, a
-``where`` filter on props) goes to SQL. Both paths return the same rows, in id order.
+(Cognee's ``(id, {...})`` tuples): no model object per record, and props optionally straight into
+JSON values. The current state is read from the in-memory view
+(:mod:`anatid_core.indexes.current_records`) where it can answer; every other read (a past view,
+this thread's transaction, the view off, a ``where`` filter on props) goes to SQL. Both paths return
+the same rows, in id order.
 """
 
 from __future__ import annotations

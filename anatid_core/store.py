@@ -127,7 +127,8 @@ class Store(Eraser, Reader):
         return View.over(self, tx_time, valid_time, scope)
 
     def scoped(self, scope: Scope) -> View:
-        """A read-only view of the current state inside ``scope`` (:mod:`anatid_core.storage.scope`)."""
+        """A read-only view of the current state inside ``scope``
+        (:mod:`anatid_core.storage.scope`)."""
         if not isinstance(scope, Scope):
             raise InvalidInput(f"scope must be a Scope, got {type(scope).__name__}")
         return self.as_of(scope=scope)

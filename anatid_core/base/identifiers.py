@@ -18,8 +18,8 @@ property key in ``where``/order_by  refused  each dotted key valid Unicode witho
 
 A list argument (``groups=``, ``labels=``, ...) must be a list: a single string is refused
 rather than read as its characters. Quotes, backslashes and text that looks like SQL are ordinary
-characters in every name and round-trip: names travel as bound parameters (a property path as
-the JSON path :func:`anatid_core.storage.filters.json_path` quotes), except the names of a scope, which
+characters in every name and round-trip: names travel as bound parameters (a property path as the
+JSON path :func:`anatid_core.storage.filters.json_path` quotes), except the names of a scope, which
 are spliced as SQL literals with their quotes doubled (:mod:`anatid_core.storage.scope`).
 
 Property keys *written* in ``props`` are values: valid Unicode without NUL, of any length; one

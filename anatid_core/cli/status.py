@@ -1,7 +1,7 @@
 """Exit statuses of ``anatid``, and the error the command line raises for its own bad input.
 
-:class:`CommandError` stays in the CLI rather than in :mod:`anatid_core.base.errors`: it carries an exit
-status, a notion only a command line has, and it never crosses the library's surface (no driver
+:class:`CommandError` stays in the CLI rather than in :mod:`anatid_core.base.errors`: it carries an
+exit status, a notion only a command line has, and it never crosses the library's surface (no driver
 maps it, no library caller can meet it). The core's own errors (:class:`anatid_core.AnatidError`)
 are mapped onto the same statuses in one place, :func:`anatid_core.cli.app.main`.
 """

@@ -2,7 +2,8 @@
 
 Shortest paths, explanations, hub counts, PageRank and communities all need the same thing: which
 edges join which nodes *for this reader* — the current state or an ``as_of`` instant, inside a
-scope's wall (:mod:`anatid_core.storage.scope`) — without decoding props or building records. Two ways in:
+scope's wall (:mod:`anatid_core.storage.scope`) — without decoding props or building records. Two
+ways in:
 
 * :meth:`AdjacencyReads.adjacency` gives the whole visible graph (an :class:`Adjacency`);
 * :meth:`AdjacencyReads.edge_refs` gives the edges at some nodes (one hop), for walks that stop
@@ -10,8 +11,8 @@ scope's wall (:mod:`anatid_core.storage.scope`) — without decoding props or bu
 
 An edge is in the adjacency only if both its endpoints are visible nodes (with a scope that is
 already the edge's visibility; without one it also drops edges left pointing at nodes that are
-not visible at the instant, so that no walk passes through a node it could not show).
-The current, unscoped state is answered from the in-memory records (:mod:`anatid_core.indexes.current_records`)
+not visible at the instant, so that no walk passes through a node it could not show). The current,
+unscoped state is answered from the in-memory records (:mod:`anatid_core.indexes.current_records`)
 when they are loaded; anything else by SQL through the reader's visibility predicate.
 """
 

@@ -244,8 +244,8 @@ class NeighbourhoodReads(RecordReads):
         self, seed_ids: list[str], depth: int, direction: str, rels: Iterable[str] | None
     ) -> Subgraph | None:
         """:meth:`_expand_in_one_query` over the in-memory index of the visible graph
-        (:mod:`anatid_core.indexes.walk_index`), its records from the in-memory current records or the
-        graph's record columns; None where SQL answers. At 1M nodes / 2.3M edges the two SQL
+        (:mod:`anatid_core.indexes.walk_index`), its records from the in-memory current records or
+        the graph's record columns; None where SQL answers. At 1M nodes / 2.3M edges the two SQL
         steps cost ~5 ms where the walk costs well under one (issue 16)."""
         index = index_for_walk(self.indexes.graphs, self.visibility, rels)
         if index is None:

@@ -1,7 +1,7 @@
 """Shortest paths between two nodes, by bidirectional breadth-first search (issue 17).
 
-Both ends grow one hop at a time over the visible adjacency (:mod:`anatid_core.graph.adjacency`), the
-smaller frontier first, so a path of length d costs about two searches of depth d/2 instead of
+Both ends grow one hop at a time over the visible adjacency (:mod:`anatid_core.graph.adjacency`),
+the smaller frontier first, so a path of length d costs about two searches of depth d/2 instead of
 one of depth d: at 1M nodes and 2.3M edges, endpoints 4 hops apart meet after two small hops from
 each side. Whatever the reader cannot see (a past instant, a scope's wall) is never entered.
 """
@@ -160,9 +160,10 @@ class PathReads(AdjacencyReads, _Records):
     def _walk(
         self, rels: list[str] | None, groups: list[str] | None, labels: list[str] | None
     ) -> Walk | None:
-        """A walk over the in-memory index of the visible graph (:mod:`anatid_core.indexes.walk_index`)
-        where it may answer: not with ``groups``/``labels`` (they bound the inner nodes only,
-        which the index does not know). ``rels`` are checked names."""
+        """A walk over the in-memory index of the visible graph
+        (:mod:`anatid_core.indexes.walk_index`) where it may answer: not with ``groups``/``labels``
+        (they bound the inner nodes only, which the index does not know). ``rels`` are checked
+        names."""
         if groups is not None or labels is not None:
             return None
         index = index_for_walk(self.indexes.graphs, self.visibility, rels)
@@ -224,7 +225,8 @@ class PathReads(AdjacencyReads, _Records):
         self, kind: Kind, ids: list[str], walk: Walk, rows: Callable[[list[str]], list[int]]
     ) -> dict[str, Any]:
         """The records a walk over the index went through, by id
-        (:func:`~anatid_core.indexes.walk_index.walked_items`; ``rows(ids)``: their visible versions)."""
+        (:func:`~anatid_core.indexes.walk_index.walked_items`; ``rows(ids)``: their visible
+        versions)."""
         if not ids:
             return {}
         found = walked_items(

@@ -1,8 +1,8 @@
 """Whole-graph verbs of every reader (issue 17): personalized PageRank and communities.
 
-Both run over the graph the reader sees (:func:`~anatid_core.indexes.graph_arrays.visible_graph`: its
-visibility, current or ``as_of``, and the groups/labels/rels asked for), so a node it cannot
-see is never reached, scored or grouped, and an edge counts only when both its ends are seen.
+Both run over the graph the reader sees (:func:`~anatid_core.indexes.graph_arrays.visible_graph`:
+its visibility, current or ``as_of``, and the groups/labels/rels asked for), so a node it cannot see
+is never reached, scored or grouped, and an edge counts only when both its ends are seen.
 """
 
 from __future__ import annotations

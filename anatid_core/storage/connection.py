@@ -171,8 +171,8 @@ class Connection:
     ) -> Connection:
         """Open (creating if needed) a store file; ``":memory:"`` is a private in-memory one.
 
-        A file is shared with other processes through a lease (:mod:`anatid_core.storage.lease`): this
-        waits until the file is free for us (``LEASE['timeout']``, then ``StoreLocked``).
+        A file is shared with other processes through a lease (:mod:`anatid_core.storage.lease`):
+        this waits until the file is free for us (``LEASE['timeout']``, then ``StoreLocked``).
 
         ``bulk_load``: for a process that fills a file in large writes and then closes it (e.g.
         anatid-migrate). The WAL is checkpointed when the store closes, not every 64 MB: each

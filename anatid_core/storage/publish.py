@@ -2,11 +2,11 @@
 
 Rows become visible to SQL readers at COMMIT, atomically (DuckDB's MVCC). The in-memory indexes
 (:mod:`anatid_core.indexes`) are updated by the committing thread right after, one index after
-another, with the whole transaction's changes. A search scores in memory, then fetches the
-winning rows: without coordination it could score half of a transaction's updates, or score the
-old versions of records whose rows the commit has just closed. So a commit and its index updates hold this lock for
-writing, and an index search (scoring and fetching) holds it for reading: a search sees the store
-before a transaction or after it, never in between.
+another, with the whole transaction's changes. A search scores in memory, then fetches the winning
+rows: without coordination it could score half of a transaction's updates, or score the old versions
+of records whose rows the commit has just closed. So a commit and its index updates hold this lock
+for writing, and an index search (scoring and fetching) holds it for reading: a search sees the
+store before a transaction or after it, never in between.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Taking turns on a store file with other processes (issue 11).
 
 A process that is alone keeps its DuckDB connection open and pays for sharing only a counter per
-operation and a watcher thread that looks, every few milliseconds, whether another process waits
-for the :class:`~anatid_core.storage.lease.Lease`. When one does, the file is handed over as soon as no
+operation and a watcher thread that looks, every few milliseconds, whether another process waits for
+the :class:`~anatid_core.storage.lease.Lease`. When one does, the file is handed over as soon as no
 operation of this process is running (operations in flight finish first; new ones wait): the
-connection is closed (DuckDB commits nothing here: every transaction is already committed or
-rolled back by then), the lease released. The next operation takes the lease back, reopens the
-file and brings the in-memory indexes up to date from the versions written meanwhile.
+connection is closed (DuckDB commits nothing here: every transaction is already committed or rolled
+back by then), the lease released. The next operation takes the lease back, reopens the file and
+brings the in-memory indexes up to date from the versions written meanwhile.
 
 Operations run inside :meth:`FileTurns.turn`; nested turns on one thread (a read inside a
 transaction) join the outer one, so a transaction is never split by a handover.
