@@ -88,12 +88,12 @@ def fetch_matrix(
 ) -> tuple[np.ndarray, np.ndarray, list[list[Any]]]:
     """Run a query returning (vid, embedding, extra...) and give (vids, matrix, extra columns)."""
     table = arrow_table(cur.execute(sql, params))
-    vids = _numbers(table.column(0).combine_chunks()).astype(np.int64)
+    vids = arrow_numbers(table.column(0).combine_chunks()).astype(np.int64)
     emb = table.column(1).combine_chunks()
     if len(emb) == 0:
         mat = np.zeros((0, dim), dtype=np.float32)
     else:
-        mat = _numbers(emb.flatten()).astype(np.float32).reshape(-1, dim)
+        mat = arrow_numbers(emb.flatten()).astype(np.float32).reshape(-1, dim)
     extras = [table.column(i).to_pylist() for i in range(2, table.num_columns)]
     return vids, mat, extras
 
@@ -102,7 +102,7 @@ def fetch_matrix(
 _BUFFER_DTYPES = {"int64": np.int64, "float": np.float32, "double": np.float64}
 
 
-def _numbers(arr: Any) -> np.ndarray:
+def arrow_numbers(arr: Any) -> np.ndarray:
     """A numeric Arrow array without nulls as numpy, read from its buffer: pyarrow's
     ``to_numpy`` imports pandas when it is installed (up to 2 s on a loaded machine), which a
     process that only searches or erases would otherwise pay on its first call."""
@@ -142,6 +142,7 @@ def embedding_arrays_of(
 
 __all__ = [
     "all_spaces",
+    "arrow_numbers",
     "embedding_arrays_of",
     "embeddings_of",
     "ensure_space",
