@@ -164,23 +164,24 @@ class VectorIndex(Index):
                 where = np.searchsorted(vids, arrow_numbers(batch.column(0)).astype(np.int64))
                 block = arrow_numbers(batch.column(1).flatten()).astype(np.float32)
                 block = block.reshape(-1, dim)
-                norms = np.linalg.norm(block, axis=1, keepdims=True)
-                norms[norms == 0] = 1.0
-                mat[where] = block / norms
-        m = Matrix(
+                mat[where] = _normalise(block)
+        tags = Tags()
+        groups, labels = tags.encode(
+            rows.column(1).to_pylist(), [tuple(ls) for ls in rows.column(3).to_pylist()]
+        )
+        return Matrix(
             kind=kind,
             space=space,
             dim=dim,
             vids=vids,
             mat=mat,
             alive=np.ones(len(vids), dtype=bool),
-            groups=np.zeros(len(vids), dtype=np.int32),
+            groups=groups,
             n=len(vids),
+            labels=labels,
+            ids=rows.column(2).to_pylist(),
+            tags=tags,
         )
-        groups = rows.column(1).to_pylist()
-        m.groups, m.labels = m.tags.encode(groups, [tuple(ls) for ls in rows.column(3).to_pylist()])
-        m.ids = rows.column(2).to_pylist()
-        return m
 
     def _read_into(self, m: Matrix, tbl: str, *, since: int | None) -> None:
         """Append the current versions of the matrix's space: all, or those after ``since``."""

@@ -111,9 +111,9 @@ def keep_identity(source: str, target: str) -> None:
     """Give ``target`` the mode, owner and group of ``source`` (owner and group where this
     process may set them: root may; others may set a group they belong to)."""
     st = os.stat(source)
-    with contextlib.suppress(PermissionError):
+    try:
         os.chown(target, st.st_uid, st.st_gid)
-    if (os.stat(target).st_uid, os.stat(target).st_gid) != (st.st_uid, st.st_gid):
+    except PermissionError:
         with contextlib.suppress(PermissionError):
             os.chown(target, -1, st.st_gid)
     os.chmod(target, stat.S_IMODE(st.st_mode))
