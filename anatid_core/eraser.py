@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from .base.codec import check_id, from_micros
 from .base.errors import NotFound, ReadOnlyError, UnsupportedOperation
@@ -234,6 +235,7 @@ class Eraser(Writer):
             return
         cur = tx.cursor
         vids = [v[0] for v in versions]
+        self.indexes.purging(cur, kind, np.asarray(vids, dtype=np.int64))
         run(cur, "DELETE FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))", [vids])
         for k, _, _, tbl in all_spaces(cur):
             if k == kind:
@@ -246,6 +248,7 @@ class Eraser(Writer):
             cur = tx.cursor
             digest = receipts.content_digest(cur, {"node": None, "edge": None})
             row = one(cur, "SELECT (SELECT count(*) FROM nodes) + (SELECT count(*) FROM edges)")
+            self.indexes.purging_all()
             for _, _, _, tbl in all_spaces(cur):
                 run(cur, f"DROP TABLE {tbl}")
             for table in ("spaces", "postings", "edges", "nodes"):

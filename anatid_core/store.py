@@ -17,13 +17,16 @@ from types import TracebackType
 from typing import Any
 
 from .base.errors import InvalidInput
+from .base.model import IndexBuild
 from .base.settings import SETTINGS
 from .eraser import Eraser
+from .indexes.ann_build import build_space
 from .indexes.registry import Indexes
 from .reads import Reader
 from .storage import audit
 from .storage.compaction import remove_leftovers
 from .storage.connection import Connection, Tx
+from .storage.embeddings import all_spaces
 from .storage.rows import Visibility
 from .storage.scope import Scope
 from .storage.turns import in_turn
@@ -139,5 +142,27 @@ class Store(Eraser, Reader):
 
     @in_turn
     def check(self) -> list[str]:
-        """Verify indexes against rows and version intervals; returns problems (empty = healthy)."""
-        return audit.check(self.connection)
+        """Verify indexes against rows and version intervals, and the persistent vector
+        indexes against the file; returns problems (empty = healthy)."""
+        return audit.check(self.connection) + self.indexes.ann.problems()
+
+    def build_indexes(self, *, min_rows: int | None = None) -> list[IndexBuild]:
+        """Build the persistent vector index of every space with at least ``min_rows``
+        embeddings (default ``SETTINGS["ann_min_rows"]``), or merge into an existing one the
+        embeddings written since it was built; returns what was done per space.
+
+        Searches use an index from then on, in every process (:mod:`anatid_core.indexes.ann`),
+        without loading the space into memory. Writes go on meanwhile, in this process and
+        others: they are searched exactly until the next merge. Nothing is returned for a
+        space that is too small, or while another process builds this store's indexes.
+        """
+        if self.path == ":memory:":
+            raise InvalidInput("an in-memory store has no files to keep an index in")
+        limit = SETTINGS["ann_min_rows"] if min_rows is None else int(min_rows)
+        with self.connection.turn():
+            spaces = all_spaces(self.connection.cursor())
+        built = [build_space(self.connection, s[0], s[1], min_rows=limit) for s in spaces]
+        done = [b for b in built if b is not None]
+        if done:
+            self.indexes.vectors.forget()  # searched through the index from now on
+        return done

@@ -1,4 +1,8 @@
-"""Exact cosine search over a vector space.
+"""Cosine search over a vector space: through its persistent index where it has one, else exact.
+
+A space with a persistent index (built by ``Store.build_indexes``; :mod:`anatid_core.indexes.ann`)
+is searched through it for every read (current, ``as_of``, scoped, filtered), with exact
+scores and an exact scan where the visible part is small. Otherwise:
 
 The current state is scored in the space's in-memory matrix (:mod:`anatid_core.indexes.vectors`):
 a matrix-vector product over 100k x 1024 takes ~23 ms where DuckDB's
@@ -17,6 +21,7 @@ from .base.errors import InvalidInput
 from .base.identifiers import check_space
 from .base.model import Hit, Kind
 from .hits import fetch_versions, top_with_ties
+from .indexes.ann import SpaceIndex, Visible
 from .indexes.current_records import CurrentRecords
 from .indexes.registry import Indexes
 from .indexes.vectors import Matrix
@@ -64,6 +69,13 @@ def cosine_search(
     norm = float(np.linalg.norm(q))
     if norm == 0.0:
         return []  # cosine is undefined for a zero vector: nothing is similar to it
+    qn = q / norm
+    ann = indexes.ann
+    if ann.usable():
+        opened = ann.space(kind, space)
+        if opened is not None:
+            plain = vis.is_current and only_tags and groups is None and labels is None
+            return _ann_search(db, indexes, opened, kind, qn, k, f, min_score, plain)
     vectors = indexes.vectors
     if vis.is_current and vectors.usable():
         current.view(kind)  # the winners' rows come from memory (built outside the lock)
@@ -77,7 +89,7 @@ def cosine_search(
                         vis,
                         kind,
                         matrix,
-                        q / norm,
+                        qn,
                         k,
                         f,
                         min_score,
@@ -159,9 +171,49 @@ def _in_memory_search(
     ]
 
 
-def _passing(db: Connection, kind: Kind, space: str, f: SqlFilter, vids: np.ndarray) -> np.ndarray:
-    """Which of the (sorted) ``vids`` pass ``f`` in SQL, as a mask over them."""
-    allowed = (
+def _ann_search(
+    db: Connection,
+    indexes: Indexes,
+    s: SpaceIndex,
+    kind: Kind,
+    qn: np.ndarray,
+    k: int,
+    f: SqlFilter,
+    min_score: float | None,
+    plain: bool,
+) -> list[Hit]:
+    """Top-k through the space's persistent index (:mod:`anatid_core.indexes.ann`): the
+    visible set is the current bitmap for a ``plain`` current search, else the version ids
+    that pass ``f`` (visibility, scope and filters) in SQL."""
+    with indexes.consistent():
+        visible = (
+            Visible(bitmap=s.current)
+            if plain
+            else Visible(members=_vids_passing(db, kind, s.space, f))
+        )
+        vids, scores = s.scores(qn, k, visible)
+        if min_score is not None:
+            keep = scores >= min_score
+            vids, scores = vids[keep], scores[keep]
+        if not len(vids):
+            return []
+        ordered = top_with_ties(scores, k)
+        score_of = {int(vids[i]): float(scores[i]) for i in ordered}
+        rows = db.query(
+            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
+            "WHERE r.vid IN (SELECT unnest(?::BIGINT[]))",
+            [list(score_of)],
+        )
+    rows.sort(key=lambda r: (-score_of[r[0]], r[1]))
+    return [
+        Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
+        for i, row in enumerate(rows[:k])
+    ]
+
+
+def _vids_passing(db: Connection, kind: Kind, space: str, f: SqlFilter) -> np.ndarray:
+    """The version ids of ``space`` that pass ``f``, sorted."""
+    got = (
         db.cursor()
         .execute(
             f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
@@ -169,6 +221,12 @@ def _passing(db: Connection, kind: Kind, space: str, f: SqlFilter, vids: np.ndar
         )
         .fetchnumpy()["vid"]
     )
+    return np.asarray(got, dtype=np.int64)
+
+
+def _passing(db: Connection, kind: Kind, space: str, f: SqlFilter, vids: np.ndarray) -> np.ndarray:
+    """Which of the (sorted) ``vids`` pass ``f`` in SQL, as a mask over them."""
+    allowed = _vids_passing(db, kind, space, f)
     pos = np.searchsorted(vids, allowed)
     inside = pos < len(vids)
     pos = pos[inside]

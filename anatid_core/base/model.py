@@ -174,6 +174,21 @@ class Compaction:
     completed: tuple[Erasure, ...]
 
 
+@dataclass(frozen=True)
+class IndexBuild:
+    """What :meth:`Store.build_indexes` did for one vector space's persistent index: the
+    vectors it added (all of them for a first build, those written since for a merge), how many
+    the index holds now, the seconds it took and the index file's size in bytes."""
+
+    kind: Kind
+    space: str
+    rows_added: int
+    rows_total: int
+    seconds: float
+    bytes: int
+    file: str
+
+
 __all__ = [
     "DEFAULT_SPACE",
     "Compaction",
@@ -182,6 +197,7 @@ __all__ = [
     "Edge",
     "Erasure",
     "Hit",
+    "IndexBuild",
     "Item",
     "Kind",
     "Node",

@@ -14,6 +14,9 @@ SETTINGS: dict[str, Any] = {
     # Most current records of one kind kept in memory for reads by id and single-record saves
     # (anatid_core.indexes.current_records); above it those go to SQL. 0 turns them off.
     "current_records_limit": 100_000,
+    # Fewest vectors in a space for Store.build_indexes to give it a persistent ANN index
+    # (anatid_core.indexes.ann); smaller spaces are searched exactly, in memory.
+    "ann_min_rows": 20_000,
 }
 
 __all__ = ["SETTINGS"]

@@ -28,6 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping
 from typing import Generic, TypeVar
 
+import duckdb
 import numpy as np
 
 from ..base.model import Kind
@@ -58,6 +59,17 @@ class Index(ABC):
     @abstractmethod
     def forget(self) -> None:
         """Drop everything; built again from the tables on next use."""
+
+    def purging(self, cur: duckdb.DuckDBPyConnection, kind: Kind, vids: np.ndarray) -> None:
+        """The versions ``vids`` of ``kind`` are about to be purged, inside the purging
+        transaction (``cur``), before it commits: a structure kept in a file removes what
+        holds their bytes now (erasure leaves none in any file of the store). By default
+        nothing: the purge reaches memory through :meth:`applied` or :meth:`forget`."""
+        del cur, kind, vids
+
+    def purging_all(self) -> None:
+        """Everything is about to be purged (see :meth:`purging`)."""
+        return None
 
     def replaced(self) -> None:
         """Compaction is about to replace the file, or has replaced it, by a copy holding the
@@ -90,6 +102,11 @@ class BuiltOnce(Generic[K, V]):
             with self.lock:
                 self._built[key] = built
             return built
+
+    def discard(self, key: K) -> None:
+        """Forget the structure of ``key`` (built again on next use)."""
+        with self.lock:
+            self._built.pop(key, None)
 
     def items(self) -> list[tuple[K, V]]:
         with self.lock:

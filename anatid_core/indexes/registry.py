@@ -16,6 +16,9 @@ index               what it holds                                  built / bound
                     view and filters, with what is derived from    second walk at one version;
                     it (walk index, record columns, communities)   ``GRAPH_ARRAYS``, ``WALKS``
                     (:mod:`~.graph_arrays`, :mod:`~.walk_index`)
+``ann``             a space's persistent HNSW index file, mapped,  on first vector search of a
+                    with the embeddings written since its build    space that has one; the
+                    and its current versions (:mod:`~.ann`)        delta, a byte per version id
 ==================  =============================================  ==============================
 
 It listens to the connection (:class:`~anatid_core.storage.connection.Listener`) and hands each
@@ -31,6 +34,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import TypeVar
 
+import duckdb
 import numpy as np
 
 from ..base.model import Kind
@@ -38,6 +42,7 @@ from ..base.settings import SETTINGS
 from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.rows import table_of
+from .ann import AnnIndex
 from .base import Index
 from .current_records import CurrentRecords
 from .graph_arrays import GraphCache
@@ -62,6 +67,7 @@ class Indexes:
         self.text = self.register(TextIndex(connection))
         self.vectors = self.register(VectorIndex(connection))
         self.graphs = self.register(GraphCache(connection))
+        self.ann = self.register(AnnIndex(connection))
         connection.listen(self)
 
     def register(self, index: I) -> I:
@@ -78,6 +84,15 @@ class Indexes:
         """Drop every structure; each is built again from the tables on next use."""
         for index in self._all:
             index.forget()
+
+    def purging(self, cur: duckdb.DuckDBPyConnection, kind: Kind, vids: np.ndarray) -> None:
+        """Called by a purge before it commits (:meth:`Index.purging`)."""
+        for index in self._all:
+            index.purging(cur, kind, vids)
+
+    def purging_all(self) -> None:
+        for index in self._all:
+            index.purging_all()
 
     # ------------------------------------------------------------- the connection's listener
 

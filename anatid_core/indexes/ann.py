@@ -1,0 +1,499 @@
+"""The persistent vector index (issue 34): per vector space, an HNSW graph of every version's
+normalised embedding (usearch), saved beside the file (:mod:`anatid_core.storage.index_files`)
+and memory-mapped by every process that searches the space, plus what it does not hold yet.
+
+A search of a space that has an index file never loads the space's matrix
+(:mod:`anatid_core.indexes.vectors`). It combines:
+
+* the **mapped index**: every version with an embedding up to the index's ``high`` version id,
+  current and ended alike (an ``as_of`` search needs the ended ones); opening it costs a
+  mapping, its pages are shared through the page cache, and it is never written in place;
+* the **delta**: the embeddings of versions after ``high`` (written since the last build, by
+  this process or others), read once when the space is opened and then appended by each commit
+  and catch-up, scanned exactly (a merge, :mod:`anatid_core.indexes.ann_build`, moves them into
+  the index off the write path);
+* the **visible set** of the read: the current versions (a bitmap over version ids, kept in
+  step like the delta) or, for an ``as_of`` read or a filter, the version ids SQL finds
+  passing it.
+
+The index is searched with over-fetch: ``k / f`` candidates and some margin, where ``f`` is the
+fraction of its vectors the read can see (known exactly: the visible set is), filtered by
+visibility, fetched again with four times as many while too few pass. Where the visible part is
+small (``ANN["exact_rows"]``) or the over-fetch would reach a quarter of it, those vectors are
+scored exactly instead: a selective filter is never left to the luck of the graph.
+
+Memory per opened space: the delta (``dim`` float32 per version written since the build), the
+current bitmap (one byte per version id) and the mapped file (shared, in the page cache).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from ..base.model import Kind
+from ..storage import index_files
+from ..storage.changes import Changes
+from ..storage.connection import Connection
+from ..storage.embeddings import arrow_numbers, space_table
+from ..storage.index_files import Manifest
+from ..storage.rows import table_of
+from ..storage.sql import one
+from .base import BuiltOnce, Index
+
+#: Tunables of the persistent index. ``ef``: the HNSW beam width of a search (at least the
+#: candidates fetched); ``exact_rows``: at most this many visible indexed vectors are scored
+#: exactly rather than through the graph; ``margin``: the over-fetch factor beyond ``k / f``;
+#: ``connectivity``/``expansion_add``: the graph's degree and build beam (read by builds).
+ANN: dict[str, Any] = {
+    "ef": 128,
+    "exact_rows": 10_000,
+    "margin": 2.0,
+    "connectivity": 16,
+    "expansion_add": 128,
+    "recheck_seconds": 1.0,
+}
+
+#: Rows of embeddings read per batch while the delta loads.
+LOAD_BATCH_ROWS = 16_384
+
+
+def normalised(mat: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (mat / norms).astype(np.float32)
+
+
+def open_view(path: str) -> Any:
+    """The usearch index at ``path``, memory-mapped read-only (never add to it: a view
+    cannot take writes and usearch does not refuse them)."""
+    from usearch.index import Index as Usearch
+
+    view = Usearch.restore(path, view=True)
+    if view is None:
+        raise OSError(f"{path}: not a usearch index")
+    return view
+
+
+def valid_manifest(
+    cur: duckdb.DuckDBPyConnection, store_path: str, kind: Kind, space: str
+) -> Manifest | None:
+    """The space's manifest if its index matches the file now: same store, same space and
+    dimension, the index file whole, and as many embeddings up to ``high`` as it holds (a
+    purge of any of them, or an older copy of the file, changes that count)."""
+    found = index_files.read_manifest(store_path, kind, space)
+    if found is None:
+        return None
+    table = space_table(cur, kind, space)
+    if table is None or table[1] != found.dim:
+        return None
+    if index_files.store_id(cur) != found.store_id:
+        return None
+    try:
+        size = os.path.getsize(os.path.join(index_files.folder_of(store_path), found.file))
+    except OSError:
+        return None
+    if size != found.size:
+        return None
+    row = one(cur, f"SELECT count(*) FROM {table[0]} WHERE vid <= ?", [found.high])
+    if row is None or int(row[0]) != found.count:
+        return None
+    return found
+
+
+@dataclass
+class Delta:
+    """The normalised embeddings of the versions after the index's ``high``, in vid order."""
+
+    dim: int
+    vids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    mat: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    n: int = 0
+
+    def __post_init__(self) -> None:
+        if self.mat.shape[1:] != (self.dim,):
+            self.mat = np.zeros((0, self.dim), dtype=np.float32)
+
+    @property
+    def last(self) -> int:
+        return int(self.vids[self.n - 1]) if self.n else -1
+
+    def append(self, vids: np.ndarray, mat: np.ndarray) -> None:
+        keep = vids > self.last  # a catch-up may read again what a commit appended
+        vids, mat = vids[keep], mat[keep]
+        if not len(vids):
+            return
+        need = self.n + len(vids)
+        if need > len(self.vids):
+            cap = max(need, 2 * len(self.vids), 256)
+            self.vids = _grow(self.vids, cap)
+            self.mat = _grow(self.mat, cap)
+        self.vids[self.n : need] = vids
+        self.mat[self.n : need] = normalised(mat)
+        self.n = need
+
+
+@dataclass
+class Bitmap:
+    """A set of version ids as one byte per id (current versions of a space)."""
+
+    bits: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    count: int = 0
+
+    def add(self, vids: np.ndarray) -> None:
+        if not len(vids):
+            return
+        top = int(vids.max()) + 1
+        if top > len(self.bits):
+            self.bits = _grow(self.bits, max(top, 2 * len(self.bits)))
+        fresh = ~self.bits[vids]
+        self.bits[vids] = True
+        self.count += int(np.count_nonzero(fresh))
+
+    def remove(self, vids: np.ndarray) -> None:
+        vids = vids[vids < len(self.bits)]
+        if not len(vids):
+            return
+        was = self.bits[vids]
+        self.bits[vids] = False
+        self.count -= int(np.count_nonzero(was))
+
+    def mask(self, vids: np.ndarray) -> np.ndarray:
+        inside = vids < len(self.bits)
+        out = np.zeros(len(vids), dtype=bool)
+        out[inside] = self.bits[vids[inside]]
+        return out
+
+    def members(self) -> np.ndarray:
+        return np.flatnonzero(self.bits).astype(np.int64)
+
+
+def _grow(arr: np.ndarray, cap: int) -> np.ndarray:
+    out = np.zeros((cap, *arr.shape[1:]), dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
+@dataclass(frozen=True)
+class Visible:
+    """The versions a search may return: ``members`` (sorted vids) or a bitmap."""
+
+    members: np.ndarray | None = None
+    bitmap: Bitmap | None = None
+
+    def mask(self, vids: np.ndarray) -> np.ndarray:
+        if self.bitmap is not None:
+            return self.bitmap.mask(vids)
+        assert self.members is not None
+        members = self.members
+        pos = np.searchsorted(members, vids)
+        inside = pos < len(members)
+        out = np.zeros(len(vids), dtype=bool)
+        out[inside] = members[pos[inside]] == vids[inside]
+        return out
+
+    def upto(self, high: int) -> np.ndarray:
+        """The visible vids up to ``high`` (those the index may hold)."""
+        members = self.members if self.members is not None else self.bitmap_members()
+        return members[: np.searchsorted(members, high, side="right")]
+
+    def bitmap_members(self) -> np.ndarray:
+        assert self.bitmap is not None
+        return self.bitmap.members()
+
+    def count_upto(self, high: int) -> int:
+        if self.members is not None:
+            return int(np.searchsorted(self.members, high, side="right"))
+        assert self.bitmap is not None
+        return int(np.count_nonzero(self.bitmap.bits[: high + 1]))
+
+
+@dataclass
+class SpaceIndex:
+    """One space's mapped index, its delta and its current versions."""
+
+    store_path: str
+    kind: Kind
+    space: str
+    table: str
+    manifest: Manifest
+    view: Any
+    delta: Delta
+    current: Bitmap
+    stamp: tuple[int, int] | None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def high(self) -> int:
+        return self.manifest.high
+
+    def scores(self, qn: np.ndarray, k: int, visible: Visible) -> tuple[np.ndarray, np.ndarray]:
+        """(vids, cosine scores) of at least the ``k`` best visible versions (more when the
+        graph returned more that pass), unordered; exact scores."""
+        d_vids, d_scores = self._delta_scores(qn, visible)
+        i_vids, i_scores = self._index_scores(qn, k, visible)
+        return np.concatenate([i_vids, d_vids]), np.concatenate([i_scores, d_scores])
+
+    def _delta_scores(self, qn: np.ndarray, visible: Visible) -> tuple[np.ndarray, np.ndarray]:
+        with self.lock:
+            n = self.delta.n
+            vids, mat = self.delta.vids[:n], self.delta.mat[:n]
+        if not n:
+            return vids, np.zeros(0, dtype=np.float32)
+        keep = np.flatnonzero(visible.mask(vids))
+        return vids[keep], mat[keep] @ qn
+
+    def _index_scores(
+        self, qn: np.ndarray, k: int, visible: Visible
+    ) -> tuple[np.ndarray, np.ndarray]:
+        total = self.manifest.count
+        seen = visible.count_upto(self.high)
+        if seen == 0 or total == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        fetch = min(total, math.ceil(k * total / seen * ANN["margin"]) + k)
+        while True:
+            if seen <= ANN["exact_rows"] or fetch * 4 > seen and fetch < total:
+                return self._exact(qn, visible.upto(self.high))
+            with self.lock:  # the beam width is the view's, shared by every thread
+                self.view.expansion_search = max(int(ANN["ef"]), fetch)
+                found = self.view.search(qn, fetch, threads=1)
+            keys = np.asarray(found.keys, dtype=np.int64)
+            passing = keys[visible.mask(keys)]
+            if len(passing) >= k or fetch >= total:
+                return passing, self._rescored(qn, passing)
+            fetch = min(total, fetch * 4)
+
+    def _exact(self, qn: np.ndarray, vids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not len(vids):
+            return vids, np.zeros(0, dtype=np.float32)
+        got = self.view.get(vids.astype(np.uint64))
+        held = np.asarray([g is not None for g in got], dtype=bool)
+        vids = vids[held]
+        if not len(vids):
+            return vids, np.zeros(0, dtype=np.float32)
+        mat = np.stack([g for g in got if g is not None]).astype(np.float32, copy=False)
+        return vids, mat @ qn
+
+    def _rescored(self, qn: np.ndarray, vids: np.ndarray) -> np.ndarray:
+        # The stored vectors scored as the exact path scores them (one dot product each).
+        if not len(vids):
+            return np.zeros(0, dtype=np.float32)
+        got = self.view.get(vids.astype(np.uint64))
+        return np.stack(got).astype(np.float32, copy=False) @ qn
+
+    def outdated(self) -> bool:
+        """Whether a build has published another index since this one was opened."""
+        return index_files.manifest_stamp(self.store_path, self.kind, self.space) != self.stamp
+
+
+class AnnIndex(Index):
+    """The persistent indexes of the spaces that have one, opened on first search."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._spaces: BuiltOnce[tuple[Kind, str], SpaceIndex | _Absent] = BuiltOnce(connection)
+        self._checked: dict[tuple[Kind, str], float] = {}
+
+    def usable(self) -> bool:
+        return (
+            not self._connection.in_own_transaction()
+            and self._connection.path != ":memory:"
+            and os.path.isdir(index_files.folder_of(self._connection.path))
+        )
+
+    def space(self, kind: Kind, space: str) -> SpaceIndex | None:
+        """The space's opened index, opened now if its files are valid; None if it has none
+        (it is then searched exactly)."""
+        key = (kind, space)
+        found = self._spaces.get(key)
+        if isinstance(found, SpaceIndex) and self._recheck_due(key) and found.outdated():
+            self._drop(key)
+        elif isinstance(found, _Absent) and self._recheck_due(key):
+            if found.stamp != index_files.manifest_stamp(self._connection.path, kind, space):
+                self._drop(key)
+        got = self._spaces.get_or_build(key, lambda: self._open(kind, space))
+        return got if isinstance(got, SpaceIndex) else None
+
+    def _recheck_due(self, key: tuple[Kind, str]) -> bool:
+        now = time.monotonic()
+        if now - self._checked.get(key, 0.0) < ANN["recheck_seconds"]:
+            return False
+        self._checked[key] = now
+        return True
+
+    def _drop(self, key: tuple[Kind, str]) -> None:
+        self._spaces.discard(key)
+
+    def _open(self, kind: Kind, space: str) -> SpaceIndex | _Absent:
+        path = self._connection.path
+        stamp = index_files.manifest_stamp(path, kind, space)
+        cur = self._connection.cursor()
+        manifest = valid_manifest(cur, path, kind, space) if stamp is not None else None
+        table = space_table(cur, kind, space)
+        if manifest is None or table is None:
+            return _Absent(stamp)
+        try:
+            view = open_view(os.path.join(index_files.folder_of(path), manifest.file))
+        except (OSError, RuntimeError, ValueError):
+            return _Absent(stamp)
+        if len(view) != manifest.count or view.ndim != manifest.dim:
+            return _Absent(stamp)
+        opened = SpaceIndex(
+            store_path=path,
+            kind=kind,
+            space=space,
+            table=table[0],
+            manifest=manifest,
+            view=view,
+            delta=Delta(manifest.dim),
+            current=Bitmap(),
+            stamp=stamp,
+        )
+        self._read_delta(cur, opened, after=manifest.high)
+        opened.current.add(_current_vids(cur, kind, space, since=None))
+        return opened
+
+    def _read_delta(self, cur: duckdb.DuckDBPyConnection, s: SpaceIndex, *, after: int) -> None:
+        reader = cur.sql(
+            f"SELECT vid, embedding FROM {s.table} WHERE vid > ? ORDER BY vid", params=[after]
+        ).to_arrow_reader(LOAD_BATCH_ROWS)
+        for batch in reader:
+            vids = arrow_numbers(batch.column(0)).astype(np.int64)
+            mat = arrow_numbers(batch.column(1).flatten()).astype(np.float32)
+            with s.lock:
+                s.delta.append(vids, mat.reshape(-1, s.delta.dim))
+
+    def problems(self) -> list[str]:
+        """What is wrong with the store's index files: an index that does not match the file
+        (it is then unused), or whose vectors differ from the file's (checked on a sample)."""
+        path = self._connection.path
+        if path == ":memory:":
+            return []
+        cur = self._connection.cursor()
+        out = []
+        folder = index_files.folder_of(path)
+        for m in index_files.manifests(path):
+            what = f"the persistent index of {m.kind} vector space {m.space!r} ({folder})"
+            if valid_manifest(cur, path, m.kind, m.space) is None:
+                out.append(
+                    f"{what} does not match the file (another store's, an older copy, or a "
+                    "purge since it was built): it is unused; run `anatid index` to rebuild it"
+                )
+                continue
+            problem = _sample_problem(cur, path, m)
+            if problem:
+                out.append(f"{what}: {problem}; delete it and run `anatid index`")
+        return out
+
+    def opened(self) -> list[SpaceIndex]:
+        return [s for _, s in self._spaces.items() if isinstance(s, SpaceIndex)]
+
+    # ------------------------------------------------------------------ kept in step (Index)
+
+    def applied(self, changes: Changes) -> None:
+        for s in self.opened():
+            for vids, mat, _records in changes.embedded(s.kind, s.space):
+                with s.lock:
+                    s.delta.append(vids, mat)
+                s.current.add(vids)
+            s.current.remove(changes.removed(s.kind))
+
+    def caught_up(self, since_us: int, removed: Mapping[Kind, np.ndarray]) -> None:
+        cur = self._connection.cursor()
+        for s in self.opened():
+            self._read_delta(cur, s, after=max(s.high, s.delta.last))
+            s.current.remove(removed[s.kind])
+            s.current.add(_current_vids(cur, s.kind, s.space, since=since_us))
+
+    def forget(self) -> None:
+        self._spaces.clear()
+        self._checked.clear()
+
+    def purging(self, cur: duckdb.DuckDBPyConnection, kind: Kind, vids: np.ndarray) -> None:
+        """Remove the index of every space of ``kind`` that holds one of ``vids`` (about to be
+        purged): no file of the store may keep an erased vector's bytes. Done before the
+        purge commits; rebuilt by the next ``build_indexes``."""
+        path = self._connection.path
+        if path == ":memory:" or not len(vids):
+            return
+        for m in index_files.manifests(path):
+            if m.kind != kind or int(vids.min()) > m.high:
+                continue
+            table = space_table(cur, kind, m.space)
+            held = (
+                one(
+                    cur,
+                    f"SELECT count(*) FROM {table[0]} WHERE vid <= ? AND vid IN "
+                    "(SELECT unnest(?::BIGINT[]))",
+                    [m.high, vids.tolist()],
+                )
+                if table is not None
+                else (1,)
+            )
+            if held is None or int(held[0]):
+                index_files.remove_space(path, kind, m.space)
+                self._drop_quietly((kind, m.space))
+
+    def purging_all(self) -> None:
+        if self._connection.path != ":memory:":
+            index_files.remove_all(self._connection.path)
+        self.forget()
+
+    def _drop_quietly(self, key: tuple[Kind, str]) -> None:
+        self._spaces.discard(key)
+        self._checked.pop(key, None)
+
+
+def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:
+    """Whether the index file opens and holds, for a sample of version ids, the file's vectors."""
+    table = space_table(cur, m.kind, m.space)
+    if table is None:
+        return "its space is gone"
+    try:
+        view = open_view(os.path.join(index_files.folder_of(path), m.file))
+    except (OSError, RuntimeError, ValueError) as e:
+        return f"it cannot be opened ({e})"
+    if len(view) != m.count or view.ndim != m.dim:
+        return f"it holds {len(view)} vectors of {view.ndim} dims, its manifest says {m.count}"
+    rows = cur.execute(
+        f"SELECT vid, embedding FROM {table[0]} WHERE vid <= ? USING SAMPLE 64 ROWS",
+        [m.high],
+    ).fetchall()
+    if not rows:
+        return None
+    vids = np.asarray([r[0] for r in rows], dtype=np.uint64)
+    want = normalised(np.asarray([r[1] for r in rows], dtype=np.float32))
+    got = view.get(vids)
+    if any(g is None for g in got):
+        return "it lacks vectors the file holds"
+    if not np.allclose(np.stack(got), want, atol=1e-5):
+        return "its vectors differ from the file's"
+    return None
+
+
+@dataclass(frozen=True)
+class _Absent:
+    """A space without a valid index, as of its manifest's ``stamp``."""
+
+    stamp: tuple[int, int] | None
+
+
+def _current_vids(
+    cur: duckdb.DuckDBPyConnection, kind: Kind, space: str, *, since: int | None
+) -> np.ndarray:
+    newer = "" if since is None else f" AND tx_from > {int(since)}"
+    got = cur.execute(
+        f"SELECT vid FROM {table_of(kind)} WHERE tx_to IS NULL AND space = ?{newer}", [space]
+    ).fetchnumpy()["vid"]
+    return np.asarray(got, dtype=np.int64)
+
+
+__all__ = ["ANN", "AnnIndex", "Bitmap", "Delta", "SpaceIndex", "Visible", "normalised"]

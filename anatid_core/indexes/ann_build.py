@@ -1,0 +1,188 @@
+"""Building and merging a space's persistent index (:mod:`anatid_core.indexes.ann`), off the
+write path.
+
+A build reads the space's embeddings after the index's ``high`` (all of them the first time) in
+batches of version ids, each batch in its own short turn on the file, so other processes keep
+writing meanwhile; adds them to the index in memory (the old index loaded, not mapped: a
+mapped usearch index takes no writes); saves it under a temporary name and syncs it; then, in
+one more turn, checks that the file still holds every embedding it read (a purge meanwhile
+abandons the build: the erased vectors must not come back in a file) and publishes it
+(:func:`anatid_core.storage.index_files.publish`). Versions written during the build stay in
+the readers' delta until the next merge. One build at a time per store: a second process's
+build of the same store returns at once.
+
+Cost: the build holds the whole index in memory (``dim`` float32 per vector plus the graph);
+adding to an HNSW graph is the slow part (measured in ``tests/benchmarks/bench_ann.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import ReadOnlyError
+from ..base.model import IndexBuild, Kind
+from ..storage import index_files
+from ..storage.connection import Connection
+from ..storage.embeddings import arrow_numbers, space_table
+from ..storage.index_files import Manifest
+from ..storage.sql import arrow_table, one
+from .ann import ANN, normalised, valid_manifest
+
+#: Embeddings added to the graph per batch while building.
+BUILD_BATCH_ROWS = 16_384
+
+
+def build_space(
+    connection: Connection, kind: Kind, space: str, *, min_rows: int
+) -> IndexBuild | None:
+    """Build or merge the index of one space; None when the space is too small for one (and
+    has none), or another process is building this store's indexes now."""
+    started = time.perf_counter()
+    path = connection.path
+    with connection.turn():
+        cur = connection.cursor()
+        table = space_table(cur, kind, space)
+        if table is None:
+            return None
+        tbl, dim = table
+        row = one(cur, f"SELECT count(*), coalesce(max(vid), 0) FROM {tbl}")
+        rows, top = (int(row[0]), int(row[1])) if row else (0, 0)
+        manifest = valid_manifest(cur, path, kind, space)
+        if manifest is None and rows < min_rows:
+            return None
+        sid = index_files.store_id(cur)
+    if sid is None:
+        sid = _make_store_id(connection)
+    index_files.make_folder(path)
+    with _build_lock(path) as held:
+        if not held:
+            return None
+        if manifest is None:
+            index_files.remove_space(path, kind, space)  # a stale one: never merged into
+        elif manifest.high >= top:
+            return _report(kind, space, 0, manifest, started, path)
+        index = _start(manifest, path, dim)
+        low = manifest.high if manifest is not None else 0
+        added = 0
+        for vids, mat in _batches(connection, tbl, dim, low, top):
+            index.add(vids.astype(np.uint64), normalised(mat), threads=0)
+            added += len(vids)
+        written = index_files.temp_path(path, kind, space)
+        with index_files.writing(path):
+            index.save(written)
+        index_files.sync_file(written)
+        count = len(index)
+        del index
+        new = Manifest(
+            store_id=sid,
+            kind=kind,
+            space=space,
+            dim=dim,
+            high=top,
+            count=count,
+            file=index_files.index_file_name(kind, space, top),
+            size=os.path.getsize(written),
+        )
+        with connection.turn():
+            if not _still_holds(connection, tbl, new):  # a purge meanwhile: start again later
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(written)
+                return None
+            index_files.publish(path, written, new)
+        index_files.remove_orphans(path)
+        return _report(kind, space, added, new, started, path)
+
+
+def _report(
+    kind: Kind, space: str, added: int, m: Manifest, started: float, path: str
+) -> IndexBuild:
+    file = os.path.join(index_files.folder_of(path), m.file)
+    return IndexBuild(
+        kind=kind,
+        space=space,
+        rows_added=added,
+        rows_total=m.count,
+        seconds=time.perf_counter() - started,
+        bytes=m.size,
+        file=file,
+    )
+
+
+def _make_store_id(connection: Connection) -> str:
+    if connection.read_only:
+        raise ReadOnlyError(
+            f"{connection.path}: the store has no persistent index yet and is opened read-only; "
+            "build its indexes once from a writer (anatid index FILE)"
+        )
+    with connection.transaction() as tx:
+        return index_files.make_store_id(tx.cursor)
+
+
+def _start(manifest: Manifest | None, path: str, dim: int) -> Any:
+    from usearch.index import Index as Usearch
+
+    if manifest is not None:
+        loaded = Usearch.restore(os.path.join(index_files.folder_of(path), manifest.file))
+        if loaded is not None:
+            return loaded
+    return Usearch(
+        ndim=dim,
+        metric="cos",
+        dtype="f32",
+        connectivity=int(ANN["connectivity"]),
+        expansion_add=int(ANN["expansion_add"]),
+        expansion_search=int(ANN["ef"]),
+    )
+
+
+def _batches(
+    connection: Connection, tbl: str, dim: int, low: int, top: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The embeddings with ``low < vid <= top``, a batch per turn on the file."""
+    while low < top:
+        with connection.turn():
+            batch = arrow_table(
+                connection.cursor().execute(
+                    f"SELECT vid, embedding FROM {tbl} WHERE vid > ? AND vid <= ? "
+                    "ORDER BY vid LIMIT ?",
+                    [low, top, BUILD_BATCH_ROWS],
+                )
+            )
+        if batch.num_rows == 0:
+            return
+        vids = arrow_numbers(batch.column(0).combine_chunks()).astype(np.int64)
+        mat = arrow_numbers(batch.column(1).combine_chunks().flatten()).astype(np.float32)
+        low = int(vids[-1])
+        yield vids, mat.reshape(-1, dim)
+
+
+def _still_holds(connection: Connection, tbl: str, m: Manifest) -> bool:
+    cur = connection.cursor()
+    row = one(cur, f"SELECT count(*) FROM {tbl} WHERE vid <= ?", [m.high])
+    return row is not None and int(row[0]) == m.count and index_files.store_id(cur) == m.store_id
+
+
+@contextlib.contextmanager
+def _build_lock(path: str) -> Iterator[bool]:
+    lock = os.path.join(index_files.folder_of(path), ".build.lock")
+    with index_files.writing(path):
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+__all__ = ["BUILD_BATCH_ROWS", "build_space"]

@@ -1,0 +1,254 @@
+"""The files of a store's persistent vector indexes (issue 34): where they live, what ties each to
+the file, and how a new one replaces the old without a reader ever seeing half of it.
+
+A store ``FILE`` keeps them in the folder ``FILE.anatid-index/`` (mode 0700 when the store is
+private, no wider than the store otherwise), one pair per vector space:
+
+* ``<kind>-<digest>-<high>.usearch``: an HNSW graph with the space's normalised float32
+  vectors, keyed by version id, memory-mapped by every process that searches it;
+* ``<kind>-<digest>.json``, the manifest: the store it belongs to (``meta.store_id``), the
+  space, the highest version id it holds (``high``), how many vectors (``count``: a purge of
+  any of them, or an older copy of the file, changes how many the file has up to ``high``) and
+  the index file's name and size.
+
+They are derived data: deleting the folder loses nothing (searches scan exactly until the next
+``anatid index``). A manifest that does not match the file (another store's, an older copy of
+this one, a purge since, a size that differs) makes its index unused; a purge removes the index
+of every space it takes a vector from, before it commits.
+
+A new index is written under a temporary name, synced, renamed to its final name (which
+carries ``high``, so it never replaces a file a reader maps), and only then named by a new
+manifest (written the same way); the old index file is removed after. A crash at any point
+leaves either the old pair or the new one, and at most an orphan file that the next build
+removes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import stat
+import uuid
+from dataclasses import asdict, dataclass
+
+import duckdb
+
+from ..base.model import Kind
+from .filemode import creation_mask, no_wider
+from .sql import one, run
+
+FOLDER_SUFFIX = ".anatid-index"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one space's index file holds and which store it belongs to."""
+
+    store_id: str
+    kind: Kind
+    space: str
+    dim: int
+    high: int
+    count: int
+    file: str
+    size: int
+    format: int = FORMAT
+
+
+def folder_of(store_path: str) -> str:
+    return store_path + FOLDER_SUFFIX
+
+
+def _stem(kind: Kind, space: str) -> str:
+    digest = hashlib.sha256(space.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{kind}-{digest}"
+
+
+def manifest_path(store_path: str, kind: Kind, space: str) -> str:
+    return os.path.join(folder_of(store_path), _stem(kind, space) + ".json")
+
+
+def index_file_name(kind: Kind, space: str, high: int) -> str:
+    return f"{_stem(kind, space)}-{int(high)}.usearch"
+
+
+def read_manifest(store_path: str, kind: Kind, space: str) -> Manifest | None:
+    """The space's manifest, or None if there is none or it cannot be read as one."""
+    try:
+        with open(manifest_path(store_path, kind, space), encoding="utf-8") as fh:
+            raw = json.load(fh)
+        found = Manifest(**raw)
+    except (OSError, ValueError, TypeError):
+        return None
+    if found.format != FORMAT or found.kind != kind or found.space != space:
+        return None
+    return found
+
+
+def manifest_stamp(store_path: str, kind: Kind, space: str) -> tuple[int, int] | None:
+    """(inode, mtime) of the space's manifest: changes when a build publishes a new one."""
+    try:
+        st = os.stat(manifest_path(store_path, kind, space))
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def make_folder(store_path: str) -> str:
+    """The index folder, created if needed: 0700 for a private store, else the store's
+    read and execute bits (never wider than the store)."""
+    folder = folder_of(store_path)
+    mode = stat.S_IMODE(os.stat(store_path).st_mode)
+    wanted = 0o700 | ((mode & 0o044) | ((mode & 0o044) >> 2))
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o700)
+    if stat.S_IMODE(os.stat(folder).st_mode) != wanted:
+        os.chmod(folder, wanted)
+    return folder
+
+
+def temp_path(store_path: str, kind: Kind, space: str) -> str:
+    return os.path.join(folder_of(store_path), f".{_stem(kind, space)}-{uuid.uuid4().hex}.tmp")
+
+
+def writing(store_path: str) -> contextlib.AbstractContextManager[None]:
+    """Hold while creating a file in the folder: it is no wider than the store."""
+    return no_wider(creation_mask(store_path))
+
+
+def sync_file(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_folder(folder: str) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def publish(store_path: str, written: str, manifest: Manifest) -> None:
+    """Make ``written`` (a synced temporary index file) the space's index, named by
+    ``manifest``, and remove the index file it replaces."""
+    folder = folder_of(store_path)
+    old = read_manifest(store_path, manifest.kind, manifest.space)
+    final = os.path.join(folder, manifest.file)
+    os.replace(written, final)
+    tmp = temp_path(store_path, manifest.kind, manifest.space)
+    with writing(store_path), open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(asdict(manifest), fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, manifest_path(store_path, manifest.kind, manifest.space))
+    sync_folder(folder)
+    if old is not None and old.file != manifest.file:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(folder, old.file))
+
+
+def remove_space(store_path: str, kind: Kind, space: str) -> None:
+    """Remove a space's index (manifest first: no reader opens the file after)."""
+    found = read_manifest(store_path, kind, space)
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(manifest_path(store_path, kind, space))
+    if found is not None:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(folder_of(store_path), found.file))
+
+
+def remove_all(store_path: str) -> list[str]:
+    """Remove the whole index folder; returns the paths removed."""
+    folder = folder_of(store_path)
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return []
+    removed = [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
+    shutil.rmtree(folder, ignore_errors=True)
+    return [*removed, folder]
+
+
+def remove_orphans(store_path: str) -> None:
+    """Remove index files no manifest names, and temporary files of builds that died."""
+    folder = folder_of(store_path)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    named = set()
+    for name in names:
+        if name.endswith(".json") and not name.startswith("."):
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                    named.add(str(json.load(fh).get("file")))
+    for name in names:
+        if name.endswith(".tmp") or (name.endswith(".usearch") and name not in named):
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(folder, name))
+
+
+def manifests(store_path: str) -> list[Manifest]:
+    """Every readable manifest in the store's index folder."""
+    folder = folder_of(store_path)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if not name.endswith(".json") or name.startswith("."):
+            continue
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                out.append(Manifest(**json.load(fh)))
+        except (OSError, ValueError, TypeError):
+            continue
+    return out
+
+
+# --------------------------------------------------------------------- the store's identity
+
+
+def store_id(cur: duckdb.DuckDBPyConnection) -> str | None:
+    """The store's identity (made by its first index build), or None."""
+    row = one(cur, "SELECT value FROM meta WHERE key = 'store_id'")
+    return str(row[0]) if row else None
+
+
+def make_store_id(cur: duckdb.DuckDBPyConnection) -> str:
+    """The store's identity, made now if it has none (call inside a transaction)."""
+    found = store_id(cur)
+    if found is not None:
+        return found
+    made = uuid.uuid4().hex
+    run(cur, "INSERT INTO meta VALUES ('store_id', ?)", [made])
+    return made
+
+
+__all__ = [
+    "FOLDER_SUFFIX",
+    "Manifest",
+    "folder_of",
+    "index_file_name",
+    "make_folder",
+    "make_store_id",
+    "manifest_path",
+    "manifest_stamp",
+    "manifests",
+    "publish",
+    "read_manifest",
+    "remove_all",
+    "remove_orphans",
+    "remove_space",
+    "store_id",
+    "sync_file",
+    "temp_path",
+    "writing",
+]
