@@ -32,7 +32,7 @@ def open_store(path: str) -> Store:
 
 
 def open_store_for_writing(path: str) -> Store:
-    """For ``erase`` and ``compact``: an existing store only (never a new, empty file)."""
+    """For ``erase``, ``compact`` and ``index``: an existing store only (never a new, empty file)."""
     if not os.path.exists(path):
         raise CommandError(f"{path}: no such file")
     return Store.open(path)

@@ -13,6 +13,7 @@ from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
 from .communities import add_communities
 from .erasures import cmd_compact, cmd_erase, cmd_erasures
 from .graph_parser import add_graph_commands
+from .indexing import cmd_index
 from .options import Parser, Subcommands, group_option, json_option, subcommand, time_options
 from .records import cmd_history, cmd_show
 from .search import cmd_search
@@ -25,7 +26,7 @@ path, explain, neighbours, provenance);
 2 bad input, or the file is missing, damaged (anatid check FILE says how), not an anatid store,
 or another process held it past anatid_core.LEASE['timeout'].
 
-Every command but erase and compact opens the file read-only. Other processes that share the
+Every command but erase, compact and index opens the file read-only. Other processes that share the
 file hand it over between their operations; a command that got no turn within
 anatid_core.LEASE['timeout'] says so and exits 2: run it again later."""
 
@@ -58,6 +59,7 @@ def build_parser() -> Parser:
         _add_erasures,
         _add_erase,
         _add_compact,
+        _add_index,
         add_communities,
     ):
         add(subs)
@@ -309,5 +311,32 @@ def _add_compact(subs: Subcommands) -> None:
         size of the file.""",
         "anatid compact memory.duckdb",
         cmd_compact,
+    )
+    json_option(p)
+
+
+def _add_index(subs: Subcommands) -> None:
+    p = subcommand(
+        subs,
+        "index",
+        "build or update the persistent vector indexes (writes beside the file)",
+        """
+        Builds, for every vector space with at least --min-rows embeddings, an HNSW index saved
+        in the folder FILE.anatid-index/ beside the file, or merges into it the embeddings
+        written since it was built. Every process that searches the store maps it (opening costs
+        milliseconds and no memory of its own) instead of loading the space's vectors; what was
+        written after the last build is searched exactly until the next one. The folder is
+        derived data: deleting it loses nothing. Other processes may keep writing meanwhile.""",
+        """
+        anatid index memory.duckdb
+        anatid index memory.duckdb --min-rows 5000""",
+        cmd_index,
+    )
+    p.add_argument(
+        "--min-rows",
+        type=int,
+        default=None,
+        metavar="N",
+        help="smallest space to index (default anatid_core.SETTINGS['ann_min_rows'], 20000)",
     )
     json_option(p)

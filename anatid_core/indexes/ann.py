@@ -87,8 +87,9 @@ def valid_manifest(
     cur: duckdb.DuckDBPyConnection, store_path: str, kind: Kind, space: str
 ) -> Manifest | None:
     """The space's manifest if its index matches the file now: same store, same space and
-    dimension, the index file whole, and as many embeddings up to ``high`` as it holds (a
-    purge of any of them, or an older copy of the file, changes that count)."""
+    dimension, the index file whole, as many embeddings up to ``high`` as it holds (a purge of
+    any of them, or an older copy of the file, changes that count) and the same embeddings at
+    the ends (an older copy that wrote new versions under the same ids since differs there)."""
     found = index_files.read_manifest(store_path, kind, space)
     if found is None:
         return None
@@ -105,6 +106,8 @@ def valid_manifest(
         return None
     row = one(cur, f"SELECT count(*) FROM {table[0]} WHERE vid <= ?", [found.high])
     if row is None or int(row[0]) != found.count:
+        return None
+    if index_files.fingerprint(cur, table[0], found.high) != found.fingerprint:
         return None
     return found
 

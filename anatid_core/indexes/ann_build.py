@@ -58,6 +58,7 @@ def build_space(
         if manifest is None and rows < min_rows:
             return None
         sid = index_files.store_id(cur)
+        ends = index_files.fingerprint(cur, tbl, top)
     if sid is None:
         sid = _make_store_id(connection)
     index_files.make_folder(path)
@@ -87,6 +88,7 @@ def build_space(
             dim=dim,
             high=top,
             count=count,
+            fingerprint=ends,
             file=index_files.index_file_name(kind, space, top),
             size=os.path.getsize(written),
         )
@@ -164,9 +166,15 @@ def _batches(
 
 
 def _still_holds(connection: Connection, tbl: str, m: Manifest) -> bool:
+    """Whether the file still holds exactly the embeddings the build read (no purge since)."""
     cur = connection.cursor()
     row = one(cur, f"SELECT count(*) FROM {tbl} WHERE vid <= ?", [m.high])
-    return row is not None and int(row[0]) == m.count and index_files.store_id(cur) == m.store_id
+    return (
+        row is not None
+        and int(row[0]) == m.count
+        and index_files.store_id(cur) == m.store_id
+        and index_files.fingerprint(cur, tbl, m.high) == m.fingerprint
+    )
 
 
 @contextlib.contextmanager

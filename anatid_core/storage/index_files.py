@@ -8,8 +8,10 @@ private, no wider than the store otherwise), one pair per vector space:
   vectors, keyed by version id, memory-mapped by every process that searches it;
 * ``<kind>-<digest>.json``, the manifest: the store it belongs to (``meta.store_id``), the
   space, the highest version id it holds (``high``), how many vectors (``count``: a purge of
-  any of them, or an older copy of the file, changes how many the file has up to ``high``) and
-  the index file's name and size.
+  any of them, or an older copy of the file, changes how many the file has up to ``high``), a
+  digest of the file's embeddings at its lowest and highest version ids (``fingerprint``: an
+  older copy of the file that has written new versions under the same ids since differs
+  there) and the index file's name and size.
 
 They are derived data: deleting the folder loses nothing (searches scan exactly until the next
 ``anatid index``). A manifest that does not match the file (another store's, an older copy of
@@ -35,6 +37,7 @@ import uuid
 from dataclasses import asdict, dataclass
 
 import duckdb
+import numpy as np
 
 from ..base.model import Kind
 from .filemode import creation_mask, no_wider
@@ -54,6 +57,7 @@ class Manifest:
     dim: int
     high: int
     count: int
+    fingerprint: str
     file: str
     size: int
     format: int = FORMAT
@@ -222,6 +226,20 @@ def store_id(cur: duckdb.DuckDBPyConnection) -> str | None:
     return str(row[0]) if row else None
 
 
+def fingerprint(cur: duckdb.DuckDBPyConnection, table: str, high: int) -> str:
+    """A digest of the embeddings of ``table`` at its lowest version id and at ``high``."""
+    rows = cur.execute(
+        f"SELECT vid, embedding FROM {table} WHERE vid = ? OR vid = (SELECT min(vid) FROM "
+        f"{table}) ORDER BY vid",
+        [int(high)],
+    ).fetchall()
+    digest = hashlib.sha256()
+    for vid, vector in rows:
+        digest.update(int(vid).to_bytes(8, "little", signed=True))
+        digest.update(np.asarray(vector, dtype=np.float32).tobytes())
+    return digest.hexdigest()
+
+
 def make_store_id(cur: duckdb.DuckDBPyConnection) -> str:
     """The store's identity, made now if it has none (call inside a transaction)."""
     found = store_id(cur)
@@ -235,6 +253,7 @@ def make_store_id(cur: duckdb.DuckDBPyConnection) -> str:
 __all__ = [
     "FOLDER_SUFFIX",
     "Manifest",
+    "fingerprint",
     "folder_of",
     "index_file_name",
     "make_folder",

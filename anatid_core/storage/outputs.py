@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable
 
 from ..base.errors import InvalidInput
+from .index_files import FOLDER_SUFFIX
 
 #: The bytes at offset 8 of every DuckDB database file (after the header's checksum).
 DUCKDB_MAGIC = b"DUCK"
@@ -39,8 +40,14 @@ def is_duckdb_file(path: str | os.PathLike[str]) -> bool:
 
 
 def store_of_side_file(path: str | os.PathLike[str]) -> str | None:
-    """The store that ``path`` belongs to when it is one of a store's side files, else None."""
+    """The store that ``path`` belongs to when it is one of a store's side files (or inside
+    its index folder, ``FILE.anatid-index/``), else None."""
     text = os.fspath(path)
+    folder = os.path.dirname(text)
+    if folder.endswith(FOLDER_SUFFIX):
+        owner = folder[: -len(FOLDER_SUFFIX)]
+        if owner and is_duckdb_file(owner):
+            return owner
     for suffix in sorted(SIDE_SUFFIXES, key=len, reverse=True):
         if text.endswith(suffix):
             owner = text[: -len(suffix)]
@@ -85,8 +92,8 @@ def check_output(
     owner = store_of_side_file(real)
     if owner is not None:
         raise InvalidInput(
-            f"{what} {given} belongs to the store {owner} (its WAL or lock file); writing over "
-            "it would damage that store: choose another output path"
+            f"{what} {given} belongs to the store {owner} (its WAL, lock or index file); "
+            "writing over it would damage that store: choose another output path"
         )
     return real
 

@@ -1,7 +1,9 @@
 """Removing a store file from disk, with the files that sit beside it.
 
 A store is more than its file: DuckDB's WAL (``FILE.wal``, present while the file is open or after
-a crash) and the lease's two lock files (:func:`anatid_core.storage.lease.lease_files`). A host that
+a crash), the lease's two lock files (:func:`anatid_core.storage.lease.lease_files`) and the
+folder of its persistent vector indexes (``FILE.anatid-index/``, derived data:
+:mod:`anatid_core.storage.index_files`). A host that
 deletes a database (a dataset's file, say) wants all of them gone, and never from under a
 process that still uses the file: its writes would go to a file nobody can open again, and a
 WAL left behind would be replayed into a new file of the same name.
@@ -12,15 +14,16 @@ from __future__ import annotations
 import os
 
 from ..base.errors import InvalidInput, StoreLocked
+from .index_files import folder_of, remove_all
 from .lease import Lease, lease_files
 from .opening import claim, release, resolve
 
 
 def store_files(path: str | os.PathLike[str]) -> list[str]:
-    """Every file a store at ``path`` may have on disk: the file, its WAL, its lock files
-    (named after the real file: symlinks in ``path`` are followed)."""
+    """Every file a store at ``path`` may have on disk: the file, its WAL, its lock files and
+    its index folder (named after the real file: symlinks in ``path`` are followed)."""
     path = resolve(os.fspath(path))
-    return [path, path + ".wal", *lease_files(path)]
+    return [path, path + ".wal", *lease_files(path), folder_of(path)]
 
 
 def remove_store(path: str | os.PathLike[str]) -> list[str]:
@@ -43,7 +46,8 @@ def remove_store(path: str | os.PathLike[str]) -> list[str]:
         lease = Lease(path, shared=False)
         try:
             _refuse_if_in_use(path, lease)
-            return _unlink(store_files(path)) + _unlink(link)
+            files = [p for p in store_files(path) if p != folder_of(path)]
+            return _unlink(files[:2]) + remove_all(path) + _unlink(files[2:]) + _unlink(link)
         finally:
             lease.close()
     finally:
@@ -61,7 +65,7 @@ def _refuse_if_in_use(path: str, lease: Lease) -> None:
 
 
 def _unlink(paths: list[str]) -> list[str]:
-    # The store and its WAL first, the lock files (which we hold) last.
+    # Called for the store and its WAL first, the lock files (which we hold) last.
     removed = []
     for p in paths:
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -104,7 +105,10 @@ def restore_history(tmp: Path, history: Path | None, report: MigrationReport) ->
 
 def remove_store_files(path: Path) -> None:
     for name in store_files(str(path)):
-        Path(name).unlink(missing_ok=True)
+        if Path(name).is_dir():  # the index folder
+            shutil.rmtree(name, ignore_errors=True)
+        else:
+            Path(name).unlink(missing_ok=True)
 
 
 def require_verified(report: MigrationReport, through: str) -> None:

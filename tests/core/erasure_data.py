@@ -131,9 +131,12 @@ def tokens(victim: int) -> dict[str, bytes]:
 
 
 def store_files(path: str | os.PathLike[str]) -> list[Path]:
-    """Every file the store has beside it: the database, its WAL, a compaction copy, locks."""
+    """Every file the store has beside it: the database, its WAL, a compaction copy, locks,
+    and every file in the folders named after it (its persistent vector indexes)."""
     p = Path(path)
-    return sorted(f for f in p.parent.iterdir() if f.name.startswith(p.name) and f.is_file())
+    beside = [f for f in p.parent.iterdir() if f.name.startswith(p.name)]
+    inside = [g for f in beside if f.is_dir() for g in f.rglob("*") if g.is_file()]
+    return sorted([f for f in beside if f.is_file()] + inside)
 
 
 def scan(path: str | os.PathLike[str], needles: dict[str, bytes]) -> dict[str, int]:

@@ -27,8 +27,9 @@ regenerate. -->
 
 `anatid` opens an anatid store file read-only and shows what is in it: counts, search hits with
 the retrieval arm that found each, single objects and every version of them, exports, an
-integrity check, an HTML page with a time slider, and the receipts of erasures. Two commands
-write: `erase` (records gone for good, docs/erasure.md) and `compact`. It is installed with the package
+integrity check, an HTML page with a time slider, and the receipts of erasures. Three commands
+write: `erase` (records gone for good, docs/erasure.md), `compact`, and `index` (the persistent
+vector indexes, beside the file). It is installed with the package
 (`pip install anatid-drivers`; the console script needs only the core dependencies).
 """
 

@@ -1,0 +1,40 @@
+"""What ``anatid index`` does (issue 34): build or merge the store's persistent vector indexes."""
+
+from __future__ import annotations
+
+import argparse
+
+from .files import open_store_for_writing
+from .status import CommandError
+from .terminal import human_bytes, to_json
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    if args.min_rows is not None and args.min_rows < 0:
+        raise CommandError(f"--min-rows must be >= 0, got {args.min_rows}")
+    with open_store_for_writing(args.file) as store:
+        done = store.build_indexes(min_rows=args.min_rows)
+    rows = [
+        {
+            "kind": b.kind,
+            "space": b.space,
+            "rows_added": b.rows_added,
+            "rows_total": b.rows_total,
+            "seconds": round(b.seconds, 3),
+            "bytes": b.bytes,
+            "file": b.file,
+        }
+        for b in done
+    ]
+    if args.json:
+        print(to_json(rows, indent=2))
+        return 0
+    if not rows:
+        print(f"{args.file}: no vector space to index (none has --min-rows embeddings)")
+        return 0
+    for r in rows:
+        print(
+            f"{r['kind']} space {r['space']!r}: {r['rows_added']} added, {r['rows_total']} "
+            f"indexed, {r['seconds']} s, {human_bytes(r['bytes'])} ({r['file']})"
+        )
+    return 0
