@@ -75,7 +75,7 @@ def cosine_search(
         opened = ann.space(kind, space)
         if opened is not None:
             plain = vis.is_current and only_tags and groups is None and labels is None
-            return _ann_search(db, indexes, opened, kind, qn, k, f, min_score, plain)
+            return _ann_search(db, indexes, opened, vis, kind, qn, k, f, min_score, plain)
     vectors = indexes.vectors
     if vis.is_current and vectors.usable():
         current.view(kind)  # the winners' rows come from memory (built outside the lock)
@@ -175,6 +175,7 @@ def _ann_search(
     db: Connection,
     indexes: Indexes,
     s: SpaceIndex,
+    vis: Visibility,
     kind: Kind,
     qn: np.ndarray,
     k: int,
@@ -184,7 +185,10 @@ def _ann_search(
 ) -> list[Hit]:
     """Top-k through the space's persistent index (:mod:`anatid_core.indexes.ann`): the
     visible set is the current bitmap for a ``plain`` current search, else the version ids
-    that pass ``f`` (visibility, scope and filters) in SQL."""
+    that pass ``f`` (visibility, scope and filters) in SQL. The winners' rows are read by
+    record id (the index's keys file names them): from the in-memory current records if they
+    are built (never built here: a fresh process's first search would pay for all of them),
+    else through the id index."""
     with indexes.consistent():
         visible = (
             Visible(bitmap=s.current)
@@ -199,12 +203,11 @@ def _ann_search(
             return []
         ordered = top_with_ties(scores, k)
         score_of = {int(vids[i]): float(scores[i]) for i in ordered}
-        rows = db.query(
-            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            "WHERE r.vid IN (SELECT unnest(?::BIGINT[]))",
-            [list(score_of)],
-        )
-    rows.sort(key=lambda r: (-score_of[r[0]], r[1]))
+        ids = sorted({i for i in s.ids_of(vids[ordered]) if i is not None})
+        visible = SqlFilter(kind)
+        visible.add(vis.sql(kind=kind))
+        tags = (None, None) if vis.is_current else None
+        rows = fetch_versions(db, indexes.current, kind, ids, score_of, visible, tags)
     return [
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
         for i, row in enumerate(rows[:k])

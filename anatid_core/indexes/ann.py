@@ -98,11 +98,15 @@ def valid_manifest(
         return None
     if index_files.store_id(cur) != found.store_id:
         return None
+    folder = index_files.folder_of(store_path)
     try:
-        size = os.path.getsize(os.path.join(index_files.folder_of(store_path), found.file))
+        sizes = (
+            os.path.getsize(os.path.join(folder, found.file)),
+            os.path.getsize(os.path.join(folder, found.keys)),
+        )
     except OSError:
         return None
-    if size != found.size:
+    if sizes != (found.size, found.keys_size):
         return None
     row = one(cur, f"SELECT count(*) FROM {table[0]} WHERE vid <= ?", [found.high])
     if row is None or int(row[0]) != found.count:
@@ -119,6 +123,7 @@ class Delta:
     dim: int
     vids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     mat: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    ids: list[str] = field(default_factory=list)
     n: int = 0
 
     def __post_init__(self) -> None:
@@ -129,8 +134,10 @@ class Delta:
     def last(self) -> int:
         return int(self.vids[self.n - 1]) if self.n else -1
 
-    def append(self, vids: np.ndarray, mat: np.ndarray) -> None:
+    def append(self, vids: np.ndarray, mat: np.ndarray, ids: list[str]) -> None:
         keep = vids > self.last  # a catch-up may read again what a commit appended
+        if not keep.all():
+            ids = [i for i, k in zip(ids, keep.tolist(), strict=True) if k]
         vids, mat = vids[keep], mat[keep]
         if not len(vids):
             return
@@ -141,7 +148,16 @@ class Delta:
             self.mat = _grow(self.mat, cap)
         self.vids[self.n : need] = vids
         self.mat[self.n : need] = normalised(mat)
+        del self.ids[self.n :]
+        self.ids.extend(ids)
         self.n = need
+
+    def ids_of(self, vids: np.ndarray) -> list[str | None]:
+        pos = np.searchsorted(self.vids[: self.n], vids)
+        return [
+            self.ids[p] if p < self.n and int(self.vids[p]) == v else None
+            for p, v in zip(pos.tolist(), vids.tolist(), strict=True)
+        ]
 
 
 @dataclass
@@ -229,6 +245,7 @@ class SpaceIndex:
     table: str
     manifest: Manifest
     view: Any
+    keys: index_files.KeysFile
     delta: Delta
     current: Bitmap
     stamp: tuple[int, int] | None
@@ -292,6 +309,16 @@ class SpaceIndex:
         got = self.view.get(vids.astype(np.uint64))
         return np.stack(got).astype(np.float32, copy=False) @ qn
 
+    def ids_of(self, vids: np.ndarray) -> list[str | None]:
+        """The record id of each version id (None for one neither the index nor the delta
+        holds)."""
+        held = self.keys.ids_of(vids)
+        if all(i is not None for i in held):
+            return held
+        with self.lock:
+            newer = self.delta.ids_of(vids)
+        return [a if a is not None else b for a, b in zip(held, newer, strict=True)]
+
     def outdated(self) -> bool:
         """Whether a build has published another index since this one was opened."""
         return index_files.manifest_stamp(self.store_path, self.kind, self.space) != self.stamp
@@ -343,11 +370,13 @@ class AnnIndex(Index):
         table = space_table(cur, kind, space)
         if manifest is None or table is None:
             return _Absent(stamp)
+        folder = index_files.folder_of(path)
         try:
-            view = open_view(os.path.join(index_files.folder_of(path), manifest.file))
+            view = open_view(os.path.join(folder, manifest.file))
+            keys = index_files.KeysFile(os.path.join(folder, manifest.keys))
         except (OSError, RuntimeError, ValueError):
             return _Absent(stamp)
-        if len(view) != manifest.count or view.ndim != manifest.dim:
+        if len(view) != manifest.count or view.ndim != manifest.dim or len(keys) != manifest.count:
             return _Absent(stamp)
         opened = SpaceIndex(
             store_path=path,
@@ -356,6 +385,7 @@ class AnnIndex(Index):
             table=table[0],
             manifest=manifest,
             view=view,
+            keys=keys,
             delta=Delta(manifest.dim),
             current=Bitmap(),
             stamp=stamp,
@@ -366,13 +396,15 @@ class AnnIndex(Index):
 
     def _read_delta(self, cur: duckdb.DuckDBPyConnection, s: SpaceIndex, *, after: int) -> None:
         reader = cur.sql(
-            f"SELECT vid, embedding FROM {s.table} WHERE vid > ? ORDER BY vid", params=[after]
+            f"SELECT v.vid, v.embedding, r.id FROM {s.table} v "
+            f"JOIN {table_of(s.kind)} r ON r.vid = v.vid WHERE v.vid > ? ORDER BY v.vid",
+            params=[after],
         ).to_arrow_reader(LOAD_BATCH_ROWS)
         for batch in reader:
             vids = arrow_numbers(batch.column(0)).astype(np.int64)
             mat = arrow_numbers(batch.column(1).flatten()).astype(np.float32)
             with s.lock:
-                s.delta.append(vids, mat.reshape(-1, s.delta.dim))
+                s.delta.append(vids, mat.reshape(-1, s.delta.dim), batch.column(2).to_pylist())
 
     def problems(self) -> list[str]:
         """What is wrong with the store's index files: an index that does not match the file
@@ -403,9 +435,9 @@ class AnnIndex(Index):
 
     def applied(self, changes: Changes) -> None:
         for s in self.opened():
-            for vids, mat, _records in changes.embedded(s.kind, s.space):
+            for vids, mat, records in changes.embedded(s.kind, s.space):
                 with s.lock:
-                    s.delta.append(vids, mat)
+                    s.delta.append(vids, mat, [p.item.id for p in records])
                 s.current.add(vids)
             s.current.remove(changes.removed(s.kind))
 

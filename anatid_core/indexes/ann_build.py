@@ -32,6 +32,7 @@ from ..storage import index_files
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers, space_table
 from ..storage.index_files import Manifest
+from ..storage.rows import table_of
 from ..storage.sql import arrow_table, one
 from .ann import ANN, normalised, valid_manifest
 
@@ -71,13 +72,18 @@ def build_space(
             return _report(kind, space, 0, manifest, started, path)
         index = _start(manifest, path, dim)
         low = manifest.high if manifest is not None else 0
+        all_vids, all_ids = _old_keys(manifest, path)
         added = 0
-        for vids, mat in _batches(connection, tbl, dim, low, top):
+        for vids, mat, ids in _batches(connection, kind, tbl, dim, low, top):
             index.add(vids.astype(np.uint64), normalised(mat), threads=0)
+            all_vids.append(vids)
+            all_ids.extend(ids)
             added += len(vids)
         written = index_files.temp_path(path, kind, space)
+        keys = index_files.temp_path(path, kind, space)
         with index_files.writing(path):
             index.save(written)
+            index_files.write_keys(keys, np.concatenate(all_vids), all_ids)
         index_files.sync_file(written)
         count = len(index)
         del index
@@ -91,13 +97,16 @@ def build_space(
             fingerprint=ends,
             file=index_files.index_file_name(kind, space, top),
             size=os.path.getsize(written),
+            keys=index_files.keys_file_name(kind, space, top),
+            keys_size=os.path.getsize(keys),
         )
         with connection.turn():
             if not _still_holds(connection, tbl, new):  # a purge meanwhile: start again later
-                with contextlib.suppress(FileNotFoundError):
-                    os.remove(written)
+                for name in (written, keys):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(name)
                 return None
-            index_files.publish(path, written, new)
+            index_files.publish(path, written, keys, new)
         index_files.remove_orphans(path)
         return _report(kind, space, added, new, started, path)
 
@@ -144,16 +153,26 @@ def _start(manifest: Manifest | None, path: str, dim: int) -> Any:
     )
 
 
+def _old_keys(manifest: Manifest | None, path: str) -> tuple[list[np.ndarray], list[str]]:
+    """The version and record ids the index being merged into holds."""
+    if manifest is None:
+        return [], []
+    old = index_files.KeysFile(os.path.join(index_files.folder_of(path), manifest.keys))
+    vids, ids = old.all_ids()
+    return [np.array(vids, dtype=np.int64)], [str(i) for i in ids]
+
+
 def _batches(
-    connection: Connection, tbl: str, dim: int, low: int, top: int
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """The embeddings with ``low < vid <= top``, a batch per turn on the file."""
+    connection: Connection, kind: Kind, tbl: str, dim: int, low: int, top: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, list[str]]]:
+    """The embeddings with ``low < vid <= top`` and their record ids, a batch per turn."""
     while low < top:
         with connection.turn():
             batch = arrow_table(
                 connection.cursor().execute(
-                    f"SELECT vid, embedding FROM {tbl} WHERE vid > ? AND vid <= ? "
-                    "ORDER BY vid LIMIT ?",
+                    f"SELECT v.vid, v.embedding, r.id FROM {tbl} v "
+                    f"JOIN {table_of(kind)} r ON r.vid = v.vid "
+                    "WHERE v.vid > ? AND v.vid <= ? ORDER BY v.vid LIMIT ?",
                     [low, top, BUILD_BATCH_ROWS],
                 )
             )
@@ -162,7 +181,7 @@ def _batches(
         vids = arrow_numbers(batch.column(0).combine_chunks()).astype(np.int64)
         mat = arrow_numbers(batch.column(1).combine_chunks().flatten()).astype(np.float32)
         low = int(vids[-1])
-        yield vids, mat.reshape(-1, dim)
+        yield vids, mat.reshape(-1, dim), batch.column(2).to_pylist()
 
 
 def _still_holds(connection: Connection, tbl: str, m: Manifest) -> bool:

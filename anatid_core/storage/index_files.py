@@ -6,6 +6,9 @@ private, no wider than the store otherwise), one pair per vector space:
 
 * ``<kind>-<digest>-<high>.usearch``: an HNSW graph with the space's normalised float32
   vectors, keyed by version id, memory-mapped by every process that searches it;
+* ``<kind>-<digest>-<high>.keys``: the record id of each of those versions (sorted version ids,
+  offsets, UTF-8 ids; :class:`KeysFile`), mapped too, so that the winners' rows are fetched
+  through the id index;
 * ``<kind>-<digest>.json``, the manifest: the store it belongs to (``meta.store_id``), the
   space, the highest version id it holds (``high``), how many vectors (``count``: a purge of
   any of them, or an older copy of the file, changes how many the file has up to ``high``), a
@@ -60,6 +63,8 @@ class Manifest:
     fingerprint: str
     file: str
     size: int
+    keys: str
+    keys_size: int
     format: int = FORMAT
 
 
@@ -78,6 +83,73 @@ def manifest_path(store_path: str, kind: Kind, space: str) -> str:
 
 def index_file_name(kind: Kind, space: str, high: int) -> str:
     return f"{_stem(kind, space)}-{int(high)}.usearch"
+
+
+def keys_file_name(kind: Kind, space: str, high: int) -> str:
+    return f"{_stem(kind, space)}-{int(high)}.keys"
+
+
+_KEYS_MAGIC = b"ANATKEY1"
+
+
+class KeysFile:
+    """The record id of each indexed version, mapped: a header (magic, count, blob length),
+    the sorted version ids (int64), ``count + 1`` offsets into the blob (int64), the blob of
+    UTF-8 ids."""
+
+    def __init__(self, path: str) -> None:
+        with open(path, "rb") as fh:
+            head = fh.read(24)
+        if len(head) != 24 or head[:8] != _KEYS_MAGIC:
+            raise OSError(f"{path}: not an anatid keys file")
+        count = int.from_bytes(head[8:16], "little")
+        blob = int.from_bytes(head[16:24], "little")
+        if os.path.getsize(path) != 24 + 8 * count + 8 * (count + 1) + blob:
+            raise OSError(f"{path}: truncated")
+        self.vids = np.memmap(path, dtype=np.int64, mode="r", offset=24, shape=(count,))
+        self._offsets = np.memmap(
+            path, dtype=np.int64, mode="r", offset=24 + 8 * count, shape=(count + 1,)
+        )
+        self._blob = np.memmap(
+            path, dtype=np.uint8, mode="r", offset=24 + 16 * count + 8, shape=(max(blob, 1),)
+        )
+
+    def __len__(self) -> int:
+        return len(self.vids)
+
+    def ids_of(self, vids: np.ndarray) -> list[str | None]:
+        """The record id of each version id (None for one the file does not hold)."""
+        pos = np.searchsorted(self.vids, vids)
+        out: list[str | None] = []
+        for p, v in zip(pos.tolist(), vids.tolist(), strict=True):
+            if p < len(self.vids) and int(self.vids[p]) == v:
+                a, b = int(self._offsets[p]), int(self._offsets[p + 1])
+                out.append(bytes(self._blob[a:b]).decode("utf-8", "surrogatepass"))
+            else:
+                out.append(None)
+        return out
+
+    def all_ids(self) -> tuple[np.ndarray, list[str]]:
+        """Every (version id, record id), for a merge that writes the file again."""
+        return np.asarray(self.vids), self.ids_of(np.asarray(self.vids))  # type: ignore[return-value]
+
+
+def write_keys(path: str, vids: np.ndarray, ids: list[str]) -> None:
+    """Write a keys file for ``vids`` (sorted) and their record ``ids``, synced."""
+    encoded = [i.encode("utf-8", "surrogatepass") for i in ids]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    if encoded:
+        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    blob = b"".join(encoded)
+    with open(path, "wb") as fh:
+        fh.write(_KEYS_MAGIC)
+        fh.write(len(encoded).to_bytes(8, "little"))
+        fh.write(len(blob).to_bytes(8, "little"))
+        fh.write(np.ascontiguousarray(vids, dtype=np.int64).tobytes())
+        fh.write(offsets.tobytes())
+        fh.write(blob)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def read_manifest(store_path: str, kind: Kind, space: str) -> Manifest | None:
@@ -140,13 +212,13 @@ def sync_folder(folder: str) -> None:
         os.close(fd)
 
 
-def publish(store_path: str, written: str, manifest: Manifest) -> None:
-    """Make ``written`` (a synced temporary index file) the space's index, named by
-    ``manifest``, and remove the index file it replaces."""
+def publish(store_path: str, written: str, keys: str, manifest: Manifest) -> None:
+    """Make ``written`` and ``keys`` (synced temporary index and keys files) the space's index,
+    named by ``manifest``, and remove the files it replaces."""
     folder = folder_of(store_path)
     old = read_manifest(store_path, manifest.kind, manifest.space)
-    final = os.path.join(folder, manifest.file)
-    os.replace(written, final)
+    os.replace(keys, os.path.join(folder, manifest.keys))
+    os.replace(written, os.path.join(folder, manifest.file))
     tmp = temp_path(store_path, manifest.kind, manifest.space)
     with writing(store_path), open(tmp, "w", encoding="utf-8") as fh:
         json.dump(asdict(manifest), fh)
@@ -155,8 +227,9 @@ def publish(store_path: str, written: str, manifest: Manifest) -> None:
     os.replace(tmp, manifest_path(store_path, manifest.kind, manifest.space))
     sync_folder(folder)
     if old is not None and old.file != manifest.file:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(os.path.join(folder, old.file))
+        for name in (old.file, old.keys):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(folder, name))
 
 
 def remove_space(store_path: str, kind: Kind, space: str) -> None:
@@ -165,8 +238,9 @@ def remove_space(store_path: str, kind: Kind, space: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.remove(manifest_path(store_path, kind, space))
     if found is not None:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(os.path.join(folder_of(store_path), found.file))
+        for name in (found.file, found.keys):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(folder_of(store_path), name))
 
 
 def remove_all(store_path: str) -> list[str]:
@@ -189,11 +263,13 @@ def remove_orphans(store_path: str) -> None:
     named = set()
     for name in names:
         if name.endswith(".json") and not name.startswith("."):
-            with contextlib.suppress(OSError, ValueError, TypeError):
+            with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
                 with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                    named.add(str(json.load(fh).get("file")))
+                    raw = json.load(fh)
+                named.update({str(raw.get("file")), str(raw.get("keys"))})
     for name in names:
-        if name.endswith(".tmp") or (name.endswith(".usearch") and name not in named):
+        derived = name.endswith(".usearch") or name.endswith(".keys")
+        if name.endswith(".tmp") or (derived and name not in named):
             with contextlib.suppress(OSError):
                 os.remove(os.path.join(folder, name))
 
@@ -255,7 +331,9 @@ __all__ = [
     "Manifest",
     "fingerprint",
     "folder_of",
+    "KeysFile",
     "index_file_name",
+    "keys_file_name",
     "make_folder",
     "make_store_id",
     "manifest_path",
@@ -269,5 +347,6 @@ __all__ = [
     "store_id",
     "sync_file",
     "temp_path",
+    "write_keys",
     "writing",
 ]
