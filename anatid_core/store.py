@@ -72,7 +72,9 @@ class Store(Eraser, Reader):
         )
 
     def close(self) -> None:
-        """Close the file. Idempotent; any open transaction is rolled back."""
+        """Close the file. Idempotent; any open transaction is rolled back, a background index
+        build stops at its next batch."""
+        self.indexes.close()
         self.connection.close()
 
     def __enter__(self) -> Store:
@@ -163,6 +165,6 @@ class Store(Eraser, Reader):
             spaces = all_spaces(self.connection.cursor())
         built = [build_space(self.connection, s[0], s[1], min_rows=limit) for s in spaces]
         done = [b for b in built if b is not None]
-        if done:
-            self.indexes.vectors.forget()  # searched through the index from now on
+        for b in done:
+            self.indexes.vectors.discard(b.kind, b.space)  # searched through the index now
         return done

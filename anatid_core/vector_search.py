@@ -20,6 +20,7 @@ import numpy as np
 from .base.errors import InvalidInput
 from .base.identifiers import check_space
 from .base.model import Hit, Kind
+from .base.settings import SETTINGS
 from .hits import fetch_versions, top_with_ties
 from .indexes.ann import SpaceIndex, Visible
 from .indexes.current_records import CurrentRecords
@@ -47,15 +48,21 @@ def cosine_search(
     labels: Iterable[str] | None,
     only_tags: bool,
 ) -> list[Hit]:
-    """Exact cosine top-k. ``groups``/``labels`` (an edge's labels are its rel) are applied in
-    the in-memory matrix; ``only_tags`` says ``f`` filters on nothing else besides visibility."""
+    """Cosine top-k: through the space's persistent index if it has one, else exact.
+    ``groups``/``labels`` (an edge's labels are its rel) are applied in the in-memory matrix;
+    ``only_tags`` says ``f`` filters on nothing else besides visibility."""
     if k < 0:
         raise InvalidInput(f"k must be >= 0, got {k}")
     check_space(space)  # before the lookups: a bad name must not reach DuckDB's own errors
     q = as_vector(vector, what="query vector")
     current = indexes.current
-    # A space a commit of this process has used is known (outside this thread's transaction).
+    ann = indexes.ann
+    opened = ann.space(kind, space) if ann.usable() else None
+    # A space a commit of this process has used, or that has an index, is known (outside this
+    # thread's transaction).
     found = current.spaces.get((kind, space)) if current.usable() and current.enabled() else None
+    if opened is not None:
+        found = (opened.table, opened.manifest.dim)
     if found is None:
         found = space_table(db.cursor(), kind, space)
     if found is None or k == 0:
@@ -70,17 +77,15 @@ def cosine_search(
     if norm == 0.0:
         return []  # cosine is undefined for a zero vector: nothing is similar to it
     qn = q / norm
-    ann = indexes.ann
-    if ann.usable():
-        opened = ann.space(kind, space)
-        if opened is not None:
-            plain = vis.is_current and only_tags and groups is None and labels is None
-            return _ann_search(db, indexes, opened, vis, kind, qn, k, f, min_score, plain)
+    if opened is not None:
+        plain = vis.is_current and only_tags and groups is None and labels is None
+        return _ann_search(db, indexes, opened, vis, kind, qn, k, f, min_score, plain)
     vectors = indexes.vectors
     if vis.is_current and vectors.usable():
         current.view(kind)  # the winners' rows come from memory (built outside the lock)
         while True:
             matrix = vectors.matrix(kind, space, tbl, dim)  # outside the lock: loading waits
+            ann.noticed(kind, space, matrix.n, SETTINGS["ann_min_rows"])
             with indexes.consistent():
                 if vectors.built(kind, space) is matrix:  # else forgotten since: load again
                     return _in_memory_search(

@@ -32,7 +32,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,11 +49,15 @@ from ..storage.rows import table_of
 from ..storage.sql import one
 from .base import BuiltOnce, Index
 
-#: Tunables of the persistent index. ``ef``: the HNSW beam width of a search (at least the
+#: Tunables of the persistent index. ``auto``, ``merge_rows``, ``merge_fraction``: when a
+#: writing process builds or merges in the background (:mod:`~.ann_merger`); ``ef``: the HNSW beam width of a search (at least the
 #: candidates fetched); ``exact_rows``: at most this many visible indexed vectors are scored
 #: exactly rather than through the graph; ``margin``: the over-fetch factor beyond ``k / f``;
 #: ``connectivity``/``expansion_add``: the graph's degree and build beam (read by builds).
 ANN: dict[str, Any] = {
+    "auto": True,
+    "merge_rows": 20_000,
+    "merge_fraction": 0.05,
     "ef": 128,
     "exact_rows": 10_000,
     "margin": 2.0,
@@ -327,10 +331,25 @@ class SpaceIndex:
 class AnnIndex(Index):
     """The persistent indexes of the spaces that have one, opened on first search."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(
+        self, connection: Connection, merge: Callable[[Kind, str], None] | None = None
+    ) -> None:
         self._connection = connection
         self._spaces: BuiltOnce[tuple[Kind, str], SpaceIndex | _Absent] = BuiltOnce(connection)
         self._checked: dict[tuple[Kind, str], float] = {}
+        self._merge = merge
+        self._asked: dict[tuple[Kind, str], float] = {}
+
+    def noticed(self, kind: Kind, space: str, rows: int, min_rows: int) -> None:
+        """A search loaded the space whole for an exact scan: ``rows`` embeddings. Build its
+        index in the background if it is that large (asked again at most once a minute)."""
+        if rows < min_rows or self._merge is None or not ANN["auto"]:
+            return
+        now = time.monotonic()
+        if now - self._asked.get((kind, space), -1e9) < 60.0:
+            return
+        self._asked[(kind, space)] = now
+        self._merge(kind, space)
 
     def usable(self) -> bool:
         return (
@@ -440,6 +459,9 @@ class AnnIndex(Index):
                     s.delta.append(vids, mat, [p.item.id for p in records])
                 s.current.add(vids)
             s.current.remove(changes.removed(s.kind))
+            wanted = max(int(ANN["merge_rows"]), int(ANN["merge_fraction"] * s.manifest.count))
+            if s.delta.n >= wanted and self._merge is not None and ANN["auto"]:
+                self._merge(s.kind, s.space)  # queued once however often it is asked
 
     def caught_up(self, since_us: int, removed: Mapping[Kind, np.ndarray]) -> None:
         cur = self._connection.cursor()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -36,15 +37,25 @@ from ..storage.rows import table_of
 from ..storage.sql import arrow_table, one
 from .ann import ANN, normalised, valid_manifest
 
-#: Embeddings added to the graph per batch while building.
+#: Embeddings read per turn on the file while building.
 BUILD_BATCH_ROWS = 16_384
+#: Embeddings added to the graph at a time (a stop request is seen between two).
+ADD_BATCH_ROWS = 2_048
 
 
 def build_space(
-    connection: Connection, kind: Kind, space: str, *, min_rows: int
+    connection: Connection,
+    kind: Kind,
+    space: str,
+    *,
+    min_rows: int,
+    stop: threading.Event | None = None,
+    wait: bool = True,
 ) -> IndexBuild | None:
     """Build or merge the index of one space; None when the space is too small for one (and
-    has none), or another process is building this store's indexes now."""
+    has none), ``stop`` was set (checked between batches), or another build of this store's
+    indexes is under way and ``wait`` is False (else this one waits for it, then merges what
+    that one left)."""
     started = time.perf_counter()
     path = connection.path
     with connection.turn():
@@ -63,9 +74,12 @@ def build_space(
     if sid is None:
         sid = _make_store_id(connection)
     index_files.make_folder(path)
-    with _build_lock(path) as held:
+    with _build_lock(path, wait) as held:
         if not held:
             return None
+        if wait:  # another build may have finished meanwhile
+            with connection.turn():
+                manifest = valid_manifest(connection.cursor(), path, kind, space)
         if manifest is None:
             index_files.remove_space(path, kind, space)  # a stale one: never merged into
         elif manifest.high >= top:
@@ -75,10 +89,16 @@ def build_space(
         all_vids, all_ids = _old_keys(manifest, path)
         added = 0
         for vids, mat, ids in _batches(connection, kind, tbl, dim, low, top):
-            index.add(vids.astype(np.uint64), normalised(mat), threads=0)
+            for at in range(0, len(vids), ADD_BATCH_ROWS):
+                if stop is not None and stop.is_set():
+                    return None
+                part = slice(at, at + ADD_BATCH_ROWS)
+                index.add(vids[part].astype(np.uint64), normalised(mat[part]), threads=0)
             all_vids.append(vids)
             all_ids.extend(ids)
             added += len(vids)
+        if stop is not None and stop.is_set():
+            return None
         written = index_files.temp_path(path, kind, space)
         keys = index_files.temp_path(path, kind, space)
         with index_files.writing(path):
@@ -197,13 +217,13 @@ def _still_holds(connection: Connection, tbl: str, m: Manifest) -> bool:
 
 
 @contextlib.contextmanager
-def _build_lock(path: str) -> Iterator[bool]:
+def _build_lock(path: str, wait: bool) -> Iterator[bool]:
     lock = os.path.join(index_files.folder_of(path), ".build.lock")
     with index_files.writing(path):
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             yield False
             return
@@ -212,4 +232,4 @@ def _build_lock(path: str) -> Iterator[bool]:
         os.close(fd)
 
 
-__all__ = ["BUILD_BATCH_ROWS", "build_space"]
+__all__ = ["ADD_BATCH_ROWS", "BUILD_BATCH_ROWS", "build_space"]

@@ -31,18 +31,21 @@ is one :class:`Index` subclass registered in :meth:`Indexes.__init__`, nothing e
 
 from __future__ import annotations
 
+import threading
 from contextlib import AbstractContextManager
 from typing import TypeVar
 
 import duckdb
 import numpy as np
 
-from ..base.model import Kind
+from ..base.model import IndexBuild, Kind
 from ..base.settings import SETTINGS
 from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.rows import table_of
 from .ann import AnnIndex
+from .ann_build import build_space
+from .ann_merger import Merger
 from .base import Index
 from .current_records import CurrentRecords
 from .graph_arrays import GraphCache
@@ -67,7 +70,10 @@ class Indexes:
         self.text = self.register(TextIndex(connection))
         self.vectors = self.register(VectorIndex(connection))
         self.graphs = self.register(GraphCache(connection))
-        self.ann = self.register(AnnIndex(connection))
+        self.merger = Merger(self._build) if _may_build(connection) else None
+        self.ann = self.register(
+            AnnIndex(connection, self.merger.request if self.merger is not None else None)
+        )
         connection.listen(self)
 
     def register(self, index: I) -> I:
@@ -84,6 +90,19 @@ class Indexes:
         """Drop every structure; each is built again from the tables on next use."""
         for index in self._all:
             index.forget()
+
+    def _build(self, kind: Kind, space: str, stop: threading.Event) -> IndexBuild | None:
+        built = build_space(
+            self.connection, kind, space, min_rows=SETTINGS["ann_min_rows"], stop=stop, wait=False
+        )
+        if built is not None:
+            self.vectors.discard(kind, space)  # searched through the index from now on
+        return built
+
+    def close(self) -> None:
+        """Stop background work (a build in progress ends at its next batch)."""
+        if self.merger is not None:
+            self.merger.close()
 
     def purging(self, cur: duckdb.DuckDBPyConnection, kind: Kind, vids: np.ndarray) -> None:
         """Called by a purge before it commits (:meth:`Index.purging`)."""
@@ -125,6 +144,12 @@ class Indexes:
     def replaced(self) -> None:
         for index in self._all:
             index.replaced()
+
+
+def _may_build(connection: Connection) -> bool:
+    """Whether this process builds indexes in the background: a writer of a file, not a bulk
+    load (which reads nothing back)."""
+    return not connection.read_only and connection.path != ":memory:" and not connection.bulk_load
 
 
 __all__ = ["Indexes"]

@@ -223,6 +223,10 @@ class VectorIndex(Index):
             m.remove(removed[kind])
             self._read_into(m, found[0], since=since_us)
 
+    def discard(self, kind: Kind, space: str) -> None:
+        """Drop one space's matrix (its persistent index answers from now on)."""
+        self._spaces.discard((kind, space))
+
     def forget(self) -> None:
         self._spaces.clear()
 

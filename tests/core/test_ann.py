@@ -97,6 +97,7 @@ class Truth:
 def small_threshold() -> Iterator[None]:
     before = dict(SETTINGS), dict(ANN)
     SETTINGS["ann_min_rows"] = 500
+    ANN["auto"] = False  # builds only when a test asks (the policy has its own test)
     ANN["recheck_seconds"] = 0.0
     ANN["exact_rows"] = 300  # the graph answers most searches at these sizes
     yield
@@ -453,3 +454,44 @@ def run_child(code: str) -> str:
     )
     assert r.returncode == 0, r.stderr
     return r.stdout.strip()
+
+
+def test_a_writer_builds_and_merges_in_the_background(tmp_path) -> None:
+    ANN.update(auto=True, merge_rows=200, merge_fraction=0.0)
+    store, truth, rng = filled(tmp_path / "m.duckdb", 17)
+    with store:
+        queries = clustered(rng, 20)
+        assert recall_of(store, truth, queries) == 1.0  # exact, and large enough: build
+        merger = store.indexes.merger
+        assert merger is not None
+        wait_for(lambda: len(merger.reports) == 1)
+        assert (merger.reports[0].rows_added, merger.reports[0].rows_total) == (N, N)
+        assert recall_of(store, truth, queries) >= RECALL
+        assert store.indexes.vectors.built("node", "default") is None
+        more = nodes(clustered(rng, 250), start=N)
+        store.upsert_nodes(more)  # the delta passes merge_rows: merged off the write path
+        truth.write(more)
+        wait_for(lambda: len(merger.reports) == 2)
+        assert (merger.reports[1].rows_added, merger.reports[1].rows_total) == (250, N + 250)
+        assert recall_of(store, truth, queries) >= RECALL
+        opened = store.indexes.ann.space("node", "default")
+        assert opened is not None and opened.delta.n == 0  # the merged index answers alone
+
+
+def test_a_reader_never_builds(tmp_path) -> None:
+    ANN.update(auto=True)
+    store, truth, rng = filled(tmp_path / "m.duckdb", 18)
+    store.close()
+    with Store.open(tmp_path / "m.duckdb", read_only=True) as reader:
+        assert recall_of(reader, truth, clustered(rng, 5)) == 1.0
+        assert reader.indexes.merger is None
+    assert not index_folder(tmp_path / "m.duckdb").exists()
+
+
+def wait_for(done, timeout: float = 20.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, "the background build did not finish"
+        time.sleep(0.05)
