@@ -17,10 +17,9 @@ from types import TracebackType
 from typing import Any
 
 from .base.errors import InvalidInput
-from .base.model import IndexBuild
+from .base.model import IndexBuild, Kind
 from .base.settings import SETTINGS
 from .eraser import Eraser
-from .indexes.ann_build import build_space
 from .indexes.registry import Indexes
 from .reads import Reader
 from .storage import audit
@@ -146,25 +145,29 @@ class Store(Eraser, Reader):
     def check(self) -> list[str]:
         """Verify indexes against rows and version intervals, and the persistent vector
         indexes against the file; returns problems (empty = healthy)."""
-        return audit.check(self.connection) + self.indexes.ann.problems()
+        return (
+            audit.check(self.connection)
+            + self.indexes.ann.problems()
+            + self.indexes.text_files.problems()
+        )
 
     def build_indexes(self, *, min_rows: int | None = None) -> list[IndexBuild]:
-        """Build the persistent vector index of every space with at least ``min_rows``
-        embeddings (default ``SETTINGS["ann_min_rows"]``), or merge into an existing one the
-        embeddings written since it was built; returns what was done per space.
+        """Build the persistent index of every vector space with at least ``min_rows``
+        embeddings and the text index of each kind with at least ``min_rows`` versions
+        (default ``SETTINGS["ann_min_rows"]``), or bring an existing one up to date with what
+        was written since; returns what was done per index (``space`` None: text).
 
-        Searches use an index from then on, in every process (:mod:`anatid_core.indexes.ann`),
-        without loading the space into memory. Writes go on meanwhile, in this process and
-        others: they are searched exactly until the next merge. Nothing is returned for a
-        space that is too small, or while another process builds this store's indexes.
+        Searches use the indexes from then on, in every process (:mod:`anatid_core.indexes.ann`,
+        :mod:`anatid_core.indexes.text_file`), without loading the store into memory. Writes go
+        on meanwhile, in this process and others: they are searched from memory until the next
+        build. A build under way in another process is waited for.
         """
         if self.path == ":memory:":
             raise InvalidInput("an in-memory store has no files to keep an index in")
-        limit = SETTINGS["ann_min_rows"] if min_rows is None else int(min_rows)
         with self.connection.turn():
             spaces = all_spaces(self.connection.cursor())
-        built = [build_space(self.connection, s[0], s[1], min_rows=limit) for s in spaces]
-        done = [b for b in built if b is not None]
-        for b in done:
-            self.indexes.vectors.discard(b.kind, b.space)  # searched through the index now
-        return done
+        wanted: list[tuple[Kind, str | None]] = [(s[0], s[1]) for s in spaces]
+        texts: list[tuple[Kind, str | None]] = [("node", None), ("edge", None)]
+        wanted += texts
+        built = [self.indexes.build(kind, space, min_rows=min_rows) for kind, space in wanted]
+        return [b for b in built if b is not None]

@@ -6,8 +6,9 @@ document length on the record row (:mod:`anatid_core.storage.terms`). Scores are
 with Lucene's idf, ``ln(1 + (N - df + 0.5) / (df + 0.5))``, where N, df and the average document
 length are taken over every visible record of the kind (search filters do not change scores, as
 in Lucene). The current state is scored in the in-memory text index
-(:mod:`anatid_core.indexes.text`); a past view, and a reader inside its own transaction, score
-by SQL.
+(:mod:`anatid_core.indexes.text`), or, where the kind has one, in its persistent postings file
+(:mod:`anatid_core.indexes.text_file`); a past view, and a reader inside its own transaction,
+score by SQL.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 
 from .base.errors import InvalidInput
 from .base.model import Hit, Kind
+from .base.settings import SETTINGS
 from .hits import fetch_versions, top_with_ties
 from .indexes.current_records import CurrentRecords
 from .indexes.registry import Indexes
@@ -51,6 +53,15 @@ def bm25_search(
     if not terms or k == 0:
         return []
     text = indexes.text
+    files = indexes.text_files
+    opened = files.kind(kind) if vis.is_current and files.usable() else None
+    if opened is not None:  # the mapped postings answer (issue 34)
+        tags = (_listed(groups), _listed(labels)) if only_tags else None
+        filtered = groups is not None or labels is not None
+        with indexes.consistent():
+            scored = opened.scored(terms, filtered)
+            final = only_tags and scored.complete
+            return _materialise(db, indexes.current, kind, scored, k, f, final=final, tags=tags)
     if vis.is_current and text.usable():
         tags: tuple[list[str] | None, list[str] | None] | None = None
         if only_tags:
@@ -59,7 +70,8 @@ def bm25_search(
             # The winners' rows come from memory (built here, outside the publish lock).
             indexes.current.view(kind)
         while True:
-            text.load(kind)  # outside the publish lock: loading waits for writers
+            docs = text.load(kind)  # outside the publish lock: loading waits for writers
+            files.noticed(kind, docs, SETTINGS["ann_min_rows"])
             with indexes.consistent():
                 scored = text.search_loaded(kind, terms, groups, labels)
                 if scored is not None:  # else forgotten (purge_all) since: load it again

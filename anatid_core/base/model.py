@@ -176,12 +176,13 @@ class Compaction:
 
 @dataclass(frozen=True)
 class IndexBuild:
-    """What :meth:`Store.build_indexes` did for one vector space's persistent index: the
-    vectors it added (all of them for a first build, those written since for a merge), how many
-    the index holds now, the seconds it took and the index file's size in bytes."""
+    """What :meth:`Store.build_indexes` did for one persistent index (a vector space's, or with
+    ``space`` None a kind's text index): the versions it added (all of them for a first build,
+    those written since for a merge), how many it holds now, the seconds it took and the index
+    file's size in bytes."""
 
     kind: Kind
-    space: str
+    space: str | None
     rows_added: int
     rows_total: int
     seconds: float

@@ -332,7 +332,7 @@ class AnnIndex(Index):
     """The persistent indexes of the spaces that have one, opened on first search."""
 
     def __init__(
-        self, connection: Connection, merge: Callable[[Kind, str], None] | None = None
+        self, connection: Connection, merge: Callable[[Kind, str | None], None] | None = None
     ) -> None:
         self._connection = connection
         self._spaces: BuiltOnce[tuple[Kind, str], SpaceIndex | _Absent] = BuiltOnce(connection)
@@ -435,6 +435,8 @@ class AnnIndex(Index):
         out = []
         folder = index_files.folder_of(path)
         for m in index_files.manifests(path):
+            if m.space is None:  # a text index (text_file.py)
+                continue
             what = f"the persistent index of {m.kind} vector space {m.space!r} ({folder})"
             if valid_manifest(cur, path, m.kind, m.space) is None:
                 out.append(
@@ -482,9 +484,10 @@ class AnnIndex(Index):
         if path == ":memory:" or not len(vids):
             return
         for m in index_files.manifests(path):
-            if m.kind != kind or int(vids.min()) > m.high:
+            if m.space is None or m.kind != kind or int(vids.min()) > m.high:
                 continue
-            table = space_table(cur, kind, m.space)
+            space = m.space
+            table = space_table(cur, kind, space)
             held = (
                 one(
                     cur,
@@ -496,8 +499,8 @@ class AnnIndex(Index):
                 else (1,)
             )
             if held is None or int(held[0]):
-                index_files.remove_space(path, kind, m.space)
-                self._drop_quietly((kind, m.space))
+                index_files.remove_space(path, kind, space)
+                self._drop_quietly((kind, space))
 
     def purging_all(self) -> None:
         if self._connection.path != ":memory:":
@@ -511,6 +514,7 @@ class AnnIndex(Index):
 
 def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:
     """Whether the index file opens and holds, for a sample of version ids, the file's vectors."""
+    assert m.space is not None
     table = space_table(cur, m.kind, m.space)
     if table is None:
         return "its space is gone"

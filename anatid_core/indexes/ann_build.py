@@ -72,9 +72,9 @@ def build_space(
         sid = index_files.store_id(cur)
         ends = index_files.fingerprint(cur, tbl, top)
     if sid is None:
-        sid = _make_store_id(connection)
+        sid = ensure_store_id(connection)
     index_files.make_folder(path)
-    with _build_lock(path, wait) as held:
+    with build_lock(path, wait) as held:
         if not held:
             return None
         if wait:  # another build may have finished meanwhile
@@ -83,7 +83,7 @@ def build_space(
         if manifest is None:
             index_files.remove_space(path, kind, space)  # a stale one: never merged into
         elif manifest.high >= top:
-            return _report(kind, space, 0, manifest, started, path)
+            return report(kind, space, 0, manifest, started, path)
         index = _start(manifest, path, dim)
         low = manifest.high if manifest is not None else 0
         all_vids, all_ids = _old_keys(manifest, path)
@@ -128,11 +128,11 @@ def build_space(
                 return None
             index_files.publish(path, written, keys, new)
         index_files.remove_orphans(path)
-        return _report(kind, space, added, new, started, path)
+        return report(kind, space, added, new, started, path)
 
 
-def _report(
-    kind: Kind, space: str, added: int, m: Manifest, started: float, path: str
+def report(
+    kind: Kind, space: str | None, added: int, m: Manifest, started: float, path: str
 ) -> IndexBuild:
     file = os.path.join(index_files.folder_of(path), m.file)
     return IndexBuild(
@@ -146,7 +146,7 @@ def _report(
     )
 
 
-def _make_store_id(connection: Connection) -> str:
+def ensure_store_id(connection: Connection) -> str:
     if connection.read_only:
         raise ReadOnlyError(
             f"{connection.path}: the store has no persistent index yet and is opened read-only; "
@@ -217,7 +217,7 @@ def _still_holds(connection: Connection, tbl: str, m: Manifest) -> bool:
 
 
 @contextlib.contextmanager
-def _build_lock(path: str, wait: bool) -> Iterator[bool]:
+def build_lock(path: str, wait: bool) -> Iterator[bool]:
     lock = os.path.join(index_files.folder_of(path), ".build.lock")
     with index_files.writing(path):
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
@@ -232,4 +232,11 @@ def _build_lock(path: str, wait: bool) -> Iterator[bool]:
         os.close(fd)
 
 
-__all__ = ["ADD_BATCH_ROWS", "BUILD_BATCH_ROWS", "build_space"]
+__all__ = [
+    "ADD_BATCH_ROWS",
+    "BUILD_BATCH_ROWS",
+    "build_lock",
+    "build_space",
+    "ensure_store_id",
+    "report",
+]

@@ -24,7 +24,8 @@ from ..base.model import IndexBuild, Kind
 
 LOG = logging.getLogger("anatid_core.ann")
 
-Build = Callable[[Kind, str, threading.Event], "IndexBuild | None"]
+#: Builds one index: a vector space's, or (space None) a kind's text index.
+Build = Callable[[Kind, "str | None", threading.Event], "IndexBuild | None"]
 
 
 class Merger:
@@ -33,12 +34,12 @@ class Merger:
     def __init__(self, build: Build) -> None:
         self._build = build
         self._lock = threading.Lock()
-        self._queue: list[tuple[Kind, str]] = []
+        self._queue: list[tuple[Kind, str | None]] = []
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.reports: list[IndexBuild] = []
 
-    def request(self, kind: Kind, space: str) -> None:
+    def request(self, kind: Kind, space: str | None) -> None:
         """Build or merge the space's index soon (once, however often it is asked)."""
         with self._lock:
             if self._stop.is_set() or (kind, space) in self._queue:
@@ -64,14 +65,14 @@ class Merger:
             try:
                 done = self._build(kind, space, self._stop)
             except Exception:  # a background build must never take the process down
-                LOG.exception("building the index of %s space %r failed", kind, space)
+                LOG.exception("building the index of %s %r failed", kind, space or "text")
                 done = None
             if done is not None:
                 self.reports.append(done)
                 LOG.info(
-                    "index of %s space %r: %d added, %d indexed, %.2f s, %d bytes",
+                    "index of %s %r: %d added, %d indexed, %.2f s, %d bytes",
                     kind,
-                    space,
+                    space or "text",
                     done.rows_added,
                     done.rows_total,
                     done.seconds,

@@ -19,6 +19,9 @@ index               what it holds                                  built / bound
 ``ann``             a space's persistent HNSW index file, mapped,  on first vector search of a
                     with the embeddings written since its build    space that has one; the
                     and its current versions (:mod:`~.ann`)        delta, a byte per version id
+``text_files``      a kind's persistent postings file, mapped,     on first text search of a
+                    with the current versions written since its    kind that has one; the delta,
+                    build (:mod:`~.text_file`)                     a byte per version id
 ==================  =============================================  ==============================
 
 It listens to the connection (:class:`~anatid_core.storage.connection.Listener`) and hands each
@@ -50,6 +53,8 @@ from .base import Index
 from .current_records import CurrentRecords
 from .graph_arrays import GraphCache
 from .text import TextIndex
+from .text_build import build_text
+from .text_file import TextFiles
 from .vectors import VectorIndex
 
 I = TypeVar("I", bound=Index)  # noqa: E741
@@ -70,10 +75,10 @@ class Indexes:
         self.text = self.register(TextIndex(connection))
         self.vectors = self.register(VectorIndex(connection))
         self.graphs = self.register(GraphCache(connection))
-        self.merger = Merger(self._build) if _may_build(connection) else None
-        self.ann = self.register(
-            AnnIndex(connection, self.merger.request if self.merger is not None else None)
-        )
+        self.merger = Merger(self._build_behind) if _may_build(connection) else None
+        merge = self.merger.request if self.merger is not None else None
+        self.ann = self.register(AnnIndex(connection, merge))
+        self.text_files = self.register(TextFiles(connection, merge))
         connection.listen(self)
 
     def register(self, index: I) -> I:
@@ -91,13 +96,32 @@ class Indexes:
         for index in self._all:
             index.forget()
 
-    def _build(self, kind: Kind, space: str, stop: threading.Event) -> IndexBuild | None:
-        built = build_space(
-            self.connection, kind, space, min_rows=SETTINGS["ann_min_rows"], stop=stop, wait=False
-        )
+    def build(
+        self,
+        kind: Kind,
+        space: str | None,
+        stop: threading.Event | None = None,
+        *,
+        min_rows: int | None = None,
+        wait: bool = True,
+    ) -> IndexBuild | None:
+        """Build or merge one persistent index: a vector space's, or (``space`` None) the
+        kind's text index; then drop the in-memory structure it replaces."""
+        rows = SETTINGS["ann_min_rows"] if min_rows is None else min_rows
+        if space is None:
+            built = build_text(self.connection, kind, min_rows=rows, stop=stop, wait=wait)
+            if built is not None:
+                self.text.discard(kind)
+            return built
+        built = build_space(self.connection, kind, space, min_rows=rows, stop=stop, wait=wait)
         if built is not None:
             self.vectors.discard(kind, space)  # searched through the index from now on
         return built
+
+    def _build_behind(
+        self, kind: Kind, space: str | None, stop: threading.Event
+    ) -> IndexBuild | None:
+        return self.build(kind, space, stop, wait=False)
 
     def close(self) -> None:
         """Stop background work (a build in progress ends at its next batch)."""

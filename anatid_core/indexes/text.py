@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,14 +30,14 @@ BM25: dict[str, float] = {"k1": 1.2, "b": 0.75}
 
 
 class Scored(NamedTuple):
-    """Matches from the in-memory index: version ids, scores, the record id of every version
-    (``ids[vid]``: the index's own array, read only for the few versions fetched; a version's id
-    never changes, and a grown index gets a new array), and whether the index applied every
-    group/label filter it was asked for."""
+    """Matches from an index: version ids, scores, the record id of every version
+    (``ids[vids]``: the index's own array, or what looks one up, read only for the few versions
+    fetched; a version's id never changes, and a grown index gets a new array), and whether the
+    index applied every group/label filter it was asked for."""
 
     vids: np.ndarray
     scores: np.ndarray
-    ids: np.ndarray
+    ids: Any
     complete: bool
 
 
@@ -77,7 +77,7 @@ class _Postings:
         self.n = m
 
 
-class _KindIndex:
+class KindPostings:
     """The current postings of one kind (nodes or edges), with corpus statistics."""
 
     def __init__(self) -> None:
@@ -160,8 +160,17 @@ class _KindIndex:
             self.postings = sum(p.n for p in self.terms.values())
             self.dead_postings = 0
 
+    def matches(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The current postings of ``term``: version ids, frequencies, document lengths."""
+        plist = self.terms.get(term)
+        if plist is None or plist.n == 0:
+            empty = np.zeros(0)
+            return np.zeros(0, dtype=np.int64), empty, empty
+        vids = plist.vids[: plist.n]
+        keep = self.alive[vids]
+        return vids[keep], plist.tfs[: plist.n][keep], plist.dls[: plist.n][keep]
+
     def score(self, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        k1, b = BM25["k1"], BM25["b"]
         if self.docs == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         n = float(self.docs)
@@ -169,31 +178,37 @@ class _KindIndex:
         parts_v: list[np.ndarray] = []
         parts_s: list[np.ndarray] = []
         for term in terms:
-            plist = self.terms.get(term)
-            if plist is None or plist.n == 0:
-                continue
-            vids = plist.vids[: plist.n]
-            keep = self.alive[vids]
-            vids = vids[keep]
+            vids, tfs, dls = self.matches(term)
             if len(vids) == 0:
                 continue
-            tfs = plist.tfs[: plist.n][keep]
-            dls = plist.dls[: plist.n][keep]
-            df = float(len(vids))
-            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            norm = k1 * (1 - b + b * dls / avgdl) if avgdl > 0 else k1 * (1 - b)
             parts_v.append(vids)
-            parts_s.append(idf * tfs * (k1 + 1) / (tfs + norm))
+            parts_s.append(bm25(tfs, dls, float(len(vids)), n, avgdl))
         if not parts_v:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        if len(parts_v) == 1:
-            return parts_v[0], parts_s[0]
-        # Each term's postings hold a version once, so a dense accumulator needs no np.add.at.
-        acc = np.zeros(len(self.alive), dtype=np.float64)
-        for vids, scores in zip(parts_v, parts_s, strict=True):
-            acc[vids] += scores
-        touched = np.flatnonzero(acc)
-        return touched, acc[touched]
+        return summed(parts_v, parts_s, len(self.alive))
+
+
+def bm25(tfs: np.ndarray, dls: np.ndarray, df: float, n: float, avgdl: float) -> np.ndarray:
+    """Okapi BM25 of one term's postings, with Lucene's idf (see
+    :mod:`anatid_core.text_search`)."""
+    k1, b = BM25["k1"], BM25["b"]
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    norm = k1 * (1 - b + b * dls / avgdl) if avgdl > 0 else k1 * (1 - b)
+    return idf * tfs * (k1 + 1) / (tfs + norm)
+
+
+def summed(
+    parts_v: list[np.ndarray], parts_s: list[np.ndarray], size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per version, the sum of its terms' scores (each term's postings hold a version once,
+    so a dense accumulator needs no np.add.at)."""
+    if len(parts_v) == 1:
+        return parts_v[0], parts_s[0]
+    acc = np.zeros(size, dtype=np.float64)
+    for vids, scores in zip(parts_v, parts_s, strict=True):
+        acc[vids] += scores
+    touched = np.flatnonzero(acc)
+    return touched, acc[touched]
 
 
 class TextIndex(Index):
@@ -201,51 +216,29 @@ class TextIndex(Index):
 
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
-        self._kinds: BuiltOnce[Kind, _KindIndex] = BuiltOnce(connection)
+        self._kinds: BuiltOnce[Kind, KindPostings] = BuiltOnce(connection)
 
     def usable(self) -> bool:
         # Inside this thread's own transaction the index lacks its uncommitted rows: use SQL.
         return not self._connection.in_own_transaction()
 
-    def _load(self, kind: Kind) -> _KindIndex:
-        idx = _KindIndex()
+    def _load(self, kind: Kind) -> KindPostings:
+        idx = KindPostings()
         self._read_into(idx, kind, since=None)
         return idx
 
-    def _read_into(self, idx: _KindIndex, kind: Kind, *, since: int | None) -> None:
-        """Add the current versions of ``kind`` to ``idx``: all of them, or (``since``) those
-        written after that transaction time."""
-        table = table_of(kind)
-        tags = "labels" if kind == "node" else "[rel]"
+    def _read_into(self, idx: KindPostings, kind: Kind, *, since: int | None) -> None:
         newer = "" if since is None else f" AND tx_from > {int(since)}"
-        docs = self._connection.query(
-            f"SELECT vid, doc_len, id, grp, {tags} AS tags FROM {table} WHERE tx_to IS NULL{newer}"
-        )
-        idx.add_docs(
-            np.asarray([d[0] for d in docs], dtype=np.int64),
-            np.asarray([d[1] for d in docs], dtype=np.float64),
-            [d[2] for d in docs],
-            [d[3] for d in docs],
-            [tuple(d[4]) for d in docs],
-        )
-        rows = (
-            self._connection.cursor()
-            .execute(
-                f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
-                f"WHERE r.tx_to IS NULL{newer.replace('tx_from', 'r.tx_from')} "
-                "ORDER BY p.term, p.vid"
-            )
-            .fetchnumpy()
-        )
-        idx.add_postings(
-            [str(t) for t in rows["term"]],
-            np.asarray(rows["vid"], dtype=np.int64),
-            np.asarray(rows["tf"], dtype=np.float64),
-        )
+        read_current(self._connection, idx, kind, newer)
 
-    def load(self, kind: Kind) -> None:
-        """Build the index of ``kind`` now if it is not built yet."""
-        self._kinds.get_or_build(kind, lambda: self._load(kind))
+    def load(self, kind: Kind) -> int:
+        """Build the index of ``kind`` now if it is not built yet; returns its current
+        versions."""
+        return self._kinds.get_or_build(kind, lambda: self._load(kind)).docs
+
+    def discard(self, kind: Kind) -> None:
+        """Drop one kind's postings (its persistent text index answers from now on)."""
+        self._kinds.discard(kind)
 
     def search_loaded(
         self,
@@ -299,4 +292,38 @@ class TextIndex(Index):
         self._kinds.clear()
 
 
-__all__ = ["BM25", "Scored", "TextIndex"]
+def read_current(connection: Connection, idx: KindPostings, kind: Kind, newer: str) -> None:
+    """Add the current versions of ``kind`` that pass ``newer`` (an SQL condition on the
+    version's columns, starting with AND; empty for all) to ``idx``, with their postings."""
+    table = table_of(kind)
+    tags = "labels" if kind == "node" else "[rel]"
+    docs = connection.query(
+        f"SELECT vid, doc_len, id, grp, {tags} AS tags FROM {table} WHERE tx_to IS NULL{newer}"
+    )
+    idx.add_docs(
+        np.asarray([d[0] for d in docs], dtype=np.int64),
+        np.asarray([d[1] for d in docs], dtype=np.float64),
+        [d[2] for d in docs],
+        [d[3] for d in docs],
+        [tuple(d[4]) for d in docs],
+    )
+    rows = (
+        connection.cursor()
+        .execute(
+            f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
+            f"WHERE r.tx_to IS NULL{_on_r(newer)} ORDER BY p.term, p.vid"
+        )
+        .fetchnumpy()
+    )
+    idx.add_postings(
+        [str(t) for t in rows["term"]],
+        np.asarray(rows["vid"], dtype=np.int64),
+        np.asarray(rows["tf"], dtype=np.float64),
+    )
+
+
+def _on_r(condition: str) -> str:
+    return condition.replace("tx_from", "r.tx_from").replace(" vid ", " r.vid ")
+
+
+__all__ = ["BM25", "KindPostings", "Scored", "TextIndex", "bm25", "read_current", "summed"]

@@ -56,7 +56,7 @@ class Manifest:
 
     store_id: str
     kind: Kind
-    space: str
+    space: str | None  # None: the kind's text index
     dim: int
     high: int
     count: int
@@ -72,20 +72,23 @@ def folder_of(store_path: str) -> str:
     return store_path + FOLDER_SUFFIX
 
 
-def _stem(kind: Kind, space: str) -> str:
+def _stem(kind: Kind, space: str | None) -> str:
+    if space is None:  # the kind's text index
+        return f"{kind}-text"
     digest = hashlib.sha256(space.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{kind}-{digest}"
 
 
-def manifest_path(store_path: str, kind: Kind, space: str) -> str:
+def manifest_path(store_path: str, kind: Kind, space: str | None) -> str:
     return os.path.join(folder_of(store_path), _stem(kind, space) + ".json")
 
 
-def index_file_name(kind: Kind, space: str, high: int) -> str:
-    return f"{_stem(kind, space)}-{int(high)}.usearch"
+def index_file_name(kind: Kind, space: str | None, high: int) -> str:
+    suffix = "postings" if space is None else "usearch"
+    return f"{_stem(kind, space)}-{int(high)}.{suffix}"
 
 
-def keys_file_name(kind: Kind, space: str, high: int) -> str:
+def keys_file_name(kind: Kind, space: str | None, high: int) -> str:
     return f"{_stem(kind, space)}-{int(high)}.keys"
 
 
@@ -152,7 +155,7 @@ def write_keys(path: str, vids: np.ndarray, ids: list[str]) -> None:
         os.fsync(fh.fileno())
 
 
-def read_manifest(store_path: str, kind: Kind, space: str) -> Manifest | None:
+def read_manifest(store_path: str, kind: Kind, space: str | None) -> Manifest | None:
     """The space's manifest, or None if there is none or it cannot be read as one."""
     try:
         with open(manifest_path(store_path, kind, space), encoding="utf-8") as fh:
@@ -165,7 +168,7 @@ def read_manifest(store_path: str, kind: Kind, space: str) -> Manifest | None:
     return found
 
 
-def manifest_stamp(store_path: str, kind: Kind, space: str) -> tuple[int, int] | None:
+def manifest_stamp(store_path: str, kind: Kind, space: str | None) -> tuple[int, int] | None:
     """(inode, mtime) of the space's manifest: changes when a build publishes a new one."""
     try:
         st = os.stat(manifest_path(store_path, kind, space))
@@ -187,7 +190,7 @@ def make_folder(store_path: str) -> str:
     return folder
 
 
-def temp_path(store_path: str, kind: Kind, space: str) -> str:
+def temp_path(store_path: str, kind: Kind, space: str | None) -> str:
     return os.path.join(folder_of(store_path), f".{_stem(kind, space)}-{uuid.uuid4().hex}.tmp")
 
 
@@ -232,7 +235,7 @@ def publish(store_path: str, written: str, keys: str, manifest: Manifest) -> Non
                 os.remove(os.path.join(folder, name))
 
 
-def remove_space(store_path: str, kind: Kind, space: str) -> None:
+def remove_space(store_path: str, kind: Kind, space: str | None) -> None:
     """Remove a space's index (manifest first: no reader opens the file after)."""
     found = read_manifest(store_path, kind, space)
     with contextlib.suppress(FileNotFoundError):
@@ -268,7 +271,7 @@ def remove_orphans(store_path: str) -> None:
                     raw = json.load(fh)
                 named.update({str(raw.get("file")), str(raw.get("keys"))})
     for name in names:
-        derived = name.endswith(".usearch") or name.endswith(".keys")
+        derived = name.endswith((".usearch", ".keys", ".postings"))
         if name.endswith(".tmp") or (derived and name not in named):
             with contextlib.suppress(OSError):
                 os.remove(os.path.join(folder, name))
@@ -316,6 +319,17 @@ def fingerprint(cur: duckdb.DuckDBPyConnection, table: str, high: int) -> str:
     return digest.hexdigest()
 
 
+def text_fingerprint(cur: duckdb.DuckDBPyConnection, table: str, high: int) -> str:
+    """A digest of the versions of ``table`` (a kind's) at its lowest version id and at
+    ``high``: id and document length."""
+    rows = cur.execute(
+        f"SELECT vid, id, doc_len FROM {table} WHERE vid = ? OR vid = (SELECT min(vid) FROM "
+        f"{table}) ORDER BY vid",
+        [int(high)],
+    ).fetchall()
+    return hashlib.sha256(repr(rows).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def make_store_id(cur: duckdb.DuckDBPyConnection) -> str:
     """The store's identity, made now if it has none (call inside a transaction)."""
     found = store_id(cur)
@@ -345,6 +359,7 @@ __all__ = [
     "remove_orphans",
     "remove_space",
     "store_id",
+    "text_fingerprint",
     "sync_file",
     "temp_path",
     "write_keys",

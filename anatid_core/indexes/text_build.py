@@ -1,0 +1,203 @@
+"""Building a kind's persistent text index (:mod:`anatid_core.indexes.text_file`): every posting
+of the kind's versions up to the newest, sorted by term, in one mapped file, with the keys file
+that names each version's record.
+
+Unlike an HNSW graph, postings are cheap to write: a build always writes the whole file again
+(a merge is a rebuild), reading the postings in batches of version ids, each batch in its own
+turn on the file. It publishes as :func:`anatid_core.indexes.ann_build.build_space` does: only
+if the file still holds every version it read (a purge meanwhile abandons it: the erased words
+must not come back in a file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from ..base.model import IndexBuild, Kind
+from ..storage import index_files
+from ..storage.connection import Connection
+from ..storage.embeddings import arrow_numbers
+from ..storage.index_files import Manifest
+from ..storage.postings_file import write_postings
+from ..storage.rows import table_of
+from ..storage.sql import arrow_table, one
+from .ann_build import build_lock, ensure_store_id, report
+
+#: Versions whose postings are read per turn on the file.
+TEXT_BATCH_ROWS = 65_536
+
+
+def valid_text_manifest(
+    cur: duckdb.DuckDBPyConnection, store_path: str, kind: Kind
+) -> Manifest | None:
+    """The kind's text manifest if its files match the file now (see
+    :func:`anatid_core.indexes.ann.valid_manifest`)."""
+    found = index_files.read_manifest(store_path, kind, None)
+    if found is None or index_files.store_id(cur) != found.store_id:
+        return None
+    folder = index_files.folder_of(store_path)
+    try:
+        sizes = (
+            os.path.getsize(os.path.join(folder, found.file)),
+            os.path.getsize(os.path.join(folder, found.keys)),
+        )
+    except OSError:
+        return None
+    if sizes != (found.size, found.keys_size):
+        return None
+    table = table_of(kind)
+    row = one(cur, f"SELECT count(*) FROM {table} WHERE vid <= ?", [found.high])
+    if row is None or int(row[0]) != found.count:
+        return None
+    if index_files.text_fingerprint(cur, table, found.high) != found.fingerprint:
+        return None
+    return found
+
+
+def build_text(
+    connection: Connection,
+    kind: Kind,
+    *,
+    min_rows: int,
+    stop: threading.Event | None = None,
+    wait: bool = True,
+) -> IndexBuild | None:
+    """Build the kind's text index again if versions were written since (or first, if the kind
+    has ``min_rows`` versions); None as for :func:`~.ann_build.build_space`."""
+    started = time.perf_counter()
+    path = connection.path
+    table = table_of(kind)
+    with connection.turn():
+        cur = connection.cursor()
+        row = one(cur, f"SELECT count(*), coalesce(max(vid), 0) FROM {table}")
+        rows, top = (int(row[0]), int(row[1])) if row else (0, 0)
+        manifest = valid_text_manifest(cur, path, kind)
+        if manifest is None and rows < min_rows:
+            return None
+        sid = index_files.store_id(cur)
+        ends = index_files.text_fingerprint(cur, table, top)
+    if sid is None:
+        sid = ensure_store_id(connection)
+    index_files.make_folder(path)
+    with build_lock(path, wait) as held:
+        if not held:
+            return None
+        with connection.turn():
+            manifest = valid_text_manifest(connection.cursor(), path, kind)
+        if manifest is not None and manifest.high >= top:
+            return report(kind, None, 0, manifest, started, path)
+        read = _read_all(connection, kind, top, stop)
+        if read is None:
+            return None
+        vids, ids, lens, words, codes, post_vids, tfs = read
+        order = np.lexsort((post_vids, codes))
+        codes, post_vids, tfs = codes[order], post_vids[order], tfs[order]
+        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
+        words = [words[c] for c in codes[starts[:-1]].tolist()]
+        doc_len = np.zeros(top + 1, dtype=np.float32)
+        doc_len[vids] = lens
+        written = index_files.temp_path(path, kind, None)
+        keys = index_files.temp_path(path, kind, None)
+        with index_files.writing(path):
+            write_postings(written, words, starts, post_vids, tfs, doc_len)
+            index_files.write_keys(keys, vids, ids)
+        new = Manifest(
+            store_id=sid,
+            kind=kind,
+            space=None,
+            dim=0,
+            high=top,
+            count=len(vids),
+            fingerprint=ends,
+            file=index_files.index_file_name(kind, None, top),
+            size=os.path.getsize(written),
+            keys=index_files.keys_file_name(kind, None, top),
+            keys_size=os.path.getsize(keys),
+        )
+        with connection.turn():
+            cur = connection.cursor()
+            held_now = one(cur, f"SELECT count(*) FROM {table} WHERE vid <= ?", [top])
+            same = (
+                held_now is not None
+                and int(held_now[0]) == new.count
+                and index_files.text_fingerprint(cur, table, top) == ends
+            )
+            if not same:  # a purge meanwhile: start again later
+                for name in (written, keys):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(name)
+                return None
+            index_files.publish(path, written, keys, new)
+        index_files.remove_orphans(path)
+        return report(kind, None, len(vids), new, started, path)
+
+
+def _read_all(
+    connection: Connection, kind: Kind, top: int, stop: threading.Event | None
+) -> tuple[np.ndarray, list[str], np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every version of ``kind`` up to ``top`` (vid, id, length) and its postings: the terms,
+    sorted by their UTF-8 bytes (as the file's binary search compares), each posting's term
+    as a position among them, its version id and frequency; a batch of versions per turn."""
+    table = table_of(kind)
+    vids: list[np.ndarray] = []
+    ids: list[str] = []
+    lens: list[np.ndarray] = []
+    terms: list[pa.Array] = []
+    post_vids: list[np.ndarray] = []
+    tfs: list[np.ndarray] = []
+    low = 0
+    while low < top:
+        if stop is not None and stop.is_set():
+            return None
+        with connection.turn():
+            cur = connection.cursor()
+            docs = arrow_table(
+                cur.execute(
+                    f"SELECT vid, id, doc_len FROM {table} WHERE vid > ? AND vid <= ? "
+                    "ORDER BY vid LIMIT ?",
+                    [low, top, TEXT_BATCH_ROWS],
+                )
+            )
+            if docs.num_rows == 0:
+                break
+            batch = arrow_numbers(docs.column(0).combine_chunks()).astype(np.int64)
+            high = int(batch[-1])
+            posts = arrow_table(
+                cur.execute(
+                    f"SELECT p.term, p.vid, p.tf FROM postings p JOIN {table} r ON r.vid = p.vid "
+                    "WHERE p.vid > ? AND p.vid <= ? AND r.vid > ? AND r.vid <= ?",
+                    [low, high, low, high],
+                )
+            )
+        vids.append(batch)
+        ids.extend(docs.column(1).to_pylist())
+        lens.append(arrow_numbers(docs.column(2).combine_chunks()).astype(np.float32))
+        terms.extend(posts.column(0).chunks)
+        post_vids.append(arrow_numbers(posts.column(1).combine_chunks()).astype(np.int64))
+        tfs.append(arrow_numbers(posts.column(2).combine_chunks()).astype(np.float32))
+        low = high
+    encoded = pa.chunked_array(terms, type=pa.string()).combine_chunks().dictionary_encode()
+    words = encoded.dictionary.to_pylist()
+    rank = np.empty(len(words), dtype=np.int64)
+    ordered = sorted(range(len(words)), key=lambda i: words[i].encode("utf-8", "surrogatepass"))
+    rank[ordered] = np.arange(len(words))
+    codes = rank[arrow_numbers(encoded.indices).astype(np.int64)]
+    return (
+        np.concatenate(vids) if vids else np.zeros(0, dtype=np.int64),
+        ids,
+        np.concatenate(lens) if lens else np.zeros(0, dtype=np.float32),
+        [words[i] for i in ordered],
+        codes,
+        np.concatenate(post_vids) if post_vids else np.zeros(0, dtype=np.int64),
+        np.concatenate(tfs) if tfs else np.zeros(0, dtype=np.float32),
+    )
+
+
+__all__ = ["TEXT_BATCH_ROWS", "build_text", "valid_text_manifest"]

@@ -1,0 +1,309 @@
+"""The persistent text index of each kind (issue 34): BM25 on current reads from a mapped postings
+file (:mod:`anatid_core.storage.postings_file`, built by :mod:`~.text_build`) plus the current
+versions written after it, so that a fresh process's first text search maps a file instead of
+loading every posting of the store (:mod:`~.text`).
+
+Per kind, once opened: the mapped postings and keys files (every version up to ``high``,
+current or not), a bitmap of which of those are current with the sum of their lengths (for N
+and the average length, over every current version as BM25 here always counts), and the
+current versions after ``high`` in a small in-memory :class:`~.text.KindPostings` (the delta),
+all kept in step by commits and catch-ups. Scores equal the in-memory index's.
+
+Filters (groups, labels) are applied when the winners' rows are read (the ranking is walked
+best-first, :func:`anatid_core.text_search`), as for any filter the in-memory index cannot
+apply. Past views still score by SQL.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+
+from ..base.model import Kind
+from ..storage import index_files
+from ..storage.changes import Changes
+from ..storage.connection import Connection
+from ..storage.index_files import KeysFile, Manifest
+from ..storage.postings_file import PostingsFile
+from ..storage.prepare import tags_of
+from ..storage.rows import table_of
+from .ann import ANN, Bitmap
+from .base import BuiltOnce, Index
+from .text import KindPostings, Scored, bm25, read_current, summed
+from .text_build import valid_text_manifest
+
+
+class IdsByVid:
+    """``ids[vids]`` for the versions a persistent text index knows: its keys file, then its
+    delta."""
+
+    def __init__(self, keys: KeysFile, delta: KindPostings) -> None:
+        self._keys, self._delta = keys, delta
+
+    def __getitem__(self, vids: np.ndarray) -> np.ndarray:
+        held = self._keys.ids_of(vids)
+        out = np.empty(len(held), dtype=object)
+        for i, (vid, found) in enumerate(zip(vids.tolist(), held, strict=True)):
+            out[i] = found if found is not None else self._delta.ids[vid]
+        return out
+
+
+@dataclass
+class KindText:
+    """One kind's mapped postings, its current versions and its delta."""
+
+    kind: Kind
+    manifest: Manifest
+    postings: PostingsFile
+    keys: KeysFile
+    stamp: tuple[int, int] | None
+    current: Bitmap
+    current_len: float
+    delta: KindPostings = field(default_factory=KindPostings)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def high(self) -> int:
+        return self.manifest.high
+
+    def scored(self, terms: list[str], filtered: bool) -> Scored:
+        """Every current match; ``filtered``: the caller has filters this cannot apply."""
+        with self.lock:
+            n = float(self.current.count + self.delta.docs)
+            if n == 0:
+                empty = np.zeros(0, dtype=np.int64)
+                return Scored(empty, np.zeros(0), IdsByVid(self.keys, self.delta), not filtered)
+            avgdl = (self.current_len + self.delta.total_len) / n
+            parts_v: list[np.ndarray] = []
+            parts_s: list[np.ndarray] = []
+            for term in terms:
+                fv, ftf = self.postings.postings(term)
+                keep = self.current.mask(fv)
+                fv, ftf = np.asarray(fv[keep]), np.asarray(ftf[keep], dtype=np.float64)
+                dv, dtf, ddl = self.delta.matches(term)
+                df = float(len(fv) + len(dv))
+                if df == 0:
+                    continue
+                parts_v += [fv, dv]
+                parts_s += [
+                    bm25(ftf, self.postings.length_of(fv), df, n, avgdl),
+                    bm25(dtf, ddl, df, n, avgdl),
+                ]
+            if not parts_v:
+                empty = np.zeros(0, dtype=np.int64)
+                return Scored(empty, np.zeros(0), IdsByVid(self.keys, self.delta), not filtered)
+            size = max(self.high + 1, len(self.delta.alive))
+            vids, scores = summed(
+                [np.concatenate(parts_v[i : i + 2]) for i in range(0, len(parts_v), 2)],
+                [np.concatenate(parts_s[i : i + 2]) for i in range(0, len(parts_s), 2)],
+                size,
+            )
+            return Scored(vids, scores, IdsByVid(self.keys, self.delta), not filtered)
+
+    def outdated(self, store_path: str) -> bool:
+        return index_files.manifest_stamp(store_path, self.kind, None) != self.stamp
+
+    def remove(self, vids: np.ndarray) -> None:
+        """Versions that stopped being current."""
+        with self.lock:
+            old = vids[vids <= self.high]
+            was = old[self.current.mask(old)]
+            self.current.remove(was)
+            self.current_len -= float(self.postings.length_of(was).sum())
+            self.delta.remove(vids[vids > self.high])
+
+
+@dataclass(frozen=True)
+class _Absent:
+    stamp: tuple[int, int] | None
+
+
+class TextFiles(Index):
+    """The persistent text indexes of the kinds that have one, opened on first text search."""
+
+    def __init__(self, connection: Connection, merge: Callable[[Kind, None], None] | None) -> None:
+        self._connection = connection
+        self._kinds: BuiltOnce[Kind, KindText | _Absent] = BuiltOnce(connection)
+        self._checked: dict[Kind, float] = {}
+        self._merge = merge
+        self._asked: dict[Kind, float] = {}
+
+    def usable(self) -> bool:
+        return (
+            not self._connection.in_own_transaction()
+            and self._connection.path != ":memory:"
+            and os.path.isdir(index_files.folder_of(self._connection.path))
+        )
+
+    def kind(self, kind: Kind) -> KindText | None:
+        """The kind's opened text index, opened now if its files are valid; None if it has
+        none (the in-memory index answers)."""
+        found = self._kinds.get(kind)
+        if found is not None and self._recheck_due(kind):
+            stamp = index_files.manifest_stamp(self._connection.path, kind, None)
+            if stamp != found.stamp:
+                self._kinds.discard(kind)
+        got = self._kinds.get_or_build(kind, lambda: self._open(kind))
+        return got if isinstance(got, KindText) else None
+
+    def noticed(self, kind: Kind, docs: int, min_rows: int) -> None:
+        """The in-memory index of ``kind`` was loaded whole: ``docs`` current versions. Build
+        the persistent one in the background if that is large (asked at most once a minute)."""
+        if docs < min_rows or self._merge is None or not ANN["auto"]:
+            return
+        now = time.monotonic()
+        if now - self._asked.get(kind, -1e9) < 60.0:
+            return
+        self._asked[kind] = now
+        self._merge(kind, None)
+
+    def _recheck_due(self, kind: Kind) -> bool:
+        now = time.monotonic()
+        if now - self._checked.get(kind, 0.0) < ANN["recheck_seconds"]:
+            return False
+        self._checked[kind] = now
+        return True
+
+    def _open(self, kind: Kind) -> KindText | _Absent:
+        path = self._connection.path
+        stamp = index_files.manifest_stamp(path, kind, None)
+        if stamp is None:
+            return _Absent(stamp)
+        cur = self._connection.cursor()
+        manifest = valid_text_manifest(cur, path, kind)
+        if manifest is None:
+            return _Absent(stamp)
+        folder = index_files.folder_of(path)
+        try:
+            postings = PostingsFile(os.path.join(folder, manifest.file))
+            keys = KeysFile(os.path.join(folder, manifest.keys))
+        except (OSError, ValueError):
+            return _Absent(stamp)
+        if len(keys) != manifest.count:
+            return _Absent(stamp)
+        current = Bitmap()
+        vids = _current_upto(cur, kind, manifest.high)
+        current.add(vids)
+        opened = KindText(
+            kind=kind,
+            manifest=manifest,
+            postings=postings,
+            keys=keys,
+            stamp=stamp,
+            current=current,
+            current_len=float(postings.length_of(vids).sum()),
+        )
+        read_current(self._connection, opened.delta, kind, f" AND vid > {int(manifest.high)}")
+        return opened
+
+    def opened(self) -> list[KindText]:
+        return [t for _, t in self._kinds.items() if isinstance(t, KindText)]
+
+    # ------------------------------------------------------------------ kept in step (Index)
+
+    def applied(self, changes: Changes) -> None:
+        for t in self.opened():
+            with t.lock:
+                for added in changes.added(t.kind):
+                    records = added.records
+                    t.delta.add_docs(
+                        added.vids,
+                        np.asarray([p.doc_len for p in records], dtype=np.float64),
+                        [p.item.id for p in records],
+                        [p.item.group for p in records],
+                        [tags_of(p.item) for p in records],
+                    )
+                    t.delta.add_postings(*added.postings)
+            t.remove(changes.removed(t.kind))
+            wanted = max(int(ANN["merge_rows"]), int(ANN["merge_fraction"] * t.manifest.count))
+            if t.delta.docs >= wanted and self._merge is not None and ANN["auto"]:
+                self._merge(t.kind, None)
+
+    def caught_up(self, since_us: int, removed: Mapping[Kind, np.ndarray]) -> None:
+        for t in self.opened():
+            t.remove(removed[t.kind])
+            with t.lock:
+                read_current(self._connection, t.delta, t.kind, f" AND tx_from > {int(since_us)}")
+
+    def forget(self) -> None:
+        self._kinds.clear()
+        self._checked.clear()
+
+    def purging(self, cur: duckdb.DuckDBPyConnection, kind: Kind, vids: np.ndarray) -> None:
+        """Remove the kind's text index if it holds one of ``vids`` (its words are in it)."""
+        path = self._connection.path
+        if path == ":memory:" or not len(vids):
+            return
+        found = index_files.read_manifest(path, kind, None)
+        if found is not None and int(vids.min()) <= found.high:
+            index_files.remove_space(path, kind, None)
+            self._kinds.discard(kind)
+
+    def problems(self) -> list[str]:
+        path = self._connection.path
+        if path == ":memory:":
+            return []
+        cur = self._connection.cursor()
+        out = []
+        for m in index_files.manifests(path):
+            if m.space is not None:
+                continue
+            what = f"the persistent text index of {m.kind}s ({index_files.folder_of(path)})"
+            if valid_text_manifest(cur, path, m.kind) is None:
+                out.append(
+                    f"{what} does not match the file (another store's, an older copy, or a "
+                    "purge since it was built): it is unused; run `anatid index` to rebuild it"
+                )
+                continue
+            problem = _sample_problem(cur, path, m)
+            if problem:
+                out.append(f"{what}: {problem}; delete it and run `anatid index`")
+        return out
+
+
+def _current_upto(cur: duckdb.DuckDBPyConnection, kind: Kind, high: int) -> np.ndarray:
+    got = cur.execute(
+        f"SELECT vid FROM {table_of(kind)} WHERE tx_to IS NULL AND vid <= ?", [int(high)]
+    ).fetchnumpy()["vid"]
+    return np.asarray(got, dtype=np.int64)
+
+
+def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:
+    """Whether the files open and agree with the file on a sample of versions: their record
+    ids, lengths and postings."""
+    folder = index_files.folder_of(path)
+    try:
+        postings = PostingsFile(os.path.join(folder, m.file))
+        keys = KeysFile(os.path.join(folder, m.keys))
+    except (OSError, ValueError) as e:
+        return f"it cannot be opened ({e})"
+    rows = cur.execute(
+        f"SELECT vid, id, doc_len FROM {table_of(m.kind)} WHERE vid <= ? USING SAMPLE 32 ROWS",
+        [m.high],
+    ).fetchall()
+    if not rows:
+        return None
+    vids = np.asarray([r[0] for r in rows], dtype=np.int64)
+    if keys.ids_of(vids) != [r[1] for r in rows]:
+        return "its record ids differ from the file's"
+    if not np.array_equal(postings.length_of(vids), [float(r[2]) for r in rows]):
+        return "its document lengths differ from the file's"
+    terms = cur.execute(
+        "SELECT term, vid, tf FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))",
+        [vids.tolist()],
+    ).fetchall()
+    for term, vid, tf in terms:
+        pv, ptf = postings.postings(term)
+        at = np.searchsorted(pv, vid)
+        if at >= len(pv) or int(pv[at]) != vid or float(ptf[at]) != float(tf):
+            return "its postings differ from the file's"
+    return None
+
+
+__all__ = ["IdsByVid", "KindText", "TextFiles"]
