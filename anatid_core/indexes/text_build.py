@@ -99,8 +99,11 @@ def build_text(
         vids, ids, lens, words, codes, post_vids, tfs = read
         order = np.lexsort((post_vids, codes))
         codes, post_vids, tfs = codes[order], post_vids[order], tfs[order]
-        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
-        words = [words[c] for c in codes[starts[:-1]].tolist()]
+        if len(codes):
+            starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
+            words = [words[c] for c in codes[starts[:-1]].tolist()]
+        else:
+            starts, words = np.zeros(1, dtype=np.int64), []
         doc_len = np.zeros(top + 1, dtype=np.float32)
         doc_len[vids] = lens
         written = index_files.temp_path(path, kind, None)

@@ -109,13 +109,9 @@ class KeysFile:
         blob = int.from_bytes(head[16:24], "little")
         if os.path.getsize(path) != 24 + 8 * count + 8 * (count + 1) + blob:
             raise OSError(f"{path}: truncated")
-        self.vids = np.memmap(path, dtype=np.int64, mode="r", offset=24, shape=(count,))
-        self._offsets = np.memmap(
-            path, dtype=np.int64, mode="r", offset=24 + 8 * count, shape=(count + 1,)
-        )
-        self._blob = np.memmap(
-            path, dtype=np.uint8, mode="r", offset=24 + 16 * count + 8, shape=(max(blob, 1),)
-        )
+        self.vids = _mapped(path, np.int64, 24, count)
+        self._offsets = _mapped(path, np.int64, 24 + 8 * count, count + 1)
+        self._blob = _mapped(path, np.uint8, 24 + 16 * count + 8, blob)
 
     def __len__(self) -> int:
         return len(self.vids)
@@ -135,6 +131,12 @@ class KeysFile:
     def all_ids(self) -> tuple[np.ndarray, list[str]]:
         """Every (version id, record id), for a merge that writes the file again."""
         return np.asarray(self.vids), self.ids_of(np.asarray(self.vids))  # type: ignore[return-value]
+
+
+def _mapped(path: str, dtype: type, offset: int, count: int) -> np.ndarray:
+    if count == 0:  # mmap cannot map nothing
+        return np.zeros(0, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(count,))
 
 
 def write_keys(path: str, vids: np.ndarray, ids: list[str]) -> None:

@@ -36,9 +36,11 @@ class PostingsFile:
 
         def take(dtype: type, count: int) -> np.ndarray:
             nonlocal at
-            arr = np.memmap(path, dtype=dtype, mode="r", offset=at, shape=(max(count, 1),))
+            if count == 0:  # mmap cannot map nothing
+                return np.zeros(0, dtype=dtype)
+            arr = np.memmap(path, dtype=dtype, mode="r", offset=at, shape=(count,))
             at += np.dtype(dtype).itemsize * count
-            return arr[:count]
+            return arr
 
         self._term_offsets = take(np.int64, terms + 1)
         self._post_offsets = take(np.int64, terms + 1)
