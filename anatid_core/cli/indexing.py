@@ -34,7 +34,11 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         print(
-            f"{r['kind']} space {r['space']!r}: {r['rows_added']} added, {r['rows_total']} "
+            f"{_what(r)}: {r['rows_added']} added, {r['rows_total']} "
             f"indexed, {r['seconds']} s, {human_bytes(r['bytes'])} ({r['file']})"
         )
     return 0
+
+
+def _what(r: dict) -> str:
+    return f"{r['kind']} text index" if r["space"] is None else f"{r['kind']} space {r['space']!r}"

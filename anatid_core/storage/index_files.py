@@ -309,26 +309,28 @@ def store_id(cur: duckdb.DuckDBPyConnection) -> str | None:
 
 def fingerprint(cur: duckdb.DuckDBPyConnection, table: str, high: int) -> str:
     """A digest of the embeddings of ``table`` at its lowest version id and at ``high``."""
-    rows = cur.execute(
-        f"SELECT vid, embedding FROM {table} WHERE vid = ? OR vid = (SELECT min(vid) FROM "
-        f"{table}) ORDER BY vid",
-        [int(high)],
-    ).fetchall()
     digest = hashlib.sha256()
-    for vid, vector in rows:
+    for vid, vector in _ends(cur, table, high, "embedding"):
         digest.update(int(vid).to_bytes(8, "little", signed=True))
         digest.update(np.asarray(vector, dtype=np.float32).tobytes())
     return digest.hexdigest()
 
 
+def _ends(cur: duckdb.DuckDBPyConnection, table: str, high: int, columns: str) -> list[tuple]:
+    """``vid, columns`` of the rows at the table's lowest version id and at ``high``: two
+    point reads (an OR with a subquery scans every row, 400 MB of vectors at 100k x 1024)."""
+    row = one(cur, f"SELECT min(vid) FROM {table}")
+    low = int(row[0]) if row and row[0] is not None else None
+    out = []
+    for vid in sorted({v for v in (low, int(high)) if v is not None}):
+        out += cur.execute(f"SELECT vid, {columns} FROM {table} WHERE vid = {vid}").fetchall()
+    return out
+
+
 def text_fingerprint(cur: duckdb.DuckDBPyConnection, table: str, high: int) -> str:
     """A digest of the versions of ``table`` (a kind's) at its lowest version id and at
     ``high``: id and document length."""
-    rows = cur.execute(
-        f"SELECT vid, id, doc_len FROM {table} WHERE vid = ? OR vid = (SELECT min(vid) FROM "
-        f"{table}) ORDER BY vid",
-        [int(high)],
-    ).fetchall()
+    rows = _ends(cur, table, high, "id, doc_len")
     return hashlib.sha256(repr(rows).encode("utf-8", "surrogatepass")).hexdigest()
 
 
