@@ -381,6 +381,10 @@ class AnnIndex(Index):
     def _drop(self, key: tuple[Kind, str]) -> None:
         self._spaces.discard(key)
 
+    def discard(self, kind: Kind, space: str) -> None:
+        """Open the space's files again on its next search (a build just published them)."""
+        self._drop_quietly((kind, space))
+
     def _open(self, kind: Kind, space: str) -> SpaceIndex | _Absent:
         path = self._connection.path
         stamp = index_files.manifest_stamp(path, kind, space)

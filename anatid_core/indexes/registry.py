@@ -110,12 +110,14 @@ class Indexes:
         rows = SETTINGS["ann_min_rows"] if min_rows is None else min_rows
         if space is None:
             built = build_text(self.connection, kind, min_rows=rows, stop=stop, wait=wait)
-            if built is not None:
+            if built is not None:  # searched through the file from now on
+                self.text_files.discard(kind)
                 self.text.discard(kind)
             return built
         built = build_space(self.connection, kind, space, min_rows=rows, stop=stop, wait=wait)
-        if built is not None:
-            self.vectors.discard(kind, space)  # searched through the index from now on
+        if built is not None:  # searched through the index from now on
+            self.ann.discard(kind, space)
+            self.vectors.discard(kind, space)
         return built
 
     def _build_behind(

@@ -163,6 +163,11 @@ class TextFiles(Index):
         self._asked[kind] = now
         self._merge(kind, None)
 
+    def discard(self, kind: Kind) -> None:
+        """Open the kind's files again on its next text search (a build just published them)."""
+        self._kinds.discard(kind)
+        self._checked.pop(kind, None)
+
     def _recheck_due(self, kind: Kind) -> bool:
         now = time.monotonic()
         if now - self._checked.get(kind, 0.0) < ANN["recheck_seconds"]:
