@@ -53,7 +53,8 @@ from .base import BuiltOnce, Index
 #: writing process builds or merges in the background (:mod:`~.ann_merger`); ``ef``: the HNSW beam width of a search (at least the
 #: candidates fetched); ``exact_rows``: at most this many visible indexed vectors are scored
 #: exactly rather than through the graph; ``margin``: the over-fetch factor beyond ``k / f``;
-#: ``connectivity``/``expansion_add``: the graph's degree and build beam (read by builds).
+#: ``connectivity``/``expansion_add``: the graph's degree and build beam, ``build_threads``: threads
+#: adding to it (0: every core; 1 makes the graph, and so recall, reproducible) (read by builds).
 ANN: dict[str, Any] = {
     "auto": True,
     "merge_rows": 20_000,
@@ -63,6 +64,7 @@ ANN: dict[str, Any] = {
     "margin": 2.0,
     "connectivity": 16,
     "expansion_add": 128,
+    "build_threads": 0,
     "recheck_seconds": 1.0,
 }
 

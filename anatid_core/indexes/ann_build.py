@@ -93,7 +93,11 @@ def build_space(
                 if stop is not None and stop.is_set():
                     return None
                 part = slice(at, at + ADD_BATCH_ROWS)
-                index.add(vids[part].astype(np.uint64), normalised(mat[part]), threads=0)
+                index.add(
+                    vids[part].astype(np.uint64),
+                    normalised(mat[part]),
+                    threads=int(ANN["build_threads"]),
+                )
             all_vids.append(vids)
             all_ids.extend(ids)
             added += len(vids)

@@ -99,6 +99,7 @@ def small_threshold() -> Iterator[None]:
     SETTINGS["ann_min_rows"] = 500
     ANN["auto"] = False  # builds only when a test asks (the policy has its own test)
     ANN["recheck_seconds"] = 0.0
+    ANN["build_threads"] = 1  # the same graph every run: recall is reproducible
     ANN["exact_rows"] = 300  # the graph answers most searches at these sizes
     yield
     SETTINGS.clear()
