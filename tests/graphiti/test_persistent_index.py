@@ -101,7 +101,13 @@ async def test_similarity_searches_answer_the_same_through_the_index(crowd) -> N
     queries = vectors(np.random.default_rng(9), 12)
     exact = await answers(crowd, queries)
     built = crowd.store.build_indexes()
-    assert sorted((b.kind, b.rows_total) for b in built) == [("edge", PEOPLE), ("node", PEOPLE)]
+    assert sorted((b.kind, b.space is None, b.rows_total) for b in built) == [
+        ("edge", False, PEOPLE),
+        ("edge", True, PEOPLE),  # the text indexes
+        ("node", False, PEOPLE),
+        ("node", True, PEOPLE),
+    ]
+    built = [b for b in built if b.space is not None]
     through_index = await answers(crowd, queries)
     assert through_index == exact
     for b in built:  # served from the mapped index, never loaded as a matrix
