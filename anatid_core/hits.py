@@ -7,7 +7,7 @@ answer, else through the id index.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,6 +16,15 @@ from .indexes.current_records import CurrentRecords
 from .storage.connection import Connection
 from .storage.filters import SqlFilter
 from .storage.rows import cols_of, table_of
+
+
+class Ranked(NamedTuple):
+    """A search arm's hit before its row is read: the record id, its score and rank (1-based).
+    A fusion reads the rows of its own winners only (:meth:`anatid_core.reads.Reader.recall`)."""
+
+    id: str
+    score: float
+    rank: int
 
 
 def top_with_ties(scores: np.ndarray, take: int) -> np.ndarray:
@@ -54,4 +63,4 @@ def fetch_versions(
     return rows
 
 
-__all__ = ["fetch_versions", "top_with_ties"]
+__all__ = ["Ranked", "fetch_versions", "top_with_ties"]

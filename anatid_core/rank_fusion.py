@@ -6,11 +6,12 @@ RRF score of an item = sum over the arms that found it of ``1 / (rrf_k + rank)``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, Protocol
 
 from .base.errors import InvalidInput
 from .base.model import Edge, Hit, Item, Kind, RecallHit, Subgraph
+from .hits import Ranked
 
 #: Which graph arm ``recall`` runs from its seeds (issue 17).
 GraphArm = Literal["khop", "pagerank"]
@@ -143,14 +144,25 @@ def khop_arm(
     ]
 
 
-def fuse(arms: dict[str, list[Hit]], k: int, rrf_k: int) -> list[RecallHit]:
-    """The top ``k`` of the arms' hits by reciprocal-rank fusion."""
+def fuse(
+    arms: Mapping[str, Sequence[Hit | Ranked]],
+    k: int,
+    rrf_k: int,
+    read: Callable[[list[str]], Mapping[str, Item]],
+) -> list[RecallHit]:
+    """The top ``k`` of the arms' hits by reciprocal-rank fusion. An arm may rank without
+    rows (:class:`~anatid_core.hits.Ranked`): ``read`` gives the records of the winners no arm
+    read (a winner gone meanwhile is left out)."""
     items: dict[str, Item] = {}
     for hits in arms.values():
         for h in hits:
-            items.setdefault(h.id, h.item)
-    fused = rrf({arm: [h.id for h in hits] for arm, hits in arms.items()}, k=rrf_k)
-    return [RecallHit(id=i, score=s, item=items[i], arms=a) for i, s, a in fused[:k]]
+            if isinstance(h, Hit):
+                items.setdefault(h.id, h.item)
+    fused = rrf({arm: [h.id for h in hits] for arm, hits in arms.items()}, k=rrf_k)[:k]
+    unread = [i for i, _, _ in fused if i not in items]
+    if unread:
+        items.update(read(unread))
+    return [RecallHit(id=i, score=s, item=items[i], arms=a) for i, s, a in fused if i in items]
 
 
 __all__ = [

@@ -19,6 +19,7 @@ from .graph.evidence import EvidenceReads
 from .graph.hubs import HubReads
 from .graph.neighbourhood import NeighbourhoodReads
 from .graph.whole_graph import GraphAlgorithms
+from .hits import Ranked
 from .indexes.current_records import GROUP_AT, Row
 from .indexes.registry import Indexes
 from .rank_fusion import (
@@ -36,8 +37,8 @@ from .storage.embeddings import embedding_arrays_of, embeddings_of
 from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
 from .storage.rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .storage.turns import WouldWait, verbs_take_turns
-from .text_search import bm25_search
-from .vector_search import cosine_search
+from .text_search import bm25_ranking, bm25_search
+from .vector_search import cosine_ranking, cosine_search
 
 #: Most records the in-memory recency order walks for one newest-first query before SQL answers.
 NEWEST_SCAN = 5_000
@@ -409,21 +410,35 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
         if k <= 0:
             return []
         pool = pool_size(k)
-        arms: dict[str, list[Hit]] = {}
+        arms: dict[str, list[Hit] | list[Ranked]] = {}
+        tags = {"groups": groups, "labels": labels if kind == "node" else rels}
+        only_tags = where is None
         if text is not None:
-            arms["text"] = self.search_text(
-                text, kind=kind, k=pool, groups=groups, labels=labels, rels=rels, where=where
+            f = self._filter(kind, groups=groups, labels=labels, rels=rels, where=where)
+            arms["text"] = bm25_ranking(
+                self.connection,
+                self.indexes,
+                self.visibility,
+                kind,
+                text,
+                pool,
+                f,
+                **tags,
+                only_tags=only_tags,
             )
         if vector is not None:
-            arms["vector"] = self.search_vector(
+            f = self._filter(kind, groups=groups, labels=labels, rels=rels, where=where)
+            arms["vector"] = cosine_ranking(
+                self.connection,
+                self.indexes,
+                self.visibility,
+                kind,
+                space,
                 vector,
-                kind=kind,
-                space=space,
-                k=pool,
-                groups=groups,
-                labels=labels,
-                rels=rels,
-                where=where,
+                pool,
+                f,
+                **tags,
+                only_tags=only_tags,
             )
         if seeds is not None and graph_arm == "pagerank":
             arms["pagerank"] = self._pagerank_arm(
@@ -433,7 +448,14 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
             seed_ids = list(seeds)
             sub = self.expand(seed_ids, depth=depth, direction="both", rels=rels)
             arms["graph"] = khop_arm(sub, kind, seed_ids, depth, pool, groups=groups, labels=labels)
-        return fuse(arms, k, rrf_k)
+        return fuse(arms, k, rrf_k, lambda ids: self._items(kind, ids))
+
+    def _items(self, kind: Kind, ids: list[str]) -> dict[str, Item]:
+        """The visible records of ``ids``, by id (the rows a fusion's winners need)."""
+        found: list[Node] | list[Edge] = (
+            self.get_nodes(ids) if kind == "node" else self.get_edges(ids)
+        )
+        return {r.id: r for r in found}
 
     def _pagerank_arm(
         self,

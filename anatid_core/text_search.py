@@ -20,7 +20,7 @@ import numpy as np
 from .base.errors import InvalidInput
 from .base.model import Hit, Kind
 from .base.settings import SETTINGS
-from .hits import fetch_versions, top_with_ties
+from .hits import Ranked, fetch_versions, top_with_ties
 from .indexes.current_records import CurrentRecords
 from .indexes.registry import Indexes
 from .indexes.text import BM25, Scored
@@ -45,6 +45,43 @@ def bm25_search(
 ) -> list[Hit]:
     """BM25 top-k. ``groups``/``labels`` (an edge's labels are its rel) are also applied in the
     in-memory index; ``only_tags`` says ``f`` filters on nothing else besides visibility."""
+    found = _bm25(db, indexes, vis, kind, query, k, f, groups, labels, only_tags, rows=True)
+    return [h for h in found if isinstance(h, Hit)]
+
+
+def bm25_ranking(
+    db: Connection,
+    indexes: Indexes,
+    vis: Visibility,
+    kind: Kind,
+    query: str,
+    k: int,
+    f: SqlFilter,
+    *,
+    groups: Iterable[str] | None = None,
+    labels: Iterable[str] | None = None,
+    only_tags: bool = False,
+) -> list[Hit] | list[Ranked]:
+    """What :func:`bm25_search` finds, for a fusion that reads the rows of its own winners
+    only: the ranking without rows where the persistent text index applied every filter,
+    else the hits."""
+    return _bm25(db, indexes, vis, kind, query, k, f, groups, labels, only_tags, rows=False)
+
+
+def _bm25(
+    db: Connection,
+    indexes: Indexes,
+    vis: Visibility,
+    kind: Kind,
+    query: str,
+    k: int,
+    f: SqlFilter,
+    groups: Iterable[str] | None,
+    labels: Iterable[str] | None,
+    only_tags: bool,
+    *,
+    rows: bool,
+) -> list[Hit] | list[Ranked]:
     if not isinstance(query, str):
         raise InvalidInput(f"query must be a str, got {type(query).__name__}")
     if k < 0:
@@ -61,6 +98,8 @@ def bm25_search(
         with indexes.consistent():
             scored = opened.scored(terms, filtered)
             final = only_tags and scored.complete
+            if final and not rows:
+                return _ranking(scored, k)
             return _materialise(db, indexes.current, kind, scored, k, f, final=final, tags=tags)
     if vis.is_current and text.usable():
         tags: tuple[list[str] | None, list[str] | None] | None = None
@@ -80,6 +119,16 @@ def bm25_search(
                         db, indexes.current, kind, scored, k, f, final=final, tags=tags
                     )
     return _sql_search(db, vis, kind, terms, k, f)
+
+
+def _ranking(scored: Scored, k: int) -> list[Ranked]:
+    """The best ``k`` of a complete ranking, ordered as its rows would be (score, then id)."""
+    if len(scored.vids) == 0:
+        return []
+    top = top_with_ties(scored.scores, k)
+    ids = scored.ids[scored.vids[top]]
+    best = sorted((-float(scored.scores[i]), str(n)) for i, n in zip(top, ids, strict=True))[:k]
+    return [Ranked(i, -neg, r + 1) for r, (neg, i) in enumerate(best)]
 
 
 def _listed(values: Iterable[str] | None) -> list[str] | None:
@@ -168,4 +217,4 @@ def _materialise(
     return hits
 
 
-__all__ = ["bm25_search"]
+__all__ = ["bm25_ranking", "bm25_search"]

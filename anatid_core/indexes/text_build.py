@@ -25,7 +25,7 @@ from ..storage import index_files
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers
 from ..storage.index_files import Manifest
-from ..storage.postings_file import write_postings
+from ..storage.postings_file import PostingsFile, write_postings
 from ..storage.rows import table_of
 from ..storage.sql import arrow_table, one
 from .ann_build import build_lock, ensure_store_id, report
@@ -51,6 +51,10 @@ def valid_text_manifest(
     except OSError:
         return None
     if sizes != (found.size, found.keys_size):
+        return None
+    try:  # a file of an older layout is not this one
+        PostingsFile(os.path.join(folder, found.file))
+    except OSError:
         return None
     table = table_of(kind)
     row = one(cur, f"SELECT count(*) FROM {table} WHERE vid <= ?", [found.high])

@@ -83,27 +83,24 @@ class KindText:
             parts_v: list[np.ndarray] = []
             parts_s: list[np.ndarray] = []
             for term in terms:
-                fv, ftf = self.postings.postings(term)
+                fv, ftf, fdl = self.postings.postings(term)
                 keep = self.current.mask(fv)
-                fv, ftf = np.asarray(fv[keep]), np.asarray(ftf[keep], dtype=np.float64)
+                fv, ftf, fdl = fv[keep], ftf[keep].astype(np.float64), fdl[keep]
                 dv, dtf, ddl = self.delta.matches(term)
                 df = float(len(fv) + len(dv))
-                if df == 0:
-                    continue
-                parts_v += [fv, dv]
-                parts_s += [
-                    bm25(ftf, self.postings.length_of(fv), df, n, avgdl),
-                    bm25(dtf, ddl, df, n, avgdl),
-                ]
+                if len(fv):
+                    parts_v.append(fv)
+                    parts_s.append(bm25(ftf, fdl.astype(np.float64), df, n, avgdl))
+                if len(dv):
+                    parts_v.append(dv)
+                    parts_s.append(bm25(dtf, ddl, df, n, avgdl))
             if not parts_v:
                 empty = np.zeros(0, dtype=np.int64)
                 return Scored(empty, np.zeros(0), IdsByVid(self.keys, self.delta), not filtered)
             size = max(self.high + 1, len(self.delta.alive))
-            vids, scores = summed(
-                [np.concatenate(parts_v[i : i + 2]) for i in range(0, len(parts_v), 2)],
-                [np.concatenate(parts_s[i : i + 2]) for i in range(0, len(parts_s), 2)],
-                size,
-            )
+            # A term's postings in the file and in the delta hold different versions: the
+            # parts add up in one accumulator.
+            vids, scores = summed(parts_v, parts_s, size)
             return Scored(vids, scores, IdsByVid(self.keys, self.delta), not filtered)
 
     def outdated(self, store_path: str) -> bool:
@@ -304,7 +301,7 @@ def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> s
         [vids.tolist()],
     ).fetchall()
     for term, vid, tf in terms:
-        pv, ptf = postings.postings(term)
+        pv, ptf, _ = postings.postings(term)
         at = np.searchsorted(pv, vid)
         if at >= len(pv) or int(pv[at]) != vid or float(ptf[at]) != float(tf):
             return "its postings differ from the file's"

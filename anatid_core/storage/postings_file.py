@@ -3,8 +3,9 @@
 
 Layout (little-endian): a 48-byte header (magic, terms, postings, doc-length slots, term blob
 bytes), then ``terms + 1`` offsets into the term blob and ``terms + 1`` offsets into the
-postings (int64), the postings' version ids (int64, increasing within a term) and frequencies
-(float32), each version's document length by version id (float32, 0 for a version of the
+postings (int64), the postings' version ids (int64, increasing within a term), frequencies and
+document lengths (float32: scoring a term reads its postings in one run, never the lengths by
+version id), each version's document length by version id (float32, 0 for a version of the
 other kind), and the terms, sorted, as UTF-8. A term is found by binary search.
 """
 
@@ -14,7 +15,9 @@ import os
 
 import numpy as np
 
-_MAGIC = b"ANATPST1"
+from .index_files import mapped
+
+_MAGIC = b"ANATPST2"
 _HEAD = 48
 
 
@@ -29,16 +32,14 @@ class PostingsFile:
         terms, postings, slots, blob = (
             int.from_bytes(head[8 + 8 * i : 16 + 8 * i], "little") for i in range(4)
         )
-        size = _HEAD + 16 * (terms + 1) + 12 * postings + 4 * slots + blob
+        size = _HEAD + 16 * (terms + 1) + 16 * postings + 4 * slots + blob
         if os.path.getsize(path) != size:
             raise OSError(f"{path}: truncated")
         at = _HEAD
 
         def take(dtype: type, count: int) -> np.ndarray:
             nonlocal at
-            if count == 0:  # mmap cannot map nothing
-                return np.zeros(0, dtype=dtype)
-            arr = np.memmap(path, dtype=dtype, mode="r", offset=at, shape=(count,))
+            arr = mapped(path, dtype, at, count)
             at += np.dtype(dtype).itemsize * count
             return arr
 
@@ -46,6 +47,7 @@ class PostingsFile:
         self._post_offsets = take(np.int64, terms + 1)
         self.vids = take(np.int64, postings)
         self.tfs = take(np.float32, postings)
+        self.dls = take(np.float32, postings)
         self.doc_len = take(np.float32, slots)
         self._blob = take(np.uint8, blob)
         self.terms = terms
@@ -53,8 +55,8 @@ class PostingsFile:
     def _term(self, i: int) -> bytes:
         return bytes(self._blob[int(self._term_offsets[i]) : int(self._term_offsets[i + 1])])
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
-        """(version ids, frequencies) of ``term``; empty if it has none."""
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(version ids, frequencies, document lengths) of ``term``; empty if it has none."""
         want = term.encode("utf-8", "surrogatepass")
         lo, hi = 0, self.terms
         while lo < hi:
@@ -64,9 +66,9 @@ class PostingsFile:
             else:
                 hi = mid
         if lo == self.terms or self._term(lo) != want:
-            return self.vids[:0], self.tfs[:0]
+            return self.vids[:0], self.tfs[:0], self.dls[:0]
         a, b = int(self._post_offsets[lo]), int(self._post_offsets[lo + 1])
-        return self.vids[a:b], self.tfs[a:b]
+        return self.vids[a:b], self.tfs[a:b], self.dls[a:b]
 
     def length_of(self, vids: np.ndarray) -> np.ndarray:
         """Document lengths of these version ids (0 beyond the file's)."""
@@ -101,6 +103,7 @@ def write_postings(
         fh.write(np.ascontiguousarray(starts, dtype=np.int64).tobytes())
         fh.write(np.ascontiguousarray(vids, dtype=np.int64).tobytes())
         fh.write(np.ascontiguousarray(tfs, dtype=np.float32).tobytes())
+        fh.write(np.ascontiguousarray(doc_len[vids], dtype=np.float32).tobytes())
         fh.write(np.ascontiguousarray(doc_len, dtype=np.float32).tobytes())
         fh.write(blob)
         fh.flush()
