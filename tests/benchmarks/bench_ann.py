@@ -1,7 +1,7 @@
 """Which ANN library for anatid's persistent vector index (issue 34): measured, not guessed.
 
-Each candidate builds an index over the same clustered vectors (a mixture of Gaussians, the way
-sentence embeddings cluster by topic), saves it, and is opened again the way a fresh process
+Each candidate builds an index over the same synthetic sentence embeddings (bench_scale's
+``Embeddings``: low intrinsic dimension, topics and sub-topics), saves it, and is opened again the way a fresh process
 would: memory-mapped where the library can (``usearch`` ``view``, ``faiss`` ``IO_FLAG_MMAP``),
 loaded where it cannot (``hnswlib``). Printed per candidate: build time and rate, file size,
 open time, RSS added by opening, search p50/p95 for top-10, recall@10 against numpy's exact
@@ -30,32 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _measure import provenance  # noqa: E402
-
-
-def clustered(n: int, dim: int, seed: int = 7, clusters: int = 200) -> np.ndarray:
-    """Unit vectors around ``clusters`` topic centres (spread 0.35), float32."""
-    rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((clusters, dim)).astype(np.float32)
-    out = np.empty((n, dim), dtype=np.float32)
-    step = 50_000
-    for start in range(0, n, step):
-        m = min(step, n - start)
-        which = rng.integers(0, clusters, m)
-        out[start : start + m] = centres[which] + 0.35 * rng.standard_normal((m, dim)).astype(
-            np.float32
-        ) * np.sqrt(1.0)
-    out /= np.linalg.norm(out, axis=1, keepdims=True)
-    return out
-
-
-def queries(data: np.ndarray, q: int, seed: int = 11) -> np.ndarray:
-    """Queries near stored vectors (a paraphrase of a stored fact), unit length."""
-    rng = np.random.default_rng(seed)
-    picks = data[rng.integers(0, len(data), q)]
-    noisy = picks + 0.25 * rng.standard_normal(picks.shape).astype(np.float32) / np.sqrt(
-        data.shape[1] / 64
-    )
-    return (noisy / np.linalg.norm(noisy, axis=1, keepdims=True)).astype(np.float32)
+from bench_scale import Embeddings  # noqa: E402
 
 
 def exact_top(data: np.ndarray, qs: np.ndarray, k: int) -> np.ndarray:
@@ -171,14 +146,15 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--over", type=int, default=4, help="over-fetch factor before the re-rank")
-    ap.add_argument("--ef", type=int, default=64)
+    ap.add_argument("--ef", type=int, default=128)
     ap.add_argument(
         "--candidates", default="usearch:f32,usearch:f16,usearch:i8,hnswlib:f32,faiss:f32"
     )
     args = ap.parse_args()
     print(json.dumps(provenance()))
-    data = clustered(args.n, args.dim)
-    qs = queries(data, args.queries)
+    emb = Embeddings(args.dim)
+    data = emb.matrix(args.n)
+    qs = emb.queries(args.n, args.queries)
     with tempfile.TemporaryDirectory() as tmp:
         data_path, qs_path = os.path.join(tmp, "data.npy"), os.path.join(tmp, "qs.npy")
         np.save(data_path, data)

@@ -8,9 +8,9 @@ import random
 
 import pytest
 from anatid_cognee import AnatidVectorAdapter
-from anatid_core import SETTINGS
 from cognee.infrastructure.engine import DataPoint
 
+from anatid_core import SETTINGS
 from tests.cognee.cognee_fakes import HashEmbeddingEngine
 
 WORDS = [f"word{i}" for i in range(120)]

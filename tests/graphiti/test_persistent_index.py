@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import numpy as np
 import pytest
-from anatid_core import SETTINGS
+from anatid_graphiti import GraphitiDriver
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 from graphiti_core.search.search_config_recipes import (
@@ -19,7 +19,7 @@ from graphiti_core.search.search_config_recipes import (
 from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.search.search_utils import edge_similarity_search, node_similarity_search
 
-from anatid_graphiti import GraphitiDriver
+from anatid_core import SETTINGS
 
 from .conftest import day, make_graphiti
 from .fakes import EMBEDDING_DIM, hash_embedding
