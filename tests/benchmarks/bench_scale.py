@@ -7,16 +7,17 @@ embeddings (``Embeddings``: a 48-dim latent mapped to ``dim`` plus a little nois
 written chunk by chunk, so 1M x 1024 never holds the 4 GB matrix), in 4 groups. The build prints
 its ingest rate (facts/s) and peak RSS.
 
-The persistent vector index: when ``Store.build_indexes`` exists, one fresh process calls it once
-(it builds the sidecar ``FILE.anatid-index`` beside the store, or merges what it lacks: 0 rows
-on a run after the first) and the build / merge time, rows and size are printed; the phases below
-then use the index as anatid does by default. ``--no-index`` skips that call and measures
-without the index, copy-free and without rebuilding it afterwards: the folder is renamed to
+The persistent indexes: when ``Store.build_indexes`` exists, one fresh process calls it once (it
+builds the sidecar ``FILE.anatid-index`` beside the store, or merges what it lacks: 0 rows on a
+run after the first) and each report's build / merge time, rows and size are printed; the phases
+below then use the indexes as anatid does by default. ``--no-index`` skips that call and
+measures without them (the vector and the text indexes alike: they share the folder),
+copy-free and without rebuilding them afterwards: the folder is renamed to
 ``FILE.anatid-index.off`` while the probes run and renamed back at the end (or at the start of
 the next run, if this one was killed). Setting ``SETTINGS["ann_min_rows"]`` huge in the probes
 would not do: it only decides which spaces ``build_indexes`` indexes, and a search uses any
 index it finds. Each probe prints how many files of the index folder it maps or holds open, so
-whether a search went through the index shows.
+whether a search went through an index shows.
 
 Then, each in a fresh process, as an MCP server, a CLI command or an API worker meets the file:
 
