@@ -22,8 +22,11 @@ whether a search went through an index shows.
 Then, each in a fresh process, as an MCP server, a CLI command or an API worker meets the file:
 
 * ``first``: open the file and run the first cosine / BM25 / hybrid (``recall``) search: wall
-  time from before ``Store.open`` to the answer, and the process's RSS, PSS and USS after it
-  (``/proc/self/smaps_rollup``: PSS splits shared pages among the processes mapping them);
+  time from before ``Store.open`` to the answer, and the process's RSS, PSS, USS and anonymous
+  memory after it (``/proc/self/smaps_rollup``: PSS splits shared pages among the processes
+  mapping them; USS counts the pages of a mapped file that no other process maps now, so a lone
+  process's USS includes the index pages it touched: ``anon``, the memory not backed by a file,
+  is what the process holds beyond the mapped files, page cache aside);
 * ``warm``: p50/p95 over ``--queries`` queries of cosine top-10, BM25 top-10, hybrid top-10,
   cosine with a group filter, and ``as_of`` cosine / hybrid (an instant before the last tenth
   of the facts was written), and recall@10 of the current, ``as_of`` and group-filtered cosine
@@ -329,9 +332,10 @@ def memory():
     out = {}
     for line in open("/proc/self/smaps_rollup"):
         parts = line.split()
-        if parts[0] in ("Rss:", "Pss:", "Private_Clean:", "Private_Dirty:"):
+        if parts[0] in ("Rss:", "Pss:", "Private_Clean:", "Private_Dirty:", "Anonymous:"):
             out[parts[0][:-1]] = int(parts[1]) / 1024
     out["Uss"] = out.pop("Private_Clean", 0) + out.pop("Private_Dirty", 0)
+    out["Anon"] = out.pop("Anonymous", 0)
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM"):
             out["Peak"] = int(line.split()[1]) / 1024
@@ -641,11 +645,15 @@ def main() -> None:
     else:
         b = build_indexes(path)
         for r in b["reports"]:
-            print(f"index {r['kind']}/{r['space']}: +{r['rows_added']:,} rows -> "
-                  f"{r['rows_total']:,} in {r['seconds']:.1f} s, {r['bytes'] / 1e6:,.0f} MB")  # fmt: skip
-        print(f"build_indexes(): {b['call_s']:.1f} s the call, {b['wall_s']:.1f} s the process "
-              f"(open included), peak RSS {b['peak_mb']:,.0f} MB; "
-              f"{index_folder(path)}: {folder_bytes(index_folder(path)) / 1e6:,.0f} MB")  # fmt: skip
+            print(
+                f"index {r['kind']}/{r['space']}: +{r['rows_added']:,} rows -> "
+                f"{r['rows_total']:,} in {r['seconds']:.1f} s, {r['bytes'] / 1e6:,.0f} MB"
+            )
+        print(
+            f"build_indexes(): {b['call_s']:.1f} s the call, {b['wall_s']:.1f} s the process "
+            f"(open included), peak RSS {b['peak_mb']:,.0f} MB; "
+            f"{index_folder(path)}: {folder_bytes(index_folder(path)) / 1e6:,.0f} MB"
+        )
     if args.build_only:
         return
     with index_aside(path) if args.no_index else contextlib.nullcontext():
@@ -674,8 +682,8 @@ def measure(args: argparse.Namespace, path: str, built: dict[str, Any]) -> None:
                 print(
                     f"anatid first {mode:6s} in a fresh process: {r['first_ms']:8.0f} ms "
                     f"(the call {r['first_call_ms']:.0f} ms); RSS {r['Rss']:,.0f} "
-                    f"PSS {r['Pss']:,.0f} USS {r['Uss']:,.0f} peak {r['Peak']:,.0f} MB; "
-                    f"index files held {r['index_files']}"
+                    f"PSS {r['Pss']:,.0f} USS {r['Uss']:,.0f} anon {r['Anon']:,.0f} "
+                    f"peak {r['Peak']:,.0f} MB; index files held {r['index_files']}"
                 )
         if "warm" not in args.skip:
             w = probe("warm", path, qpath, tpath, as_of)
@@ -689,21 +697,26 @@ def measure(args: argparse.Namespace, path: str, built: dict[str, Any]) -> None:
             )
             print(f"anatid cosine recall@{k} vs exact over the visible set: {recalls}; "
                   f"warm process RSS {w['Rss']:,.0f} PSS {w['Pss']:,.0f} USS {w['Uss']:,.0f} "
-                  f"peak {w['Peak']:,.0f} MB; index files held {w['index_files']}")  # fmt: skip
+                  f"anon {w['Anon']:,.0f} peak {w['Peak']:,.0f} MB; "
+                  f"index files held {w['index_files']}")  # fmt: skip
         if "four" not in args.skip:
             mems = four_processes(path, qpath, tpath, as_of)
             one = probe("hybrid", path, qpath, tpath, as_of)
             total = sum(m["Pss"] for m in mems)
+            anon = sum(m["Anon"] for m in mems)
             print(f"four processes: PSS sum {total:,.0f} MB vs one {one['Pss']:,.0f} MB "
-                  f"({total / one['Pss']:.2f}x)")  # fmt: skip
+                  f"({total / one['Pss']:.2f}x); anon sum {anon:,.0f} MB vs one "
+                  f"{one['Anon']:,.0f} MB")  # fmt: skip
         peers = {"numpy", "usearch", "hnswlib", "lancedb"} - set(args.skip)
         if not peers:
             return
         data = emb.matrix(args.n)
         if "numpy" in peers:
             found, exact_ms = exact_top(data, qs, k)
-            print(f"numpy exact cosine top-{k}: p50 {exact_ms:.2f} ms ({data.nbytes / 1e6:,.0f} MB "
-                  f"matrix), recall@{k} {recall_at(list(found), truth['current']):.3f}")  # fmt: skip
+            print(
+                f"numpy exact cosine top-{k}: p50 {exact_ms:.2f} ms ({data.nbytes / 1e6:,.0f} MB "
+                f"matrix), recall@{k} {recall_at(list(found), truth['current']):.3f}"
+            )
         for name, peer in (("usearch", peer_usearch), ("hnswlib", peer_hnswlib)):
             if name in peers:
                 u = peer(data, qs, k, tmp)
