@@ -59,7 +59,7 @@ ANN: dict[str, Any] = {
     "auto": True,
     "merge_rows": 20_000,
     "merge_fraction": 0.05,
-    "ef": 128,
+    "ef": 256,
     "exact_rows": 10_000,
     "margin": 2.0,
     "connectivity": 16,

@@ -189,22 +189,34 @@ def _old_keys(manifest: Manifest | None, path: str) -> tuple[list[np.ndarray], l
 def _batches(
     connection: Connection, kind: Kind, tbl: str, dim: int, low: int, top: int
 ) -> Iterator[tuple[np.ndarray, np.ndarray, list[str]]]:
-    """The embeddings with ``low < vid <= top`` and their record ids, a batch per turn."""
-    while low < top:
+    """The embeddings with ``low < vid <= top`` and their record ids, a batch per turn.
+
+    The version ids are read first (8 bytes each), then each batch by a range of them: a
+    ``LIMIT`` after ``ORDER BY`` read every remaining embedding for each batch (6 s and 8.5 GB
+    for the first batch of a million at 1024 dims)."""
+    with connection.turn():
+        got = (
+            connection.cursor()
+            .execute(f"SELECT vid FROM {tbl} WHERE vid > ? AND vid <= ? ORDER BY vid", [low, top])
+            .fetchnumpy()["vid"]
+        )
+    vids_all = np.asarray(got, dtype=np.int64)
+    for start in range(0, len(vids_all), BUILD_BATCH_ROWS):
+        first = int(vids_all[start])
+        last = int(vids_all[min(start + BUILD_BATCH_ROWS, len(vids_all)) - 1])
         with connection.turn():
             batch = arrow_table(
                 connection.cursor().execute(
                     f"SELECT v.vid, v.embedding, r.id FROM {tbl} v "
                     f"JOIN {table_of(kind)} r ON r.vid = v.vid "
-                    "WHERE v.vid > ? AND v.vid <= ? ORDER BY v.vid LIMIT ?",
-                    [low, top, BUILD_BATCH_ROWS],
+                    "WHERE v.vid BETWEEN ? AND ? AND r.vid BETWEEN ? AND ? ORDER BY v.vid",
+                    [first, last, first, last],
                 )
             )
         if batch.num_rows == 0:
-            return
+            continue  # purged meanwhile: the build is abandoned before it publishes
         vids = arrow_numbers(batch.column(0).combine_chunks()).astype(np.int64)
         mat = arrow_numbers(batch.column(1).combine_chunks().flatten()).astype(np.float32)
-        low = int(vids[-1])
         yield vids, mat.reshape(-1, dim), batch.column(2).to_pylist()
 
 
