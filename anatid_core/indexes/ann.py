@@ -104,15 +104,7 @@ def valid_manifest(
         return None
     if index_files.store_id(cur) != found.store_id:
         return None
-    folder = index_files.folder_of(store_path)
-    try:
-        sizes = (
-            os.path.getsize(os.path.join(folder, found.file)),
-            os.path.getsize(os.path.join(folder, found.keys)),
-        )
-    except OSError:
-        return None
-    if sizes != (found.size, found.keys_size):
+    if not index_files.files_whole(store_path, found):
         return None
     row = one(cur, f"SELECT count(*) FROM {table[0]} WHERE vid <= ?", [found.high])
     if row is None or int(row[0]) != found.count:
@@ -438,22 +430,13 @@ class AnnIndex(Index):
         if path == ":memory:":
             return []
         cur = self._connection.cursor()
-        out = []
         folder = index_files.folder_of(path)
-        for m in index_files.manifests(path):
-            if m.space is None:  # a text index (text_file.py)
-                continue
-            what = f"the persistent index of {m.kind} vector space {m.space!r} ({folder})"
-            if valid_manifest(cur, path, m.kind, m.space) is None:
-                out.append(
-                    f"{what} does not match the file (another store's, an older copy, or a "
-                    "purge since it was built): it is unused; run `anatid index` to rebuild it"
-                )
-                continue
-            problem = _sample_problem(cur, path, m)
-            if problem:
-                out.append(f"{what}: {problem}; delete it and run `anatid index`")
-        return out
+        return problems_of(
+            [m for m in index_files.manifests(path) if m.space is not None],
+            lambda m: f"the persistent index of {m.kind} vector space {m.space!r} ({folder})",
+            lambda m: valid_manifest(cur, path, m.kind, m.space or "") is not None,
+            lambda m: _sample_problem(cur, path, m),
+        )
 
     def opened(self) -> list[SpaceIndex]:
         return [s for _, s in self._spaces.items() if isinstance(s, SpaceIndex)]
@@ -518,6 +501,28 @@ class AnnIndex(Index):
         self._checked.pop(key, None)
 
 
+def problems_of(
+    found: list[Manifest],
+    what: Callable[[Manifest], str],
+    valid: Callable[[Manifest], bool],
+    sample: Callable[[Manifest], str | None],
+) -> list[str]:
+    """``check()``'s lines for persistent indexes: each that does not match the file (unused),
+    or whose sample differs from the file."""
+    out = []
+    for m in found:
+        if not valid(m):
+            out.append(
+                f"{what(m)} does not match the file (another store's, an older copy, or a "
+                "purge since it was built): it is unused; run `anatid index` to rebuild it"
+            )
+            continue
+        problem = sample(m)
+        if problem:
+            out.append(f"{what(m)}: {problem}; delete it and run `anatid index`")
+    return out
+
+
 def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:
     """Whether the index file opens and holds, for a sample of version ids, the file's vectors."""
     assert m.space is not None
@@ -563,4 +568,13 @@ def _current_vids(
     return np.asarray(got, dtype=np.int64)
 
 
-__all__ = ["ANN", "AnnIndex", "Bitmap", "Delta", "SpaceIndex", "Visible", "normalised"]
+__all__ = [
+    "ANN",
+    "AnnIndex",
+    "Bitmap",
+    "Delta",
+    "SpaceIndex",
+    "Visible",
+    "normalised",
+    "problems_of",
+]

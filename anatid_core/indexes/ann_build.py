@@ -22,9 +22,10 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
+import duckdb
 import numpy as np
 
 from ..base.errors import ReadOnlyError
@@ -59,21 +60,20 @@ def build_space(
     started = time.perf_counter()
     path = connection.path
     with connection.turn():
-        cur = connection.cursor()
-        table = space_table(cur, kind, space)
-        if table is None:
-            return None
-        tbl, dim = table
-        row = one(cur, f"SELECT count(*), coalesce(max(vid), 0) FROM {tbl}")
-        rows, top = (int(row[0]), int(row[1])) if row else (0, 0)
-        manifest = valid_manifest(cur, path, kind, space)
-        if manifest is None and rows < min_rows:
-            return None
-        sid = index_files.store_id(cur)
-        ends = index_files.fingerprint(cur, tbl, top)
-    if sid is None:
-        sid = ensure_store_id(connection)
-    index_files.make_folder(path)
+        table = space_table(connection.cursor(), kind, space)
+    if table is None:
+        return None
+    tbl, dim = table
+    start = starting(
+        connection,
+        tbl,
+        min_rows,
+        lambda cur: valid_manifest(cur, path, kind, space),
+        index_files.fingerprint,
+    )
+    if start is None:
+        return None
+    top, manifest, sid, ends = start
     with build_lock(path, wait) as held:
         if not held:
             return None
@@ -133,6 +133,41 @@ def build_space(
             index_files.publish(path, written, keys, new)
         index_files.remove_orphans(path)
         return report(kind, space, added, new, started, path)
+
+
+class Start(NamedTuple):
+    """Where a build starts: the newest version id, the index it brings up to date (if any),
+    the store's identity and the fingerprint of the versions it will hold."""
+
+    top: int
+    manifest: Manifest | None
+    store_id: str
+    ends: str
+
+
+def starting(
+    connection: Connection,
+    table: str,
+    min_rows: int,
+    valid: Callable[[duckdb.DuckDBPyConnection], Manifest | None],
+    fingerprint: Callable[[duckdb.DuckDBPyConnection, str, int], str],
+) -> Start | None:
+    """Read where a build of an index over ``table`` starts, in one turn; None if there is no
+    valid index and fewer than ``min_rows`` rows. Makes the store's identity and the index
+    folder if needed."""
+    with connection.turn():
+        cur = connection.cursor()
+        row = one(cur, f"SELECT count(*), coalesce(max(vid), 0) FROM {table}")
+        rows, top = (int(row[0]), int(row[1])) if row else (0, 0)
+        manifest = valid(cur)
+        if manifest is None and rows < min_rows:
+            return None
+        sid = index_files.store_id(cur)
+        ends = fingerprint(cur, table, top)
+    if sid is None:
+        sid = ensure_store_id(connection)
+    index_files.make_folder(connection.path)
+    return Start(top, manifest, sid, ends)
 
 
 def report(
@@ -255,4 +290,5 @@ __all__ = [
     "build_space",
     "ensure_store_id",
     "report",
+    "starting",
 ]

@@ -28,7 +28,7 @@ from ..storage.index_files import Manifest
 from ..storage.postings_file import PostingsFile, write_postings
 from ..storage.rows import table_of
 from ..storage.sql import arrow_table, one
-from .ann_build import build_lock, ensure_store_id, report
+from .ann_build import build_lock, report, starting
 
 #: Versions whose postings are read per turn on the file.
 TEXT_BATCH_ROWS = 65_536
@@ -42,16 +42,9 @@ def valid_text_manifest(
     found = index_files.read_manifest(store_path, kind, None)
     if found is None or index_files.store_id(cur) != found.store_id:
         return None
+    if not index_files.files_whole(store_path, found):
+        return None
     folder = index_files.folder_of(store_path)
-    try:
-        sizes = (
-            os.path.getsize(os.path.join(folder, found.file)),
-            os.path.getsize(os.path.join(folder, found.keys)),
-        )
-    except OSError:
-        return None
-    if sizes != (found.size, found.keys_size):
-        return None
     try:  # a file of an older layout is not this one
         PostingsFile(os.path.join(folder, found.file))
     except OSError:
@@ -78,18 +71,16 @@ def build_text(
     started = time.perf_counter()
     path = connection.path
     table = table_of(kind)
-    with connection.turn():
-        cur = connection.cursor()
-        row = one(cur, f"SELECT count(*), coalesce(max(vid), 0) FROM {table}")
-        rows, top = (int(row[0]), int(row[1])) if row else (0, 0)
-        manifest = valid_text_manifest(cur, path, kind)
-        if manifest is None and rows < min_rows:
-            return None
-        sid = index_files.store_id(cur)
-        ends = index_files.text_fingerprint(cur, table, top)
-    if sid is None:
-        sid = ensure_store_id(connection)
-    index_files.make_folder(path)
+    start = starting(
+        connection,
+        table,
+        min_rows,
+        lambda cur: valid_text_manifest(cur, path, kind),
+        index_files.text_fingerprint,
+    )
+    if start is None:
+        return None
+    top, _, sid, ends = start
     with build_lock(path, wait) as held:
         if not held:
             return None

@@ -33,7 +33,7 @@ from ..storage.index_files import KeysFile, Manifest
 from ..storage.postings_file import PostingsFile
 from ..storage.prepare import tags_of
 from ..storage.rows import table_of
-from .ann import ANN, Bitmap
+from .ann import ANN, Bitmap, problems_of
 from .base import BuiltOnce, Index
 from .text import KindPostings, Scored, bm25, read_current, summed
 from .text_build import valid_text_manifest
@@ -252,21 +252,13 @@ class TextFiles(Index):
         if path == ":memory:":
             return []
         cur = self._connection.cursor()
-        out = []
-        for m in index_files.manifests(path):
-            if m.space is not None:
-                continue
-            what = f"the persistent text index of {m.kind}s ({index_files.folder_of(path)})"
-            if valid_text_manifest(cur, path, m.kind) is None:
-                out.append(
-                    f"{what} does not match the file (another store's, an older copy, or a "
-                    "purge since it was built): it is unused; run `anatid index` to rebuild it"
-                )
-                continue
-            problem = _sample_problem(cur, path, m)
-            if problem:
-                out.append(f"{what}: {problem}; delete it and run `anatid index`")
-        return out
+        folder = index_files.folder_of(path)
+        return problems_of(
+            [m for m in index_files.manifests(path) if m.space is None],
+            lambda m: f"the persistent text index of {m.kind}s ({folder})",
+            lambda m: valid_text_manifest(cur, path, m.kind) is not None,
+            lambda m: _sample_problem(cur, path, m),
+        )
 
 
 def _current_upto(cur: duckdb.DuckDBPyConnection, kind: Kind, high: int) -> np.ndarray:

@@ -178,6 +178,19 @@ def read_manifest(store_path: str, kind: Kind, space: str | None) -> Manifest | 
     return found
 
 
+def files_whole(store_path: str, manifest: Manifest) -> bool:
+    """Whether the index and keys files the manifest names are there, at their sizes."""
+    folder = folder_of(store_path)
+    try:
+        sizes = (
+            os.path.getsize(os.path.join(folder, manifest.file)),
+            os.path.getsize(os.path.join(folder, manifest.keys)),
+        )
+    except OSError:
+        return False
+    return sizes == (manifest.size, manifest.keys_size)
+
+
 def manifest_stamp(store_path: str, kind: Kind, space: str | None) -> tuple[int, int] | None:
     """(inode, mtime) of the space's manifest: changes when a build publishes a new one."""
     try:
@@ -355,6 +368,7 @@ def make_store_id(cur: duckdb.DuckDBPyConnection) -> str:
 __all__ = [
     "FOLDER_SUFFIX",
     "Manifest",
+    "files_whole",
     "fingerprint",
     "folder_of",
     "KeysFile",
