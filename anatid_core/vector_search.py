@@ -259,8 +259,11 @@ def _ann_search(
             )[:k]
             return [Ranked(i, -neg, r + 1) for r, (neg, i) in enumerate(ranked)]
         ids = sorted({i for i in named if i is not None})
+        # The scored version ids are visible ones: read the rows by id alone (a past view's
+        # condition beside the id lookup made DuckDB scan), and keep the scored versions.
         visible = SqlFilter(kind)
-        visible.add(vis.sql(kind=kind))
+        if vis.is_current:
+            visible.add(vis.sql(kind=kind))
         tags = (None, None) if vis.is_current else None
         fetched = fetch_versions(db, indexes.current, kind, ids, score_of, visible, tags)
     return [

@@ -103,6 +103,34 @@ class KindText:
             vids, scores = summed(parts_v, parts_s, size)
             return Scored(vids, scores, IdsByVid(self.keys, self.delta), not filtered)
 
+    def scored_among(self, terms: list[str], visible: np.ndarray) -> Scored | None:
+        """Every match among ``visible`` (sorted version ids: a past view's), with N, the
+        average length and each term's df over them, as BM25 counts for a past view; None
+        when some visible version is newer than the file (the caller scores by SQL)."""
+        if len(visible) and int(visible[-1]) > self.high:
+            return None
+        among = Bitmap()
+        among.add(visible)
+        n = float(len(visible))
+        ids = IdsByVid(self.keys, self.delta)
+        if n == 0:
+            return Scored(np.zeros(0, dtype=np.int64), np.zeros(0), ids, False)
+        avgdl = float(self.postings.length_of(visible).sum()) / n
+        parts_v: list[np.ndarray] = []
+        parts_s: list[np.ndarray] = []
+        for term in terms:
+            fv, ftf, fdl = self.postings.postings(term)
+            keep = among.mask(fv)
+            if not keep.any():
+                continue
+            fv, ftf, fdl = fv[keep], ftf[keep].astype(np.float64), fdl[keep].astype(np.float64)
+            parts_v.append(fv)
+            parts_s.append(bm25(ftf, fdl, float(len(fv)), n, avgdl))
+        if not parts_v:
+            return Scored(np.zeros(0, dtype=np.int64), np.zeros(0), ids, False)
+        vids, scores = summed(parts_v, parts_s, self.high + 1)
+        return Scored(vids, scores, ids, False)
+
     def outdated(self, store_path: str) -> bool:
         return index_files.manifest_stamp(store_path, self.kind, None) != self.stamp
 

@@ -160,3 +160,36 @@ def test_erasure_takes_the_text_index_and_its_words(tmp_path) -> None:
         assert rebuilt[("node", None)].rows_total == 1500
         assert store.search_text("xylophonically") == []
         assert store.check() == []
+
+
+def past_answers(view) -> list:
+    return [
+        [(h.id, round(h.score, 9)) for h in view.search_text(q, k=k, **f)]
+        for q in QUERIES
+        for f in ({}, {"groups": ["g1"]}, {"labels": ["Rare"]})
+        for k in (3, 10)
+    ]
+
+
+def test_past_views_score_from_the_file_as_sql_does(tmp_path) -> None:
+    import shutil
+    from datetime import datetime, timezone
+
+    path = tmp_path / "m.duckdb"
+    store, rng = filled(path)
+    with store:
+        early = datetime.now(timezone.utc)
+        store.upsert_nodes(people(rng, 0, 400))  # new texts for 400 people
+        store.delete_nodes([f"p{i}" for i in range(900, 1000)])
+        middle = datetime.now(timezone.utc)
+        store.build_indexes()
+        store.upsert_nodes(people(rng, 1500, 50))  # after the build: newer than the file
+        late = datetime.now(timezone.utc)
+        views = [store.as_of(t) for t in (early, middle, late)]
+        assert store.indexes.text_files.kind("node") is not None
+        through_file = [past_answers(v) for v in views]
+        shutil.rmtree(index_folder(path))
+        store.indexes.text_files.forget()
+        by_sql = [past_answers(v) for v in views]
+    assert through_file == by_sql
+    assert any(through_file[0]) and through_file[0] != through_file[1]
