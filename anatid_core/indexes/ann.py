@@ -237,7 +237,6 @@ class Visible:
 class SpaceIndex:
     """One space's mapped index, its delta and its current versions."""
 
-    store_path: str
     kind: Kind
     space: str
     table: str
@@ -317,10 +316,6 @@ class SpaceIndex:
             newer = self.delta.ids_of(vids)
         return [a if a is not None else b for a, b in zip(held, newer, strict=True)]
 
-    def outdated(self) -> bool:
-        """Whether a build has published another index since this one was opened."""
-        return index_files.manifest_stamp(self.store_path, self.kind, self.space) != self.stamp
-
 
 class AnnIndex(Index):
     """The persistent indexes of the spaces that have one, opened on first search."""
@@ -356,12 +351,10 @@ class AnnIndex(Index):
         """The space's opened index, opened now if its files are valid; None if it has none
         (it is then searched exactly)."""
         key = (kind, space)
-        found = self._spaces.get(key)
-        if isinstance(found, SpaceIndex) and self._recheck_due(key) and found.outdated():
-            self._drop(key)
-        elif isinstance(found, _Absent) and self._recheck_due(key):
+        found = self._spaces.get(key)  # opened or absent, as of its manifest's stamp
+        if found is not None and self._recheck_due(key):
             if found.stamp != index_files.manifest_stamp(self._connection.path, kind, space):
-                self._drop(key)
+                self._drop(key)  # a build published another index since, or removed it
         got = self._spaces.get_or_build(key, lambda: self._open(kind, space))
         return got if isinstance(got, SpaceIndex) else None
 
@@ -396,7 +389,6 @@ class AnnIndex(Index):
         if len(view) != manifest.count or view.ndim != manifest.dim or len(keys) != manifest.count:
             return _Absent(stamp)
         opened = SpaceIndex(
-            store_path=path,
             kind=kind,
             space=space,
             table=table[0],

@@ -131,9 +131,6 @@ class KindText:
         vids, scores = summed(parts_v, parts_s, self.high + 1)
         return Scored(vids, scores, ids, False)
 
-    def outdated(self, store_path: str) -> bool:
-        return index_files.manifest_stamp(store_path, self.kind, None) != self.stamp
-
     def remove(self, vids: np.ndarray) -> None:
         """Versions that stopped being current."""
         with self.lock:
