@@ -27,6 +27,7 @@ from .indexes.text import BM25, Scored
 from .storage.connection import Connection
 from .storage.filters import SqlFilter
 from .storage.rows import Visibility, cols_of, item_from_row, table_of
+from .storage.sql import vid_column
 from .storage.terms import tokenize
 
 
@@ -145,12 +146,10 @@ def _ranking(scored: Scored, k: int) -> list[Ranked]:
 
 def _visible_vids(db: Connection, vis: Visibility, kind: Kind) -> np.ndarray:
     """The version ids a past view sees, sorted (BM25's N, df and lengths count over them)."""
-    got = (
-        db.cursor()
-        .execute(f"SELECT d.vid FROM {table_of(kind)} d WHERE {vis.sql('d', kind)} ORDER BY d.vid")
-        .fetchnumpy()["vid"]
+    return vid_column(
+        db.cursor(),
+        f"SELECT d.vid FROM {table_of(kind)} d WHERE {vis.sql('d', kind)} ORDER BY d.vid",
     )
-    return np.asarray(got, dtype=np.int64)
 
 
 def _listed(values: Iterable[str] | None) -> list[str] | None:

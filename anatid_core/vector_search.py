@@ -31,6 +31,7 @@ from .storage.embeddings import space_table
 from .storage.filters import SqlFilter
 from .storage.prepare import as_vector
 from .storage.rows import Visibility, cols_of, item_from_row, table_of
+from .storage.sql import vid_column
 
 
 def cosine_search(
@@ -274,15 +275,11 @@ def _ann_search(
 
 def _vids_passing(db: Connection, kind: Kind, space: str, f: SqlFilter) -> np.ndarray:
     """The version ids of ``space`` that pass ``f``, sorted."""
-    got = (
-        db.cursor()
-        .execute(
-            f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
-            [space, *f.params],
-        )
-        .fetchnumpy()["vid"]
+    return vid_column(
+        db.cursor(),
+        f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
+        [space, *f.params],
     )
-    return np.asarray(got, dtype=np.int64)
 
 
 def _passing(db: Connection, kind: Kind, space: str, f: SqlFilter, vids: np.ndarray) -> np.ndarray:

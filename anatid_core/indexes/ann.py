@@ -46,7 +46,7 @@ from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers, space_table
 from ..storage.index_files import Manifest
 from ..storage.rows import table_of
-from ..storage.sql import one
+from ..storage.sql import one, vid_column
 from .base import BuiltOnce, Index
 
 #: Tunables of the persistent index. ``auto``, ``merge_rows``, ``merge_fraction``: when a
@@ -554,10 +554,9 @@ def _current_vids(
     cur: duckdb.DuckDBPyConnection, kind: Kind, space: str, *, since: int | None
 ) -> np.ndarray:
     newer = "" if since is None else f" AND tx_from > {int(since)}"
-    got = cur.execute(
-        f"SELECT vid FROM {table_of(kind)} WHERE tx_to IS NULL AND space = ?{newer}", [space]
-    ).fetchnumpy()["vid"]
-    return np.asarray(got, dtype=np.int64)
+    return vid_column(
+        cur, f"SELECT vid FROM {table_of(kind)} WHERE tx_to IS NULL AND space = ?{newer}", [space]
+    )
 
 
 __all__ = [

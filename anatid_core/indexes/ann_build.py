@@ -35,7 +35,7 @@ from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers, space_table
 from ..storage.index_files import Manifest
 from ..storage.rows import table_of
-from ..storage.sql import arrow_table, one
+from ..storage.sql import arrow_table, one, vid_column
 from .ann import ANN, normalised, valid_manifest
 
 #: Embeddings read per turn on the file while building.
@@ -230,12 +230,11 @@ def _batches(
     ``LIMIT`` after ``ORDER BY`` read every remaining embedding for each batch (6 s and 8.5 GB
     for the first batch of a million at 1024 dims)."""
     with connection.turn():
-        got = (
-            connection.cursor()
-            .execute(f"SELECT vid FROM {tbl} WHERE vid > ? AND vid <= ? ORDER BY vid", [low, top])
-            .fetchnumpy()["vid"]
+        vids_all = vid_column(
+            connection.cursor(),
+            f"SELECT vid FROM {tbl} WHERE vid > ? AND vid <= ? ORDER BY vid",
+            [low, top],
         )
-    vids_all = np.asarray(got, dtype=np.int64)
     for start in range(0, len(vids_all), BUILD_BATCH_ROWS):
         first = int(vids_all[start])
         last = int(vids_all[min(start + BUILD_BATCH_ROWS, len(vids_all)) - 1])

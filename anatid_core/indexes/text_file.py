@@ -33,6 +33,7 @@ from ..storage.index_files import KeysFile, Manifest
 from ..storage.postings_file import PostingsFile
 from ..storage.prepare import tags_of
 from ..storage.rows import table_of
+from ..storage.sql import vid_column
 from .ann import ANN, Bitmap, problems_of
 from .base import BuiltOnce, Index
 from .text import KindPostings, Scored, bm25, read_current, summed
@@ -287,10 +288,9 @@ class TextFiles(Index):
 
 
 def _current_upto(cur: duckdb.DuckDBPyConnection, kind: Kind, high: int) -> np.ndarray:
-    got = cur.execute(
-        f"SELECT vid FROM {table_of(kind)} WHERE tx_to IS NULL AND vid <= ?", [int(high)]
-    ).fetchnumpy()["vid"]
-    return np.asarray(got, dtype=np.int64)
+    return vid_column(
+        cur, f"SELECT vid FROM {table_of(kind)} WHERE tx_to IS NULL AND vid <= ?", [int(high)]
+    )
 
 
 def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 #: Writes of up to this many rows bind them as parameters of one statement rather than scan an
@@ -32,6 +33,11 @@ def one(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None =
     """The first row of a query, or None. Drains the result (see :func:`run`)."""
     rows = cur.execute(sql, list(params) if params is not None else []).fetchall()
     return rows[0] if rows else None
+
+
+def vid_column(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> np.ndarray:
+    """The one column ``vid`` that ``sql`` selects, as int64 (in the query's order)."""
+    return np.asarray(cur.execute(sql, params).fetchnumpy()["vid"], dtype=np.int64)
 
 
 def arrow_table(result: Any) -> pa.Table:
