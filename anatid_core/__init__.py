@@ -8,13 +8,17 @@ by reciprocal-rank fusion in :meth:`Store.recall`.
 These names are the whole public surface: the drivers, ``anatid-migrate`` and the ``anatid``
 command import nothing else of the core (``tests/core/test_layering.py``). The package's folders,
 bottom to top: ``base`` (values every layer shares), ``storage`` (the file), ``indexes`` (what is
-derived from it in memory), ``graph`` (graph algorithms and verbs), the API at this level
+derived from it in memory), ``graph`` (graph algorithms and verbs), ``cypher`` (read-only Cypher over the read verbs), the API at this level
 (``Store``, ``View`` and their verbs), ``cli`` (the command line) on top.
 """
 
 from .base.codec import decode_props, encode_props, gc_paused
 from .base.errors import (
     AnatidError,
+    CypherError,
+    CypherSyntaxError,
+    CypherUnsupported,
+    CypherWriteRefused,
     IdempotencyConflict,
     InvalidInput,
     NotFound,
@@ -42,6 +46,9 @@ from .base.model import (
     Where,
     WriteResult,
 )
+from .cypher.run import CypherResult, RecordShape
+from .cypher.run import Procedure as CypherProcedure
+from .cypher.run import Shape as CypherShape
 from .graph.adjacency import Adjacency, EdgeRef
 from .graph.evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
 from .graph.hubs import Hub
@@ -110,6 +117,14 @@ __all__ = [
     "StoreLocked",
     "Subgraph",
     "UnsupportedOperation",
+    "CypherError",
+    "CypherResult",
+    "CypherShape",
+    "CypherProcedure",
+    "CypherSyntaxError",
+    "CypherUnsupported",
+    "CypherWriteRefused",
+    "RecordShape",
     "View",
     "Where",
     "WriteConflict",

@@ -9,12 +9,13 @@ indexes (:class:`~anatid_core.indexes.registry.Indexes`).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from .base.codec import check_id, to_micros
 from .base.model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
+from .cypher.run import CypherResult, Shape, run_cypher
 from .graph.evidence import EvidenceReads
 from .graph.hubs import HubReads
 from .graph.neighbourhood import NeighbourhoodReads
@@ -280,6 +281,21 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
         f = self._filter(kind, **filters)
         sql = f"SELECT count(*) FROM {table_of(kind)} r WHERE {f.sql()}"
         return int(self._query(sql, f.params)[0][0])
+
+    # ----------------------------------------------------------------------------- cypher
+
+    def cypher(
+        self, query: str, params: Mapping[str, Any] | None = None, *, shape: Shape | None = None
+    ) -> CypherResult:
+        """Run a read-only Cypher query (docs/cypher.md: the subset, the shapes of values).
+
+        On a view (``store.as_of(t).cypher(...)``) it reads the graph as the view sees it. A
+        write clause raises CypherWriteRefused before any read; a construct outside the subset
+        raises CypherUnsupported naming it and its place. ``shape`` says how records look as
+        nodes and relationships (a driver passes its host's); by default a node's labels are
+        its labels and its properties its ``props`` with ``id``, ``name``, ``group``, ``text``.
+        """
+        return run_cypher(self, query, params, shape=shape)
 
     # ---------------------------------------------------------------------------- history
 

@@ -12,7 +12,13 @@
     ├── StoreCorrupt          (.damaged; not a DuckDB file, truncated file, a WAL not its own)
     ├── ReadOnlyError         (a write through a read-only store or an as_of view)
     ├── StorageError          (disk full, file size limit, failing storage; also an OSError)
-    └── UnsupportedOperation  (e.g. a Cypher query we do not recognise; quotes its first line)
+    ├── UnsupportedOperation  (an operation anatid does not offer; the message says what does)
+    │   └── CypherUnsupported     (.construct, .position: outside the read-only Cypher subset)
+    │       └── CypherWriteRefused    (CREATE, MERGE, SET, DELETE, REMOVE: names the clause)
+    └── (InvalidInput)
+        ├── CypherSyntaxError     (.position, .line, .column: the query does not parse)
+        └── CypherError           (a query that parses but cannot run: a missing $parameter,
+                                   a type error such as 'a' * 2)
 
 Every message says what was wrong and what to do. Drivers map these onto the host's own error
 types in one place each.
@@ -95,11 +101,49 @@ class StorageError(AnatidError, OSError):
 
 
 class UnsupportedOperation(AnatidError):
-    """The operation is not supported by anatid (for example an unrecognised Cypher query)."""
+    """The operation is not supported by anatid; the message says what to use instead."""
+
+
+class CypherUnsupported(UnsupportedOperation):
+    """A Cypher construct outside the read-only subset anatid runs (docs/cypher.md lists it).
+
+    ``construct`` names it (``"CALL apoc.path.expand"``, ``"shortestPath"``); ``position`` is its
+    offset in the query, and the message shows the line with a caret under it."""
+
+    def __init__(self, message: str, *, construct: str = "", position: int | None = None) -> None:
+        super().__init__(message)
+        self.construct = construct
+        self.position = position
+
+
+class CypherWriteRefused(CypherUnsupported):
+    """A Cypher write clause (CREATE, MERGE, SET, DELETE, REMOVE, FOREACH, LOAD CSV): anatid's
+    Cypher only reads; the message names the clause and the API that writes instead. Nothing
+    was written."""
+
+
+class CypherSyntaxError(InvalidInput):
+    """The query is not Cypher anatid can parse; ``position`` (offset), ``line`` and ``column``
+    (1-based) say where."""
+
+    def __init__(self, message: str, *, position: int = 0, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.position = position
+        self.line = line
+        self.column = column
+
+
+class CypherError(InvalidInput):
+    """A query that parses but cannot run as asked: a $parameter not given, a value of the
+    wrong type for an operator or function (``'a' * 2``), an unknown variable."""
 
 
 __all__ = [
     "AnatidError",
+    "CypherError",
+    "CypherSyntaxError",
+    "CypherUnsupported",
+    "CypherWriteRefused",
     "IdempotencyConflict",
     "InvalidInput",
     "NotFound",

@@ -274,7 +274,7 @@ def test_only_the_cli_imports_the_cli() -> None:
 
 #: The core's folders, bottom to top; ``api`` is the package root. A module may import its own
 #: layer and the layers below it, never one above.
-LAYERS = ("base", "storage", "indexes", "graph", "api")
+LAYERS = ("base", "storage", "indexes", "graph", "cypher", "api")
 #: The modules at the package root: the API (the store, its views and verbs), nothing else.
 API = {
     "anatid_core",

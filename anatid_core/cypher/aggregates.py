@@ -1,0 +1,116 @@
+"""Aggregating functions over a group of rows: count, collect, sum, avg, min, max, stdev,
+percentiles. Nulls are skipped, as openCypher does (``count(*)`` counts rows)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from .syntax import Call, Expr
+from .values import group_key, is_number, order, type_name
+
+AGGREGATES = frozenset(
+    {
+        "count",
+        "collect",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "stdev",
+        "stdevp",
+        "percentilecont",
+        "percentiledisc",
+    }
+)
+Row = dict[str, Any]
+
+
+class Evaluator(Protocol):
+    def eval(self, expr: Expr, row: Row, aggs: Any = None) -> Any: ...
+
+    def error(self, expr: Expr, message: str) -> Exception: ...
+
+
+def aggregate_calls(expr: Expr) -> list[Call]:
+    """The aggregate calls in ``expr`` (not those nested in another aggregate's argument)."""
+    found: list[Call] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Call) and node.name in AGGREGATES:
+            found.append(node)
+            return
+        if isinstance(node, Expr):
+            for value in vars(node).values():
+                walk(value)
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+
+    walk(expr)
+    return found
+
+
+def compute(ev: Evaluator, call: Call, rows: Sequence[Row]) -> Any:
+    if call.star:
+        return len(rows)
+    if not call.args:
+        raise ev.error(call, f"{call.name}() needs an argument")
+    values = [ev.eval(call.args[0], row) for row in rows]
+    values = [v for v in values if v is not None]
+    if call.distinct:
+        seen: dict[Any, Any] = {}
+        for v in values:
+            seen.setdefault(group_key(v), v)
+        values = list(seen.values())
+    name = call.name
+    if name == "count":
+        return len(values)
+    if name == "collect":
+        return values
+    if name in ("min", "max"):
+        if not values:
+            return None
+        key = functools.cmp_to_key(order)
+        return min(values, key=key) if name == "min" else max(values, key=key)
+    if name in ("sum", "avg", "stdev", "stdevp"):
+        for v in values:
+            if not is_number(v):
+                raise ev.error(call, f"{name}() adds numbers, got {type_name(v)}")
+        return _numeric(name, values)
+    extra = [ev.eval(a, rows[0]) for a in call.args[1:]] if rows else [0.5]
+    return _percentile(ev, call, values, extra)
+
+
+def _numeric(name: str, values: list[Any]) -> Any:
+    if name == "sum":
+        if all(isinstance(v, int) for v in values):
+            return sum(values)
+        return math.fsum(values)
+    if not values:
+        return None if name == "avg" else 0.0
+    mean = math.fsum(values) / len(values)
+    if name == "avg":
+        return mean
+    n = len(values) - (1 if name == "stdev" else 0)
+    if n <= 0:
+        return 0.0
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / n)
+
+
+def _percentile(ev: Evaluator, call: Call, values: list[Any], extra: list[Any]) -> Any:
+    if not extra or not is_number(extra[0]) or not 0 <= extra[0] <= 1:
+        raise ev.error(call, f"{call.name}() needs a percentile between 0.0 and 1.0")
+    if not values:
+        return None
+    p = float(extra[0])
+    ordered = sorted(values)
+    if call.name == "percentiledisc":
+        index = max(0, math.ceil(p * len(ordered)) - 1)
+        return ordered[index]
+    position = p * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

@@ -1,0 +1,169 @@
+"""Running a parsed query: each clause turns a stream of row batches into another.
+
+Rows stream through MATCH, UNWIND, CALL and projections that need no whole input (no
+aggregate, DISTINCT or ORDER BY), so a LIMIT stops the reads early; the rest gather their
+input first. The values handed back are converted by the shape at the end (a node becomes
+what the shape says a returned node is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.errors import CypherError
+from .errors import unsupported
+from .expressions import Evaluator, Row
+from .graph import Graph
+from .matching import Matcher
+from .procedures import CORE_PROCEDURES
+from .projection import Projector
+from .shape import Procedure, Shape
+from .syntax import (
+    Clause,
+    Match,
+    ProcedureCall,
+    Query,
+    Return,
+    SingleQuery,
+    Unwind,
+    With,
+)
+from .target import ReadTarget
+from .values import NodeRef, RelRef, group_key
+
+Stream = Iterator[list[Row]]
+
+
+@dataclass(frozen=True)
+class CypherResult:
+    """A query's answer: column names and rows (tuples in column order)."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as dicts from column name to value."""
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+class Engine:
+    def __init__(
+        self, source: str, params: Mapping[str, Any], target: ReadTarget, shape: Shape
+    ) -> None:
+        self.source = source
+        self.graph = Graph(target, shape)
+        self.ev = Evaluator(source, params, self.graph)
+        self.matcher = Matcher(self.ev, self.graph)
+        self.projector = Projector(self.ev)
+
+    def run(self, tree: Query) -> CypherResult:
+        results = [self._single(part) for part in tree.parts]
+        columns = results[0][0]
+        rows: list[Row] = []
+        for i, (part_columns, part_rows) in enumerate(results):
+            if part_columns != columns:
+                raise CypherError(
+                    f"the queries of a UNION return different columns: {columns} and {part_columns}"
+                )
+            rows.extend(part_rows)
+            if i and not tree.union_all[i - 1]:
+                rows = _distinct(rows, columns)
+        return CypherResult(columns, [tuple(self._out(r[c]) for c in columns) for r in rows])
+
+    def _single(self, query: SingleQuery) -> tuple[list[str], list[Row]]:
+        stream: Stream = iter([[{}]])
+        columns: list[str] = []
+        for clause in query.clauses:
+            stream, columns = self._clause(clause, stream, columns)
+        return columns, [row for batch in stream for row in batch]
+
+    def _clause(
+        self, clause: Clause, stream: Stream, columns: list[str]
+    ) -> tuple[Stream, list[str]]:
+        if isinstance(clause, Match):
+            return (out for batch in stream for out in self.matcher.match(clause, batch)), []
+        if isinstance(clause, Unwind):
+            return (self._unwind(clause, batch) for batch in stream), []
+        if isinstance(clause, With):
+            projected, names = self.projector.project(clause.projection, stream)
+            if clause.where is not None:
+                where = clause.where
+                projected = ([r for r in b if self.ev.truth(where, r)] for b in projected)
+            return projected, names
+        if isinstance(clause, Return):
+            return self.projector.project(clause.projection, stream)
+        if isinstance(clause, ProcedureCall):
+            return self._call(clause, stream)
+        raise unsupported(self.source, clause.pos, type(clause).__name__)
+
+    def _unwind(self, clause: Unwind, batch: list[Row]) -> list[Row]:
+        out = []
+        for row in batch:
+            value = self.ev.eval(clause.expr, row)
+            if value is None:
+                continue
+            items = value if isinstance(value, list) else [value]
+            out.extend({**row, clause.var: item} for item in items)
+        return out
+
+    # ------------------------------------------------------------------------ procedures
+
+    def _procedure(self, clause: ProcedureCall) -> Procedure:
+        name = clause.name.lower()
+        procedure = self.graph.shape.procedures.get(name) or CORE_PROCEDURES.get(name)
+        if procedure is None:
+            raise unsupported(self.source, clause.pos, f"CALL {clause.name}")
+        return procedure
+
+    def _call(self, clause: ProcedureCall, stream: Stream) -> tuple[Stream, list[str]]:
+        procedure = self._procedure(clause)
+        yields = clause.yields or [(o, o) for o in procedure.outputs]
+        for output, _ in yields:
+            if output not in procedure.outputs:
+                raise CypherError(
+                    f"{clause.name} yields {', '.join(procedure.outputs)}, not {output}"
+                )
+
+        def calls(batch: list[Row]) -> list[Row]:
+            out = []
+            for row in batch:
+                args = [self.ev.eval(a, row) for a in clause.args or []]
+                for result in procedure.run(self.graph.target, self.graph.shape, args):
+                    values = {alias: self.graph.wrap(result.get(o)) for o, alias in yields}
+                    extended = {**row, **values}
+                    if clause.where is None or self.ev.truth(clause.where, extended):
+                        out.append(extended)
+            return out
+
+        return (calls(batch) for batch in stream), [alias for _, alias in yields]
+
+    # ----------------------------------------------------------------------------- output
+
+    def _out(self, value: Any) -> Any:
+        if isinstance(value, NodeRef):
+            record = self.graph.record(value)
+            if record is None:
+                return None
+            return self.graph.shape.node_value(record, self.graph.properties(value))
+        if isinstance(value, RelRef):
+            return self.graph.shape.rel_value(value.record, self.graph.properties(value))
+        if isinstance(value, list):
+            return [self._out(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._out(v) for k, v in value.items()}
+        return value
+
+
+def _distinct(rows: list[Row], columns: list[str]) -> list[Row]:
+    seen: dict[Any, Row] = {}
+    for row in rows:
+        seen.setdefault(tuple(group_key(row[c]) for c in columns), row)
+    return list(seen.values())
+
+
+__all__ = ["CypherResult", "Engine"]

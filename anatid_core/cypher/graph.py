@@ -1,0 +1,212 @@
+"""The engine's reads of the store: node scans, relationship expansions, records in batches.
+
+Every read goes through the store's (or a view's) public read verbs (``find_nodes``,
+``find_edges``, ``get_nodes``, ``get_embedding_arrays``), so a query sees exactly what the
+target sees, an ``as_of`` view included. Records are fetched in batches: a node reached by an
+expansion is a :class:`NodeRef` whose record comes with the next batch the query needs;
+embeddings likewise, only when a query reads the property that shows one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..base.model import Cond, Edge, Kind, Node
+from .shape import Shape
+from .target import ReadTarget
+from .values import NodeRef, RelRef
+
+#: Ids per read of records, expansions or embeddings.
+BATCH = 2_000
+#: Page sizes of a node scan: small first (a LIMIT is often met early), then larger.
+SCAN_PAGES = (200, 2_000, 20_000, 100_000)
+#: Property keys the store's ``where`` accepts as ``props.<key>``.
+_SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def prop_field(shape: Shape, kind: Kind, key: str) -> str | None:
+    """The store field a string equality on property ``key`` narrows by, if any."""
+    field = shape.field_of(kind, key)
+    if field is not None:
+        return field
+    return None if not _SIMPLE_KEY.match(key) else f"props.{key}"
+
+
+class Graph:
+    def __init__(self, target: ReadTarget, shape: Shape) -> None:
+        self.target = target
+        self.shape = shape
+        self._nodes: dict[str, Node | None] = {}
+        self._pending: dict[str, list[NodeRef]] = {}
+        self._rels: dict[str, RelRef] = {}
+        self._adjacency: dict[tuple[Any, ...], list[tuple[RelRef, str]]] = {}
+        self._no_embedding: dict[Kind, list[NodeRef | RelRef]] = {"node": [], "edge": []}
+
+    # ------------------------------------------------------------------------------ nodes
+
+    def node(self, id: str) -> NodeRef:
+        """A reference to node ``id``; its record is read with the next batch."""
+        ref = NodeRef(id)
+        if id in self._nodes:
+            ref.record = self._nodes[id]
+        else:
+            self._pending.setdefault(id, []).append(ref)
+        return ref
+
+    def _node_record(self, node: Node) -> NodeRef:
+        self._nodes[node.id] = node
+        return NodeRef(node.id, node)
+
+    def load(self) -> None:
+        """Read the records of every node referenced but not yet read."""
+        while self._pending:
+            ids = list(self._pending)[:BATCH]
+            found = {n.id: n for n in self.target.get_nodes(ids)}
+            for id in ids:
+                record = found.get(id)
+                self._nodes[id] = record
+                for ref in self._pending.pop(id):
+                    ref.record = record
+
+    def record(self, ref: NodeRef) -> Node | None:
+        if ref.record is None and ref.id in self._pending:
+            self.load()
+        return ref.record
+
+    def exists(self, ref: NodeRef) -> bool:
+        return self.record(ref) is not None
+
+    def labels(self, ref: NodeRef) -> list[str]:
+        record = self.record(ref)
+        return [] if record is None else self.shape.node_labels(record)
+
+    # ------------------------------------------------------------------------- properties
+
+    def properties(self, ref: NodeRef | RelRef) -> dict[str, Any]:
+        """The whole property map, the embedding included where the shape shows one."""
+        props = self._props(ref)
+        key = self._embedding_key(ref)
+        if key is not None and key not in props:
+            self._load_embeddings(ref)
+        return props
+
+    def property(self, ref: NodeRef | RelRef, key: str) -> Any:
+        props = self._props(ref)
+        if key in props:
+            return props[key]
+        if key == self._embedding_key(ref):
+            self._load_embeddings(ref)
+            return props.get(key)
+        return None
+
+    def _props(self, ref: NodeRef | RelRef) -> dict[str, Any]:
+        if ref.props is None:
+            if isinstance(ref, RelRef):
+                ref.props = self.shape.rel_properties(ref.record)
+                kind: Kind = "edge"
+            else:
+                record = self.record(ref)
+                ref.props = {} if record is None else self.shape.node_properties(record)
+                kind = "node"
+            if self._embedding_key(ref) is not None:
+                self._no_embedding[kind].append(ref)
+        return ref.props
+
+    def _embedding_key(self, ref: NodeRef | RelRef) -> str | None:
+        record = ref.record if isinstance(ref, RelRef) else self.record(ref)
+        return None if record is None else self.shape.embedding_key(record)
+
+    def _load_embeddings(self, ref: NodeRef | RelRef) -> None:
+        """Read the embeddings of every record whose properties were built without one."""
+        kind: Kind = "edge" if isinstance(ref, RelRef) else "node"
+        waiting = self._no_embedding[kind]
+        if ref not in waiting:
+            waiting.append(ref)
+        self._no_embedding[kind] = []
+        for start in range(0, len(waiting), BATCH):
+            chunk = waiting[start : start + BATCH]
+            ids = list(dict.fromkeys(r.id for r in chunk))
+            arrays = self.target.get_embedding_arrays(ids, kind=kind)
+            for r in chunk:
+                key = self._embedding_key(r)
+                if key is not None and r.props is not None:
+                    array = arrays.get(r.id)
+                    r.props[key] = None if array is None else [float(x) for x in array.tolist()]
+
+    # ------------------------------------------------------------------------------ reads
+
+    def scan_nodes(self, labels: list[str] | None, conds: list[Cond]) -> Iterator[list[NodeRef]]:
+        """Pages of the nodes with any of the store ``labels`` passing ``conds``, by id."""
+        where = [conds] if conds else None
+        offset = 0
+        for page in _pages():
+            found = self.target.find_nodes(
+                labels=labels, where=where, order_by=None, limit=page, offset=offset
+            )
+            if found:
+                yield [self._node_record(n) for n in found]
+            if len(found) < page:
+                return
+            offset += page
+
+    def scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
+        where = [conds] if conds else None
+        offset = 0
+        for page in _pages():
+            found = self.target.find_edges(
+                rels=rels, where=where, order_by=None, limit=page, offset=offset
+            )
+            if found:
+                yield [self._rel(e) for e in found]
+            if len(found) < page:
+                return
+            offset += page
+
+    def wrap(self, value: Any) -> Any:
+        """A procedure's value with its records as references (lists and maps walked)."""
+        if isinstance(value, Node):
+            return self._node_record(value)
+        if isinstance(value, Edge):
+            return self._rel(value)
+        if isinstance(value, list):
+            return [self.wrap(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.wrap(v) for k, v in value.items()}
+        return value
+
+    def _rel(self, edge: Edge) -> RelRef:
+        ref = self._rels.get(edge.id)
+        if ref is None:
+            ref = self._rels[edge.id] = RelRef(edge)
+        return ref
+
+    def expand(
+        self, ids: Sequence[str], direction: str, rels: list[str] | None, conds: list[Cond]
+    ) -> dict[str, list[tuple[RelRef, str]]]:
+        """For each node id, its relationships (of the store ``rels``, passing ``conds``) in
+        ``direction`` ("out", "in", "both") and the node at their other end."""
+        key = (direction, None if rels is None else tuple(rels), tuple(map(repr, conds)))
+        wanted = [i for i in dict.fromkeys(ids) if (i, *key) not in self._adjacency]
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            found: dict[str, list[tuple[RelRef, str]]] = {i: [] for i in chunk}
+            where = [conds] if conds else None
+            if direction in ("out", "both"):
+                for e in self.target.find_edges(src=chunk, rels=rels, where=where, order_by=None):
+                    found[e.src].append((self._rel(e), e.dst))
+            if direction in ("in", "both"):
+                for e in self.target.find_edges(dst=chunk, rels=rels, where=where, order_by=None):
+                    if direction == "both" and e.src == e.dst:
+                        continue  # a self loop is one relationship, already seen outgoing
+                    found[e.dst].append((self._rel(e), e.src))
+            for i, pairs in found.items():
+                self._adjacency[(i, *key)] = pairs
+        return {i: self._adjacency[(i, *key)] for i in ids}
+
+
+def _pages() -> Iterator[int]:
+    yield from SCAN_PAGES
+    while True:
+        yield SCAN_PAGES[-1]

@@ -1,0 +1,449 @@
+"""MATCH: binding patterns to the graph, a batch of rows at a time.
+
+A pattern part starts at its most selective node (a bound variable, else a node whose
+property map or WHERE fixes an id, a name or another field the store can narrow by, else a
+label), then grows one relationship at a time to both sides; every step expands all partial
+matches of the batch with one read per ``BATCH`` nodes. What the store narrowed by is checked
+again here, with Cypher's equality, so a narrowing read only has to return a superset.
+Relationships are unique within one MATCH (openCypher's relationship isomorphism).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.errors import CypherError, InvalidInput
+from ..base.model import Cond
+from .errors import unsupported
+from .expressions import Evaluator, Row
+from .graph import Graph, prop_field
+from .syntax import (
+    Binary,
+    Expr,
+    Index,
+    ListOf,
+    Literal,
+    MapOf,
+    Match,
+    NodePattern,
+    Param,
+    PatternPart,
+    Prop,
+    RelPattern,
+    Var,
+)
+from .values import NodeRef, RelRef, equals, type_name
+
+#: Field preference when several equalities could narrow a scan (most selective first).
+_FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
+
+
+@dataclass
+class Partial:
+    row: Row
+    used: frozenset[str]  # relationship ids bound in this MATCH
+
+
+class Matcher:
+    def __init__(self, ev: Evaluator, graph: Graph) -> None:
+        self.ev = ev
+        self.graph = graph
+        ev.matcher = self
+
+    # ----------------------------------------------------------------------------- clause
+
+    def match(self, clause: Match, rows: list[Row]) -> Iterator[list[Row]]:
+        """The rows of ``clause`` for a batch of input rows, in batches."""
+        for part in clause.patterns:
+            if part.path_var is not None:
+                raise unsupported(self.ev.source, part.pos, "a named path (p = ...)")
+        if not clause.optional:
+            for partials in self._parts(clause, [Partial(r, frozenset()) for r in rows]):
+                out = self._where(clause, partials)
+                if out:
+                    yield out
+            return
+        # OPTIONAL MATCH: each input row keeps its matches, or one row with the new variables null
+        matched: dict[int, list[Row]] = {i: [] for i in range(len(rows))}
+        tagged = [Partial({**r, _ROW: i}, frozenset()) for i, r in enumerate(rows)]
+        for partials in self._parts(clause, tagged):
+            for row in self._where(clause, partials):
+                matched[row.pop(_ROW)].append(row)
+        new_vars = _new_variables(clause, rows[0] if rows else {})
+        out: list[Row] = []
+        for i, row in enumerate(rows):
+            out.extend(matched[i] or [{**row, **dict.fromkeys(new_vars)}])
+        if out:
+            yield out
+
+    def _parts(self, clause: Match, partials: list[Partial]) -> Iterator[list[Partial]]:
+        """Every pattern part of the clause bound in turn; the first one's scan may page."""
+        hints = _where_hints(clause.where)
+
+        def extend(index: int, batch: list[Partial]) -> Iterator[list[Partial]]:
+            if index == len(clause.patterns):
+                yield batch
+                return
+            for grown in self._part(clause.patterns[index], batch, hints):
+                if grown:
+                    yield from extend(index + 1, grown)
+
+        yield from extend(0, partials)
+
+    def _where(self, clause: Match, partials: list[Partial]) -> list[Row]:
+        rows = [p.row for p in partials]
+        if clause.where is not None:
+            rows = [r for r in rows if self.ev.truth(clause.where, r)]
+        return [{k: v for k, v in r.items() if not k.startswith(_ANON)} for r in rows]
+
+    def exists(self, pattern: PatternPart, row: Row) -> bool:
+        for batch in self._part(pattern, [Partial(row, frozenset())], {}):
+            if batch:
+                return True
+        return False
+
+    # ------------------------------------------------------------------------------- part
+
+    def _part(
+        self, part: PatternPart, partials: list[Partial], hints: dict[str, list[Expr]]
+    ) -> Iterator[list[Partial]]:
+        if not partials:
+            return
+        start = self._start(part, partials[0].row, hints)
+        for batch in self._start_nodes(part.nodes[start], partials, hints):
+            batch = self._grow(part, start, batch)
+            if batch:
+                yield batch
+
+    def _start(self, part: PatternPart, row: Row, hints: dict[str, list[Expr]]) -> int:
+        """The index of the node the part is matched from."""
+
+        def rank(i: int) -> tuple[int, int]:
+            node = part.nodes[i]
+            if node.var is not None and node.var in row:
+                return (0, i)
+            keys = _equality_keys(node, hints, row)
+            fields = [prop_field(self.graph.shape, "node", k) for k in keys]
+            best = min((_FIELD_RANK.get(f or "", 2) for f in fields if f), default=None)
+            if best is not None:
+                return (1 + best, i)
+            return (7 if node.labels else 8, i)
+
+        return min(range(len(part.nodes)), key=rank)
+
+    def _grow(self, part: PatternPart, start: int, batch: list[Partial]) -> list[Partial]:
+        for i in range(start, len(part.rels)):
+            batch = self._step(part.rels[i], part.nodes[i], part.nodes[i + 1], batch, False)
+        for i in range(start - 1, -1, -1):
+            batch = self._step(part.rels[i], part.nodes[i + 1], part.nodes[i], batch, True)
+        return batch
+
+    # ------------------------------------------------------------------------ start nodes
+
+    def _start_nodes(
+        self, node: NodePattern, partials: list[Partial], hints: dict[str, list[Expr]]
+    ) -> Iterator[list[Partial]]:
+        if node.var is not None and node.var in partials[0].row:
+            out = []
+            for p in partials:
+                value = p.row[node.var]
+                if value is None:
+                    continue
+                if not isinstance(value, NodeRef):
+                    raise CypherError(f"`{node.var}` is a {type_name(value)}, not a node")
+                out.append(p)
+            self.graph.load()
+            yield [p for p in out if self._node_fits(node, p.row[node.var], p.row)]
+            return
+        labels = self._store_labels(node)
+        narrowing = self._narrowing(node, partials, hints)
+        if narrowing is None:
+            pages = self._scan(labels, [])
+            for page in pages:
+                yield self._bind_each(node, partials, page)
+            return
+        field, values_per_row = narrowing
+        wanted = sorted({v for values in values_per_row for v in values})
+        if not wanted:
+            return
+        found = [ref for page in self._scan(labels, [Cond(field, "in", wanted)]) for ref in page]
+        by_value: dict[Any, list[NodeRef]] = {}
+        for ref in found:
+            assert ref.record is not None
+            for value in _field_values(ref.record, field):
+                by_value.setdefault(value, []).append(ref)
+        out: list[Partial] = []
+        for p, values in zip(partials, values_per_row, strict=True):
+            seen: set[str] = set()
+            for value in values:
+                for ref in by_value.get(value, ()):
+                    if ref.id not in seen:
+                        seen.add(ref.id)
+                        out.extend(self._bind_each(node, [p], [ref]))
+        yield out
+
+    def _scan(self, labels: list[str] | None, conds: list[Cond]) -> Iterator[list[NodeRef]]:
+        try:
+            yield from self.graph.scan_nodes(labels, conds)
+        except InvalidInput:
+            if not conds:
+                raise
+            # a value the store's checks refuse (a control character in an id, say) matches
+            # nothing there; Cypher compares it here instead
+            yield from self.graph.scan_nodes(labels, [])
+
+    def _bind_each(
+        self, node: NodePattern, partials: list[Partial], refs: list[NodeRef]
+    ) -> list[Partial]:
+        out = []
+        for p in partials:
+            for ref in refs:
+                if self._node_fits(node, ref, p.row):
+                    row = {**p.row, _name(node): ref}
+                    out.append(Partial(row, p.used))
+        return out
+
+    def _store_labels(self, node: NodePattern) -> list[str] | None:
+        for group in node.labels:
+            labels = self.graph.shape.store_labels(group)
+            if labels is not None:
+                return labels
+        return None
+
+    def _narrowing(
+        self, node: NodePattern, partials: list[Partial], hints: dict[str, list[Expr]]
+    ) -> tuple[str, list[list[Any]]] | None:
+        """The store field to narrow the scan by and each row's wanted values of it."""
+        candidates: list[tuple[int, str, Expr, bool]] = []
+        for key, expr, many in _equalities(node, hints, partials[0].row):
+            field = prop_field(self.graph.shape, "node", key)
+            if field is not None:
+                candidates.append((_FIELD_RANK.get(field, 2), field, expr, many))
+        for _, field, expr, many in sorted(candidates, key=lambda c: c[0]):
+            values_per_row = []
+            for p in partials:
+                value = self.ev.eval(expr, p.row)
+                values = value if many else [value]
+                if many and not isinstance(value, list):
+                    values_per_row = None
+                    break
+                values_per_row.append([v for v in values if isinstance(v, str)])
+                if len(values_per_row[-1]) != len([v for v in values if v is not None]):
+                    values_per_row = None  # a non-string value: compare here, not in the store
+                    break
+            if values_per_row is not None:
+                return field, values_per_row
+        return None
+
+    # ----------------------------------------------------------------------------- checks
+
+    def _node_fits(self, node: NodePattern, ref: NodeRef, row: Row) -> bool:
+        if self.graph.record(ref) is None:
+            return False
+        if node.var is not None and node.var in row:
+            bound = row[node.var]
+            if bound is None or bound != ref:
+                return False
+        if node.labels:
+            labels = set(self.graph.labels(ref))
+            if not all(any(label in labels for label in group) for group in node.labels):
+                return False
+        return self._props_fit(node.props, ref, row)
+
+    def _props_fit(self, props: Expr | None, ref: NodeRef | RelRef, row: Row) -> bool:
+        if props is None:
+            return True
+        wanted = self.ev.eval(props, row)
+        if wanted is None:
+            return False
+        if not isinstance(wanted, dict):
+            raise CypherError(f"a pattern's properties must be a map, got {type_name(wanted)}")
+        return all(equals(self.graph.property(ref, k), v) is True for k, v in wanted.items())
+
+    def _rel_fits(self, rel: RelPattern, ref: RelRef, row: Row) -> bool:
+        if rel.types and self.graph.shape.rel_type(ref.record) not in rel.types:
+            return False
+        return self._props_fit(rel.props, ref, row)
+
+    # ------------------------------------------------------------------------------ steps
+
+    def _step(
+        self,
+        rel: RelPattern,
+        here: NodePattern,
+        there: NodePattern,
+        batch: list[Partial],
+        backwards: bool,
+    ) -> list[Partial]:
+        if not batch:
+            return batch
+        direction = _reverse(rel.direction) if backwards else rel.direction
+        if rel.variable:
+            grown = self._variable_step(rel, here, direction, batch)
+        else:
+            grown = self._single_step(rel, here, direction, batch)
+        self.graph.load()
+        out = []
+        for p, far in grown:
+            if self._node_fits(there, far, p.row):
+                bound = there.var is not None and there.var in p.row
+                row = p.row if bound else {**p.row, _name(there): far}
+                out.append(Partial(row, p.used))
+        return out
+
+    def _rels(self, rel: RelPattern) -> list[str] | None:
+        return self.graph.shape.store_rels(rel.types) if rel.types else None
+
+    def _single_step(
+        self, rel: RelPattern, here: NodePattern, direction: str, batch: list[Partial]
+    ) -> list[tuple[Partial, NodeRef]]:
+        ids = [_node_of(p, here).id for p in batch]
+        adjacency = self.graph.expand(ids, direction, self._rels(rel), [])
+        bound = rel.var is not None and rel.var in batch[0].row
+        out = []
+        for p, id in zip(batch, ids, strict=True):
+            for ref, other in adjacency[id]:
+                if ref.id in p.used or not self._rel_fits(rel, ref, p.row):
+                    continue
+                if bound and p.row[rel.var] != ref:  # type: ignore[index]
+                    continue
+                row = p.row if rel.var is None or bound else {**p.row, rel.var: ref}
+                out.append((Partial(row, p.used | {ref.id}), self.graph.node(other)))
+        return out
+
+    def _variable_step(
+        self, rel: RelPattern, here: NodePattern, direction: str, batch: list[Partial]
+    ) -> list[tuple[Partial, NodeRef]]:
+        if rel.var is not None and rel.var in batch[0].row:
+            raise unsupported(
+                self.ev.source, rel.pos, "a variable-length relationship bound before"
+            )
+        types = self._rels(rel)
+        out: list[tuple[Partial, NodeRef]] = []
+        # each path: (partial, current node id, rels so far)
+        paths = [(p, _node_of(p, here).id, ()) for p in batch]
+        depth = 0
+        while paths:
+            if depth >= rel.min_hops:
+                for p, at, rels in paths:
+                    row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
+                    out.append((Partial(row, p.used | {r.id for r in rels}), self.graph.node(at)))
+            if rel.max_hops is not None and depth >= rel.max_hops:
+                break
+            adjacency = self.graph.expand([at for _, at, _ in paths], direction, types, [])
+            grown = []
+            for p, at, rels in paths:
+                taken = {r.id for r in rels}
+                for ref, other in adjacency[at]:
+                    if ref.id in taken or ref.id in p.used or not self._rel_fits(rel, ref, p.row):
+                        continue
+                    grown.append((p, other, (*rels, ref)))
+            paths = grown
+            depth += 1
+        return out
+
+
+#: Row keys the matcher uses for itself: the input row of an OPTIONAL MATCH, and anonymous
+#: nodes (bound while a pattern grows, dropped from the rows the clause gives).
+_ROW = "\x00row"
+_ANON = "\x00n"
+
+
+def _name(node: NodePattern) -> str:
+    return node.var if node.var is not None else f"{_ANON}{id(node)}"
+
+
+def _node_of(p: Partial, node: NodePattern) -> NodeRef:
+    """The node a step starts from, bound on this side."""
+    value = p.row.get(_name(node))
+    assert isinstance(value, NodeRef)
+    return value
+
+
+def _reverse(direction: str) -> str:
+    return {"out": "in", "in": "out"}.get(direction, direction)
+
+
+def _new_variables(clause: Match, row: Row) -> list[str]:
+    names: list[str] = []
+    for part in clause.patterns:
+        for node in part.nodes:
+            if node.var is not None and node.var not in row:
+                names.append(node.var)
+        for rel in part.rels:
+            if rel.var is not None and rel.var not in row:
+                names.append(rel.var)
+    return list(dict.fromkeys(names))
+
+
+def _where_hints(where: Expr | None) -> dict[str, list[Expr]]:
+    """WHERE's top-level conjuncts, by the variable they compare a property of."""
+    hints: dict[str, list[Expr]] = {}
+    stack = [where] if where is not None else []
+    while stack:
+        expr = stack.pop()
+        if isinstance(expr, Binary) and expr.op == "AND":
+            stack.extend((expr.left, expr.right))
+        elif isinstance(expr, Binary) and expr.op in ("=", "IN"):
+            for side in (expr.left, expr.right) if expr.op == "=" else (expr.left,):
+                if isinstance(side, Prop) and isinstance(side.subject, Var):
+                    hints.setdefault(side.subject.name, []).append(expr)
+    return hints
+
+
+def _equalities(
+    node: NodePattern, hints: dict[str, list[Expr]], row: Row
+) -> list[tuple[str, Expr, bool]]:
+    """(property key, the expression its value must equal, whether it is a list of them), for
+    the equalities that can be evaluated on ``row`` before the node is bound."""
+    out: list[tuple[str, Expr, bool]] = []
+    if isinstance(node.props, MapOf):
+        out.extend((key, expr, False) for key, expr in node.props.items if _row_only(expr, row))
+    if node.var is None:
+        return out
+    for expr in hints.get(node.var, []):
+        assert isinstance(expr, Binary)
+        sides = (
+            [(expr.left, expr.right), (expr.right, expr.left)]
+            if expr.op == "="
+            else [(expr.left, expr.right)]
+        )
+        for prop, other in sides:
+            if (
+                isinstance(prop, Prop)
+                and isinstance(prop.subject, Var)
+                and prop.subject.name == node.var
+                and _row_only(other, row)
+            ):
+                out.append((prop.key, other, expr.op == "IN"))
+                break
+    return out
+
+
+def _equality_keys(node: NodePattern, hints: dict[str, list[Expr]], row: Row) -> list[str]:
+    return [key for key, _, _ in _equalities(node, hints, row)]
+
+
+def _row_only(expr: Expr, row: Row) -> bool:
+    """Whether ``expr`` can be evaluated on ``row`` alone: literals, parameters, and the
+    variables the row already binds, with their properties and lists of them."""
+    if isinstance(expr, (Literal, Param)):
+        return True
+    if isinstance(expr, ListOf):
+        return all(_row_only(i, row) for i in expr.items)
+    if isinstance(expr, Prop):
+        return _row_only(expr.subject, row)
+    if isinstance(expr, Index):
+        return _row_only(expr.subject, row) and _row_only(expr.index, row)
+    if isinstance(expr, Var):
+        return expr.name in row
+    return False
+
+
+def _field_values(record: Any, field: str) -> Sequence[Any]:
+    if field.startswith("props."):
+        value = record.props.get(field[6:])
+        return [value] if isinstance(value, str) else []
+    return [getattr(record, field)]

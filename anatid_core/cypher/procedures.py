@@ -1,0 +1,68 @@
+"""The procedures every shape has: the graph's labels, relationship types and property keys
+(what a schema-reading client, such as Cognee's natural-language retriever, asks first)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..base.model import Edge, Node
+from .shape import Procedure, Shape
+from .target import ReadTarget
+
+#: Records read per page while a procedure walks the whole graph.
+PAGE = 20_000
+
+
+def _all_nodes(target: ReadTarget) -> Iterator[Node]:
+    offset = 0
+    while True:
+        page = target.find_nodes(order_by=None, limit=PAGE, offset=offset)
+        yield from page
+        if len(page) < PAGE:
+            return
+        offset += PAGE
+
+
+def _all_edges(target: ReadTarget) -> Iterator[Edge]:
+    offset = 0
+    while True:
+        page = target.find_edges(order_by=None, limit=PAGE, offset=offset)
+        yield from page
+        if len(page) < PAGE:
+            return
+        offset += PAGE
+
+
+def _labels(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    for node in _all_nodes(target):
+        seen.update(shape.node_labels(node))
+    return [{"label": label} for label in sorted(seen)]
+
+
+def _types(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str, Any]]:
+    seen = {shape.rel_type(edge) for edge in _all_edges(target)}
+    return [{"relationshipType": kind} for kind in sorted(seen)]
+
+
+def _property_keys(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    for node in _all_nodes(target):
+        seen.update(k for k, v in shape.node_properties(node).items() if v is not None)
+        key = shape.embedding_key(node)
+        if key is not None:
+            seen.add(key)
+    for edge in _all_edges(target):
+        seen.update(k for k, v in shape.rel_properties(edge).items() if v is not None)
+        key = shape.embedding_key(edge)
+        if key is not None:
+            seen.add(key)
+    return [{"propertyKey": key} for key in sorted(seen)]
+
+
+CORE_PROCEDURES = {
+    "db.labels": Procedure(["label"], _labels),
+    "db.relationshiptypes": Procedure(["relationshipType"], _types),
+    "db.propertykeys": Procedure(["propertyKey"], _property_keys),
+}

@@ -1,0 +1,169 @@
+"""WITH and RETURN: projecting, grouping with aggregates, DISTINCT, ORDER BY, SKIP, LIMIT.
+
+A projection with no aggregate, DISTINCT or ORDER BY streams (its SKIP and LIMIT cut the
+stream, so the reads before it stop early); the others gather their input. ORDER BY sees the
+projected columns and, unless the projection aggregates or is DISTINCT, the variables before
+it, as openCypher says.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+from ..base.errors import CypherError
+from .aggregates import aggregate_calls, compute
+from .expressions import Evaluator, Row
+from .syntax import Call, Expr, Projection, ProjectionItem, Var
+from .values import group_key, order
+
+Stream = Iterator[list[Row]]
+
+
+class Projector:
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+
+    def project(self, proj: Projection, stream: Stream) -> tuple[Stream, list[str]]:
+        first = next(stream, None)
+        batches: Stream = iter(() if first is None else [first])
+        if first is not None:
+            batches = _chain(first, stream)
+        scope = first[0] if first else {}
+        items = self._items(proj, scope)
+        names = [item.alias or item.text for item in items]
+        if len(set(names)) != len(names):
+            raise CypherError(f"a projection names two columns alike: {names}")
+        aggregating = any(aggregate_calls(item.expr) for item in items)
+        if not aggregating and not proj.distinct and not proj.order:
+            return self._streamed(proj, items, names, batches), names
+        rows = [row for batch in batches for row in batch]
+        if aggregating:
+            out, keep = self._grouped(items, names, rows), None
+        else:
+            out = [self._row(items, names, row) for row in rows]
+            keep = rows
+        if proj.distinct:
+            out, keep = _distinct(out, names), None
+        if proj.order:
+            out = self._sorted(proj, items, names, out, keep, aggregating or proj.distinct)
+        start, stop = self._window(proj)
+        return iter([out[start:stop]]), names
+
+    def _items(self, proj: Projection, scope: Row) -> list[ProjectionItem]:
+        items = list(proj.items)
+        if proj.star:
+            named = {i.alias or i.text for i in items}
+            visible = sorted(k for k in scope if not k.startswith("\x00") and k not in named)
+            items = [ProjectionItem(Var(proj.pos, k), None, k) for k in visible] + items
+            if not items and scope:
+                raise CypherError("RETURN * with no variables in scope")
+        return items
+
+    def _row(self, items: list[ProjectionItem], names: list[str], row: Row) -> Row:
+        return {name: self.ev.eval(item.expr, row) for item, name in zip(items, names, strict=True)}
+
+    def _streamed(
+        self, proj: Projection, items: list[ProjectionItem], names: list[str], batches: Stream
+    ) -> Stream:
+        start, stop = self._window(proj)
+        seen = 0
+        for batch in batches:
+            if stop is not None and seen >= stop:
+                return
+            lo = max(0, start - seen)
+            hi = len(batch) if stop is None else max(0, min(len(batch), stop - seen))
+            seen += len(batch)
+            if lo < hi:
+                yield [self._row(items, names, row) for row in batch[lo:hi]]
+
+    def _grouped(self, items: list[ProjectionItem], names: list[str], rows: list[Row]) -> list[Row]:
+        keys = [(i, n) for i, n in zip(items, names, strict=True) if not aggregate_calls(i.expr)]
+        calls: list[Call] = [c for item in items for c in aggregate_calls(item.expr)]
+        groups: dict[Any, tuple[Row, list[Row]]] = {}
+        for row in rows:
+            values = {n: self.ev.eval(i.expr, row) for i, n in keys}
+            key = tuple(group_key(v) for v in values.values())
+            groups.setdefault(key, (values, []))[1].append(row)
+        if not groups and not keys:
+            groups[()] = ({}, [])  # aggregates over no rows: count 0, collect []
+        out = []
+        for values, members in groups.values():
+            aggs = {id(c): compute(self.ev, c, members) for c in calls}
+            sample = members[0] if members else {}
+            row = dict(values)
+            for item, name in zip(items, names, strict=True):
+                if name not in row:
+                    row[name] = self.ev.eval(item.expr, sample, aggs)
+            out.append({n: row[n] for n in names})
+        return out
+
+    def _sorted(
+        self,
+        proj: Projection,
+        items: list[ProjectionItem],
+        names: list[str],
+        out: list[Row],
+        before: list[Row] | None,
+        projected_only: bool,
+    ) -> list[Row]:
+        by_text = {item.text: name for item, name in zip(items, names, strict=True)}
+        keyed = []
+        for i, row in enumerate(out):
+            scope = row if projected_only or before is None else {**before[i], **row}
+            keys = []
+            for sort in proj.order:
+                column = by_text.get(sort.text)
+                if column is not None:
+                    keys.append(row[column])
+                else:
+                    keys.append(self._sort_value(sort.expr, scope, projected_only))
+            keyed.append((keys, row))
+
+        def cmp(a: tuple[list[Any], Row], b: tuple[list[Any], Row]) -> int:
+            for sort, x, y in zip(proj.order, a[0], b[0], strict=True):
+                c = order(x, y)
+                if c:
+                    return -c if sort.descending else c
+            return 0
+
+        keyed.sort(key=functools.cmp_to_key(cmp))
+        return [row for _, row in keyed]
+
+    def _sort_value(self, expr: Expr, scope: Row, projected_only: bool) -> Any:
+        if aggregate_calls(expr):
+            raise CypherError(
+                "ORDER BY an aggregate that is not a column: return it and order by its name"
+            )
+        try:
+            return self.ev.eval(expr, scope)
+        except CypherError:
+            if projected_only:
+                raise CypherError(
+                    "after an aggregate or DISTINCT, ORDER BY can use only the projected columns"
+                ) from None
+            raise
+
+    def _window(self, proj: Projection) -> tuple[int, int | None]:
+        skip = self._count(proj.skip, "SKIP") if proj.skip is not None else 0
+        limit = self._count(proj.limit, "LIMIT") if proj.limit is not None else None
+        return skip, None if limit is None else skip + limit
+
+    def _count(self, expr: Expr, what: str) -> int:
+        value = self.ev.eval(expr, {})
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise self.ev.error(expr, f"{what} takes a non-negative integer, got {value!r}")
+        return value
+
+
+def _chain(first: list[Row], rest: Stream) -> Stream:
+    yield first
+    yield from rest
+
+
+def _distinct(rows: list[Row], names: list[str]) -> list[Row]:
+    seen: dict[Any, Row] = {}
+    for row in rows:
+        seen.setdefault(tuple(group_key(row[n]) for n in names), row)
+    return list(seen.values())

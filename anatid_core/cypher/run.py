@@ -1,0 +1,34 @@
+"""Running a query: the entry point of the Cypher engine (see the package docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..base.errors import InvalidInput
+from .engine import CypherResult, Engine
+from .parser import parse
+from .shape import Procedure, RecordShape, Shape
+from .target import ReadTarget
+
+_RECORDS = RecordShape()
+
+
+def run_cypher(
+    target: ReadTarget,
+    query: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    shape: Shape | None = None,
+) -> CypherResult:
+    """Run read-only ``query`` with ``params`` on a store or view, records shown by ``shape``
+    (the core's own record shape by default)."""
+    if not isinstance(query, str):
+        raise InvalidInput(f"a Cypher query is a str, got {type(query).__name__}")
+    if params is not None and not isinstance(params, Mapping):
+        raise InvalidInput(f"Cypher parameters are a mapping, got {type(params).__name__}")
+    tree = parse(query)
+    return Engine(query, dict(params or {}), target, shape or _RECORDS).run(tree)
+
+
+__all__ = ["CypherResult", "Procedure", "RecordShape", "Shape", "run_cypher"]

@@ -1,0 +1,111 @@
+"""How the store's records look from Cypher: labels, properties, relationship types.
+
+The core's own shape (:class:`RecordShape`) shows a record as it is: a node's labels, its
+``props`` with ``id``, ``name``, ``group`` and ``text`` beside them; a relationship's type is its
+``rel``. A driver passes its own shape so that a host's Cypher sees the property names its
+reference backend stores (Graphiti's ``uuid``, ``group_id``, ``summary``; Cognee's LadybugDB
+columns), and may add procedures (a host's full-text index call). The shape also tells the
+engine which property equalities it may hand to the store's indexed reads (``field_of``): the
+engine checks every condition again on the records it gets, so a shape may only narrow a read
+to a superset of the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from ..base.model import Edge, Item, Kind, Node
+from .target import ReadTarget
+
+#: A procedure: the store or view read, the shape, the evaluated arguments -> rows (maps from
+#: output name to value; a core Node or Edge in a row is a node or relationship to the query).
+ProcedureFn = Callable[[ReadTarget, "Shape", list[Any]], list[dict[str, Any]]]
+
+
+class Procedure:
+    """A procedure ``CALL name(args) YIELD outputs`` runs."""
+
+    def __init__(self, outputs: Sequence[str], run: ProcedureFn) -> None:
+        self.outputs = tuple(outputs)
+        self.run = run
+
+
+class Shape(Protocol):
+    def node_labels(self, node: Node) -> list[str]: ...
+
+    def node_properties(self, node: Node) -> dict[str, Any]: ...
+
+    def rel_type(self, edge: Edge) -> str: ...
+
+    def rel_properties(self, edge: Edge) -> dict[str, Any]: ...
+
+    def embedding_key(self, item: Item) -> str | None:
+        """The property under which the record's embedding shows, if it shows."""
+        ...
+
+    def field_of(self, kind: Kind, key: str) -> str | None:
+        """The core field (``id``, ``name``, ``group``, ``text``) whose string equals property
+        ``key``, for reads narrowed by the store; None if there is none."""
+        ...
+
+    def store_labels(self, labels: Sequence[str]) -> list[str] | None:
+        """The core labels of which a node with any of these Cypher labels has one; None when
+        the store cannot narrow by them."""
+        ...
+
+    def store_rels(self, types: Sequence[str]) -> list[str] | None:
+        """The core rels of relationships of these types; None when the store cannot narrow."""
+        ...
+
+    def node_value(self, node: Node, props: Mapping[str, Any]) -> Any:
+        """What a node returned by RETURN is."""
+        ...
+
+    def rel_value(self, edge: Edge, props: Mapping[str, Any]) -> Any: ...
+
+    @property
+    def procedures(self) -> Mapping[str, Procedure]: ...
+
+
+_FIELDS = ("id", "name", "group", "text")
+
+
+class RecordShape:
+    """The core's own view: records as they are (see the module docstring)."""
+
+    procedures: Mapping[str, Procedure] = {}
+
+    def node_labels(self, node: Node) -> list[str]:
+        return list(node.labels)
+
+    def node_properties(self, node: Node) -> dict[str, Any]:
+        props = dict(node.props)
+        props.update(id=node.id, name=node.name, group=node.group, text=node.text)
+        return props
+
+    def rel_type(self, edge: Edge) -> str:
+        return edge.rel
+
+    def rel_properties(self, edge: Edge) -> dict[str, Any]:
+        props = dict(edge.props)
+        props.update(id=edge.id, name=edge.name, group=edge.group, text=edge.text)
+        return props
+
+    def embedding_key(self, item: Item) -> str | None:
+        return None
+
+    def field_of(self, kind: Kind, key: str) -> str | None:
+        return key if key in _FIELDS else None
+
+    def store_labels(self, labels: Sequence[str]) -> list[str] | None:
+        return list(labels)
+
+    def store_rels(self, types: Sequence[str]) -> list[str] | None:
+        return list(types)
+
+    def node_value(self, node: Node, props: Mapping[str, Any]) -> Any:
+        return node
+
+    def rel_value(self, edge: Edge, props: Mapping[str, Any]) -> Any:
+        return edge

@@ -1,0 +1,230 @@
+"""The parsed form of a Cypher query: expressions, patterns and clauses.
+
+Every node keeps ``pos``, its offset in the query, for errors that point at it. Expressions
+are frozen dataclasses compared by identity where it matters (an aggregate call is found again
+by ``id()`` when a projection fills in its value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(eq=False)
+class Expr:
+    pos: int
+
+
+@dataclass(eq=False)
+class Literal(Expr):
+    value: Any
+
+
+@dataclass(eq=False)
+class Param(Expr):
+    name: str
+
+
+@dataclass(eq=False)
+class Var(Expr):
+    name: str
+
+
+@dataclass(eq=False)
+class Prop(Expr):
+    subject: Expr
+    key: str
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    subject: Expr
+    index: Expr
+
+
+@dataclass(eq=False)
+class Slice(Expr):
+    subject: Expr
+    start: Expr | None
+    end: Expr | None
+
+
+@dataclass(eq=False)
+class ListOf(Expr):
+    items: list[Expr]
+
+
+@dataclass(eq=False)
+class MapOf(Expr):
+    items: list[tuple[str, Expr]]
+
+
+@dataclass(eq=False)
+class Unary(Expr):
+    op: str  # "-", "+", "NOT"
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Binary(Expr):
+    op: str  # OR XOR AND = <> < <= > >= + - * / % ^ IN STARTS ENDS CONTAINS =~
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class IsNull(Expr):
+    operand: Expr
+    negated: bool
+
+
+@dataclass(eq=False)
+class HasLabels(Expr):
+    subject: Expr
+    labels: list[list[str]]  # AND of ORs: n:A:B|C is [[A], [B, C]]
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    name: str  # lower case, dotted: "count", "vector.similarity.cosine"
+    args: list[Expr]
+    distinct: bool = False
+    star: bool = False  # count(*)
+
+
+@dataclass(eq=False)
+class Case(Expr):
+    subject: Expr | None
+    whens: list[tuple[Expr, Expr]]
+    default: Expr | None
+
+
+@dataclass(eq=False)
+class ListComprehension(Expr):
+    var: str
+    source: Expr
+    where: Expr | None
+    project: Expr | None
+
+
+@dataclass(eq=False)
+class Quantifier(Expr):
+    kind: str  # "all", "any", "none", "single"
+    var: str
+    source: Expr
+    where: Expr
+
+
+@dataclass(eq=False)
+class PatternPredicate(Expr):
+    """``(n)-[:KNOWS]->()`` or ``exists((n)-->())`` in a WHERE: true if the pattern matches."""
+
+    pattern: PatternPart
+
+
+# ------------------------------------------------------------------------------------ patterns
+
+
+@dataclass(eq=False)
+class NodePattern:
+    pos: int
+    var: str | None
+    labels: list[list[str]]  # AND of ORs, as HasLabels
+    props: Expr | None  # a MapOf or a Param
+
+
+@dataclass(eq=False)
+class RelPattern:
+    pos: int
+    var: str | None
+    types: list[str]  # any of
+    props: Expr | None
+    direction: str  # "out" (-->), "in" (<--), "both" (--)
+    min_hops: int = 1
+    max_hops: int | None = 1  # None: unbounded
+    variable: bool = False  # written with *: binds a list of relationships
+
+
+@dataclass(eq=False)
+class PatternPart:
+    pos: int
+    nodes: list[NodePattern]
+    rels: list[RelPattern]  # rels[i] joins nodes[i] and nodes[i + 1]
+    path_var: str | None = None
+
+
+# ------------------------------------------------------------------------------------- clauses
+
+
+@dataclass(eq=False)
+class ProjectionItem:
+    expr: Expr
+    alias: str | None  # None: the column is named by ``text``
+    text: str
+
+
+@dataclass(eq=False)
+class SortItem:
+    expr: Expr
+    descending: bool
+    text: str
+
+
+@dataclass(eq=False)
+class Projection:
+    pos: int
+    distinct: bool
+    star: bool
+    items: list[ProjectionItem]
+    order: list[SortItem] = field(default_factory=list)
+    skip: Expr | None = None
+    limit: Expr | None = None
+
+
+@dataclass(eq=False)
+class Clause:
+    pos: int
+
+
+@dataclass(eq=False)
+class Match(Clause):
+    optional: bool
+    patterns: list[PatternPart]
+    where: Expr | None
+
+
+@dataclass(eq=False)
+class Unwind(Clause):
+    expr: Expr
+    var: str
+
+
+@dataclass(eq=False)
+class With(Clause):
+    projection: Projection
+    where: Expr | None
+
+
+@dataclass(eq=False)
+class Return(Clause):
+    projection: Projection
+
+
+@dataclass(eq=False)
+class ProcedureCall(Clause):
+    name: str  # as written, dotted
+    args: list[Expr] | None  # None: written without parentheses
+    yields: list[tuple[str, str]] | None  # (output, variable); None: no YIELD
+    where: Expr | None
+
+
+@dataclass(eq=False)
+class SingleQuery:
+    clauses: list[Clause]
+
+
+@dataclass(eq=False)
+class Query:
+    parts: list[SingleQuery]
+    union_all: list[bool]  # between parts[i] and parts[i + 1]

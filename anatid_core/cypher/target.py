@@ -1,0 +1,46 @@
+"""What the engine reads: a Store or a View, through these read verbs of theirs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from ..base.model import Edge, Kind, Node, Where
+
+
+class ReadTarget(Protocol):
+    """What the engine reads: a Store or a View (their read verbs)."""
+
+    def find_nodes(
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        where: Where | None = None,
+        order_by: str | Sequence[str] | None = "id",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Node]: ...
+
+    def find_edges(
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        rels: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        src: Iterable[str] | None = None,
+        dst: Iterable[str] | None = None,
+        where: Where | None = None,
+        order_by: str | Sequence[str] | None = "id",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Edge]: ...
+
+    def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+
+    def get_embedding_arrays(
+        self, ids: Iterable[str], *, kind: Kind = "node"
+    ) -> dict[str, Any]: ...
