@@ -28,7 +28,21 @@ def run_cypher(
     if params is not None and not isinstance(params, Mapping):
         raise InvalidInput(f"Cypher parameters are a mapping, got {type(params).__name__}")
     tree = parse(query)
-    return Engine(query, dict(params or {}), target, shape or _RECORDS).run(tree)
+    values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
+    return Engine(query, values, target, shape or _RECORDS).run(tree)
+
+
+def parameter_value(value: Any) -> Any:
+    """A parameter as a Cypher value: tuples (and arrays) are lists, mappings dicts, as the
+    Neo4j driver sends them."""
+    if isinstance(value, (list, tuple)):
+        return [parameter_value(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): parameter_value(v) for k, v in value.items()}
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist) and not isinstance(value, (str, bytes)):
+        return parameter_value(tolist())
+    return value
 
 
 __all__ = ["CypherResult", "Procedure", "RecordShape", "Shape", "run_cypher"]

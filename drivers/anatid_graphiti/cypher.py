@@ -1,23 +1,24 @@
-"""The few fixed Cypher strings Graphiti still sends with both hook interfaces set.
+"""Raw Cypher from Graphiti or its users: run by the core's read-only Cypher engine.
 
-There is no Cypher engine here. Graphiti 0.31 issues exactly two raw queries through
-``execute_query`` when the hooks are implemented (the saga lookup by name in
-``Graphiti._get_or_create_saga`` and the per-entity mention count in ``remove_episode``), and its
-test helpers issue two more (``get_node_count``, ``get_edge_count``). They are recognised after
-whitespace normalisation and answered from the store; any other query raises
-``UnsupportedOperation`` quoting its first line, so new raw Cypher in a future Graphiti release
-fails loudly instead of silently returning nothing.
+``execute_query`` and ``session().run`` send the query to ``Store.cypher`` with Graphiti's record
+shape (:mod:`.cypher_shape`), on the driver's store or, for a driver made by ``as_of``, on
+that view of the past; ``as_of_=<datetime>`` asks one query of the past without a second
+driver. Writes are refused (``CypherWriteRefused``: Graphiti itself writes through the
+driver's operation interfaces, never through Cypher). The one query Graphiti sends before a
+``remove_episode`` (the per-entity mention count) also tells the erasure that an episode removal
+has begun, so that its deletes compact once, at its end.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from datetime import datetime
 from typing import Any
 
-from anatid_core import UnsupportedOperation
+from anatid_core import InvalidInput
 
 from . import erasure
-from . import mapping as m
+from .cypher_shape import SHAPE
 from .runner import ReadTarget, StoreRunner
 
 Records = list[dict[str, Any]]
@@ -27,95 +28,26 @@ def normalise(query: str) -> str:
     return " ".join(query.split())
 
 
-SAGA_BY_NAME = normalise(
-    """
-    MATCH (s:Saga {name: $name, group_id: $group_id})
-    RETURN s.uuid AS uuid, s.name AS name, s.group_id AS group_id, s.created_at AS created_at,
-           s.first_episode_uuid AS first_episode_uuid, s.last_episode_uuid AS last_episode_uuid
-    """
-)
+#: What Graphiti's ``remove_episode`` asks first, for each entity the episode mentions.
 MENTION_COUNT = normalise(
     "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity {uuid: $uuid}) RETURN count(*) AS episode_count"
 )
-NODE_COUNT = normalise(
-    """
-    MATCH (n)
-    WHERE n.uuid IN $uuids
-    RETURN COUNT(n) as count
-    """
-)
-EDGE_COUNT = normalise(
-    """
-    MATCH (n)-[e]->(m)
-    WHERE e.uuid IN $uuids
-    RETURN COUNT(e) as count
-    UNION ALL
-    MATCH (e:RelatesToNode_)
-    WHERE e.uuid IN $uuids
-    RETURN COUNT(e) as count
-    """
-)
 
 
-def _saga_by_name(r: ReadTarget, params: dict[str, Any]) -> Records:
-    sagas = r.find_nodes(names=[params["name"]], groups=[params["group_id"]], labels=[m.SAGA])
-    out = []
-    for node in sagas:
-        saga = m.to_saga(node)
-        out.append(
-            {
-                "uuid": saga.uuid,
-                "name": saga.name,
-                "group_id": saga.group_id,
-                "created_at": saga.created_at,
-                "first_episode_uuid": saga.first_episode_uuid,
-                "last_episode_uuid": saga.last_episode_uuid,
-            }
-        )
-    return out
-
-
-def _mention_count(r: ReadTarget, params: dict[str, Any]) -> Records:
-    uuid = params["uuid"]
-    node = r.get_node(uuid)
-    if node is None or m.ENTITY not in node.labels:
-        return [{"episode_count": 0}]
-    count = r.degrees([uuid], direction="in", rels=[m.MENTIONS])[uuid]
-    return [{"episode_count": count}]
-
-
-def _node_count(r: ReadTarget, params: dict[str, Any]) -> Records:
-    uuids = list(params["uuids"])
-    return [{"count": r.count_nodes(ids=uuids) if uuids else 0}]
-
-
-def _edge_count(r: ReadTarget, params: dict[str, Any]) -> Records:
-    uuids = list(params["uuids"])
-    return [{"count": r.count_edges(ids=uuids) if uuids else 0}, {"count": 0}]
-
-
-ANSWERS: dict[str, Callable[[ReadTarget, dict[str, Any]], Records]] = {
-    SAGA_BY_NAME: _saga_by_name,
-    MENTION_COUNT: _mention_count,
-    NODE_COUNT: _node_count,
-    EDGE_COUNT: _edge_count,
-}
-
-
-def answer(db: StoreRunner, query: str, params: dict[str, Any]) -> Awaitable[Records]:
-    """The records for a recognised query; raises UnsupportedOperation for any other."""
-    handler = ANSWERS.get(normalise(query))
-    if handler is None:
-        first = next((line.strip() for line in query.splitlines() if line.strip()), "")
-        raise UnsupportedOperation(
-            f"GraphitiDriver does not run Cypher; unrecognised query starting {first!r}. "
-            "anatid answers Graphiti through its operation interfaces; if a Graphiti release sends "
-            "new raw Cypher, please report it"
-        )
-    if handler is _mention_count:
-        # Only remove_episode sends this, before its deletes: they compact once, at its end.
+def answer(
+    db: StoreRunner, query: str, params: dict[str, Any], as_of: datetime | None = None
+) -> Awaitable[Records]:
+    """The records of read-only ``query``, as dicts from column to value."""
+    if isinstance(query, str) and normalise(query) == MENTION_COUNT:
         erasure.start_episode_removal()
-    return db.read(lambda r: handler(r, params))
+    if as_of is not None and not isinstance(as_of, datetime):
+        raise InvalidInput(f"as_of_ takes a datetime, got {type(as_of).__name__}")
+
+    def run(r: ReadTarget) -> Records:
+        target = r if as_of is None else r.as_of(tx_time=as_of)
+        return target.cypher(query, params, shape=SHAPE).records()
+
+    return db.read(run)
 
 
-__all__ = ["ANSWERS", "EDGE_COUNT", "MENTION_COUNT", "NODE_COUNT", "SAGA_BY_NAME", "answer"]
+__all__ = ["MENTION_COUNT", "answer"]

@@ -157,12 +157,17 @@ class GraphitiDriver(GraphDriver):
     # ------------------------------------------------------------------- GraphDriver API
 
     def execute_query(self, cypher_query_: str, **kwargs: Any) -> Coroutine[Any, Any, Any]:
-        """Answer one of the fixed queries Graphiti still sends; anything else is refused."""
-        params = {k: v for k, v in kwargs.items() if k not in ("routing_", "database_", "params")}
+        """Run a read-only Cypher query (``anatid_core``'s engine, Graphiti's property names:
+        see :mod:`anatid_graphiti.cypher`); returns ``(records, None, keys)`` with each record a
+        dict. ``as_of_=<datetime>`` asks it of the graph as the store knew it then; a write
+        clause raises ``CypherWriteRefused``."""
+        reserved = ("routing_", "database_", "params", "as_of_")
+        params = {k: v for k, v in kwargs.items() if k not in reserved}
         params.update(kwargs.get("params") or {})
 
-        async def run() -> tuple[list[dict[str, Any]], None, None]:
-            return await cypher.answer(self.runner, cypher_query_, params), None, None
+        async def run() -> tuple[list[dict[str, Any]], None, list[str]]:
+            records = await cypher.answer(self.runner, cypher_query_, params, kwargs.get("as_of_"))
+            return records, None, list(records[0]) if records else []
 
         return run()
 

@@ -15,7 +15,7 @@ from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode, SagaNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
-from anatid_core import UnsupportedOperation
+from anatid_core import CypherWriteRefused, UnsupportedOperation
 
 from .conftest import add, day, make_graphiti
 from .fakes import FakeEmbedder
@@ -300,9 +300,11 @@ def test_driver_identity_for_graphiti():
 # ------------------------------------------------------------------------------ Cypher
 
 
-async def test_unrecognised_cypher_is_refused_quoting_its_first_line(driver):
-    with pytest.raises(UnsupportedOperation, match="MATCH \\(n:Entity\\) RETURN n"):
-        await driver.execute_query("\n   MATCH (n:Entity) RETURN n\n   LIMIT 3")
+async def test_cypher_writes_are_refused_naming_the_clause(driver):
+    with pytest.raises(CypherWriteRefused, match="MERGE writes") as caught:
+        await driver.execute_query("\n   MERGE (n:Entity {uuid: 'x'}) RETURN n\n")
+    assert isinstance(caught.value, UnsupportedOperation)
+    assert (await driver.execute_query("MATCH (n:Entity {uuid: 'x'}) RETURN n"))[0] == []
 
 
 async def test_the_two_graphiti_queries_are_answered(graphiti, driver):

@@ -1,0 +1,192 @@
+"""How Graphiti's records look to Cypher: the properties Graphiti's Neo4j queries store.
+
+Graphiti's reference backend is Neo4j (the provider this driver claims), so a raw query sees a
+node or relationship with the property map Graphiti's own Neo4j save queries write: an entity
+is ``{uuid, name, group_id, created_at, summary, name_embedding}`` plus its attributes, a
+RELATES_TO relationship ``{uuid, source_uuid, target_uuid, name, group_id, fact,
+fact_embedding, episodes, created_at, expired_at, valid_at, invalid_at, reference_time}`` plus
+its attributes, and so on (the values come from the Graphiti models the driver reads, so they
+are what Graphiti's getters return). A node or relationship in a RETURN is its property map (a
+dict), as Kuzu's driver gives. Neo4j's full-text procedures run on the store's BM25 over the
+same fields Graphiti's Neo4j indexes cover; the Lucene query Graphiti builds is read back into
+its group filter and its words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from graphiti_core.edges import EntityEdge
+from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode, SagaNode
+
+from anatid_core import CypherProcedure, Edge, InvalidInput, Item, Kind, Node, Store, View
+
+from . import mapping as m
+
+#: Neo4j's full-text index names (graphiti_core.graph_queries) and what each covers here.
+NODE_INDEXES = {
+    "node_name_and_summary": m.ENTITY,
+    "community_name": m.COMMUNITY,
+    "episode_content": m.EPISODIC,
+}
+EDGE_INDEXES = {"edge_name_and_fact": m.RELATES_TO}
+_GROUP = re.compile(r'group_id:"((?:[^"\\]|\\.)*)"')
+_ESCAPED = re.compile(r"\\(.)")
+_NODE_FIELDS = {"uuid": "id", "name": "name", "group_id": "group", "summary": "text"}
+_EDGE_FIELDS = {"uuid": "id", "name": "name", "group_id": "group", "fact": "text"}
+
+
+def node_properties(node: Node) -> dict[str, Any]:
+    model = m.from_node(node) if m.node_kind(node) else None
+    if isinstance(model, EntityNode):
+        props = {
+            "uuid": model.uuid,
+            "name": model.name,
+            "group_id": model.group_id,
+            "summary": model.summary,
+            "created_at": model.created_at,
+        }
+        for key, value in (model.attributes or {}).items():
+            props.setdefault(key, value)
+        return props
+    if isinstance(model, EpisodicNode):
+        return {
+            "uuid": model.uuid,
+            "name": model.name,
+            "group_id": model.group_id,
+            "source": model.source.value,
+            "source_description": model.source_description,
+            "content": model.content,
+            "entity_edges": list(model.entity_edges),
+            "created_at": model.created_at,
+            "valid_at": model.valid_at,
+        }
+    if isinstance(model, (CommunityNode, SagaNode)):
+        props = model.model_dump(exclude={"labels", "name_embedding"})
+        return {k: v for k, v in props.items() if v is not None}
+    # a node Graphiti did not write: the store's own fields
+    return {"uuid": node.id, "name": node.name, "group_id": node.group, **dict(node.props)}
+
+
+def edge_properties(edge: Edge) -> dict[str, Any]:
+    model = m.from_edge(edge) if edge.rel == m.RELATES_TO or edge.rel in _PLAIN else None
+    if isinstance(model, EntityEdge):
+        props: dict[str, Any] = {
+            "uuid": model.uuid,
+            "source_uuid": model.source_node_uuid,
+            "target_uuid": model.target_node_uuid,
+            "name": model.name,
+            "group_id": model.group_id,
+            "fact": model.fact,
+            "episodes": list(model.episodes),
+            "created_at": model.created_at,
+            "expired_at": model.expired_at,
+            "valid_at": model.valid_at,
+            "invalid_at": model.invalid_at,
+            "reference_time": model.reference_time,
+        }
+        for key, value in (model.attributes or {}).items():
+            props.setdefault(key, value)
+        return props
+    if model is not None:
+        return {"uuid": model.uuid, "group_id": model.group_id, "created_at": model.created_at}
+    return {"uuid": edge.id, "name": edge.name, "group_id": edge.group, **dict(edge.props)}
+
+
+_PLAIN = frozenset({m.MENTIONS, m.HAS_MEMBER, m.HAS_EPISODE, m.NEXT_EPISODE})
+
+
+def read_lucene(query: str) -> tuple[list[str], str]:
+    """The group ids and the words of a query Graphiti built for Neo4j's full-text index
+    (``group_id:"g" OR group_id:"h" AND (escaped words)``)."""
+    groups = [_ESCAPED.sub(r"\1", g) for g in _GROUP.findall(query)]
+    rest = _GROUP.sub(" ", query)
+    rest = re.sub(r"^\s*(?:(?:OR|AND)\s+)*", "", rest.strip())
+    rest = re.sub(r"^\s*(?:(?:OR|AND)\s*)+", "", rest)
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1]
+    return groups, _ESCAPED.sub(r"\1", rest)
+
+
+def _limit(options: Any) -> int:
+    if isinstance(options, Mapping) and options.get("limit") is not None:
+        return int(options["limit"])
+    return 10
+
+
+def _full_text(kind: Kind, indexes: Mapping[str, str], output: str) -> CypherProcedure:
+    def run(target: Any, shape: Any, args: list[Any]) -> list[dict[str, Any]]:
+        if len(args) < 2:
+            raise InvalidInput("db.index.fulltext procedures take an index name and a query")
+        index, query = args[0], args[1]
+        if index not in indexes:
+            raise InvalidInput(f"no full-text index {index!r}; Graphiti's are {sorted(indexes)}")
+        if not isinstance(query, str) or not query.strip():
+            return []
+        groups, words = read_lucene(query)
+        if not words.strip():
+            return []
+        reader = cast("Store | View", target)
+        label = indexes[index]
+        hits = reader.search_text(
+            words,
+            kind=kind,
+            k=_limit(args[2] if len(args) > 2 else None),
+            groups=groups or None,
+            labels=[label] if kind == "node" else None,
+            rels=[label] if kind == "edge" else None,
+        )
+        return [{output: hit.item, "score": hit.score} for hit in hits]
+
+    return CypherProcedure([output, "score"], run)
+
+
+PROCEDURES = {
+    "db.index.fulltext.querynodes": _full_text("node", NODE_INDEXES, "node"),
+    "db.index.fulltext.queryrelationships": _full_text("edge", EDGE_INDEXES, "relationship"),
+}
+
+
+class GraphitiShape:
+    """Records as Graphiti's Neo4j queries stored them (see the module docstring)."""
+
+    procedures: Mapping[str, CypherProcedure] = PROCEDURES
+
+    def node_labels(self, node: Node) -> list[str]:
+        return list(node.labels)
+
+    def node_properties(self, node: Node) -> dict[str, Any]:
+        return node_properties(node)
+
+    def rel_type(self, edge: Edge) -> str:
+        return edge.rel
+
+    def rel_properties(self, edge: Edge) -> dict[str, Any]:
+        return edge_properties(edge)
+
+    def embedding_key(self, item: Item) -> str | None:
+        if isinstance(item, Edge):
+            return "fact_embedding" if item.rel == m.RELATES_TO else None
+        return "name_embedding" if m.ENTITY in item.labels or m.COMMUNITY in item.labels else None
+
+    def field_of(self, kind: Kind, key: str) -> str | None:
+        return (_EDGE_FIELDS if kind == "edge" else _NODE_FIELDS).get(key)
+
+    def store_labels(self, labels: Sequence[str]) -> list[str] | None:
+        return list(labels)
+
+    def store_rels(self, types: Sequence[str]) -> list[str] | None:
+        return list(types)
+
+    def node_value(self, node: Node, props: Mapping[str, Any]) -> Any:
+        return dict(props)
+
+    def rel_value(self, edge: Edge, props: Mapping[str, Any]) -> Any:
+        return dict(props)
+
+
+SHAPE = GraphitiShape()
+
+__all__ = ["SHAPE", "GraphitiShape", "edge_properties", "node_properties", "read_lucene"]
