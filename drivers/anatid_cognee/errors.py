@@ -24,6 +24,7 @@ from cognee.infrastructure.databases.vector.exceptions import CollectionNotFound
 
 from anatid_core import (
     AnatidError,
+    CypherUnsupported,
     InvalidInput,
     NotFound,
     ReadOnlyError,
@@ -36,7 +37,8 @@ from anatid_core import (
 
 
 class CypherNotSupported(UnsupportedGraphOperation, NotImplementedError):
-    """``query()`` on the anatid graph: there is no Cypher engine behind it.
+    """``query()`` with Cypher outside anatid's read-only subset, or a write clause (CREATE,
+    MERGE, SET, DELETE, ...): the message names the construct and its place in the query.
 
     Also a ``NotImplementedError``, which is what Cognee's SQL-backed adapters (Turso) raise, so
     callers written against either keep working.
@@ -45,16 +47,6 @@ class CypherNotSupported(UnsupportedGraphOperation, NotImplementedError):
 
 class ReadOnlyAdapter(UnsupportedGraphOperation):
     """A write through an ``as_of`` adapter, which shows the past and cannot change it."""
-
-
-def cypher_not_supported(query: str) -> CypherNotSupported:
-    first_line = (query or "").strip().splitlines()[0] if (query or "").strip() else ""
-    return CypherNotSupported(
-        "The anatid graph backend does not run Cypher (query started with "
-        f"{first_line[:80]!r}). Use the typed adapter methods (get_graph_data, "
-        "get_neighborhood, get_filtered_graph_data, ...); Cognee disables only its CYPHER and "
-        "NATURAL_LANGUAGE search types for this backend."
-    )
 
 
 def collection_not_found(collection_name: str) -> CollectionNotFoundError:
@@ -109,6 +101,8 @@ def map_error(exc: AnatidError) -> Exception:
         return EntityNotFoundError(message=message)
     if isinstance(exc, ReadOnlyError):
         return ReadOnlyAdapter(message=message)
+    if isinstance(exc, CypherUnsupported):
+        return CypherNotSupported(message)
     if isinstance(exc, UnsupportedOperation):
         return UnsupportedGraphOperation(message=message)
     if isinstance(exc, InvalidInput):

@@ -7,7 +7,8 @@ from typing import Any
 
 from cognee.infrastructure.databases.graph.graph_db_interface import GraphDBInterface
 
-from .errors import cypher_not_supported
+from .cypher_shape import GRAPH_SCOPE
+from .cypher_shape import SHAPE as CYPHER_SHAPE
 from .graph_extras import GraphExtras
 from .graph_feedback import GraphFeedback
 from .graph_insight import GraphInsight
@@ -41,7 +42,7 @@ class AnatidGraphAdapter(
     back the exact Python types that were written.
     """
 
-    supports_cypher_queries = False
+    supports_cypher_queries = True
     supports_per_row_source_refs = False
     supports_incremental_chunk_updates = False
 
@@ -66,9 +67,11 @@ class AnatidGraphAdapter(
         self._check_open()
 
     async def query(self, query: str, params: dict | None = None) -> list[Any]:
-        """Not supported: anatid has no Cypher engine (raises :class:`CypherNotSupported`)."""
-        self._check_open()
-        raise cypher_not_supported(query)
+        """Run a read-only Cypher query on the graph as LadybugDB's tables show it (``Node``,
+        ``EDGE``: see :mod:`anatid_cognee.cypher_shape`); rows are tuples, as LadybugDB's. On
+        an ``as_of`` adapter it reads the past. A write clause or a construct outside the subset
+        raises :class:`CypherNotSupported` naming it."""
+        return await self._read(_cypher_rows, query, params)
 
     def as_of(
         self, tx_time: datetime | None = None, valid_time: datetime | None = None
@@ -93,3 +96,7 @@ class AnatidGraphAdapter(
     def __repr__(self) -> str:
         when = f" as_of={self.as_of_time.isoformat()}" if self.as_of_time else ""
         return f"<AnatidGraphAdapter {self.path}{when}>"
+
+
+def _cypher_rows(reads: Any, query: str, params: dict | None) -> list[tuple[Any, ...]]:
+    return reads.scoped(GRAPH_SCOPE).cypher(query, params, shape=CYPHER_SHAPE).rows

@@ -121,11 +121,22 @@ async def test_delete_detaches_and_tolerates_missing_ids(graph):
     assert await graph.has_node(str(b.id)) is False
 
 
-async def test_query_refuses_cypher_clearly(graph):
-    with pytest.raises(CypherNotSupported, match="does not run Cypher") as info:
-        await graph.query("MATCH (n) RETURN n")
+async def test_query_runs_cypher_on_ladybugs_tables_and_refuses_writes(graph):
+    a, b = Person(name="Alice"), Person(name="Bob")
+    await graph.add_nodes([a, b])
+    await graph.add_edges([(a.id, b.id, "knows", {"weight": 2})])
+    rows = await graph.query(
+        "MATCH (n:Node)-[r:EDGE]->(m:Node) RETURN n.name, r.relationship_name, m.id, r.properties"
+    )
+    assert rows == [("Alice", "knows", str(b.id), '{"weight": 2}')]
+    assert await graph.query("MATCH (n:Node {name: $name}) RETURN n.type", {"name": "Bob"}) == [
+        ("Person",)
+    ]
+    assert graph.supports_cypher_queries is True
+    with pytest.raises(CypherNotSupported, match="DETACH DELETE writes") as info:
+        await graph.query("MATCH (n) DETACH DELETE n")
     assert isinstance(info.value, NotImplementedError)
-    assert graph.supports_cypher_queries is False
+    assert await graph.get_graph_counts() == (2, 1)
 
 
 async def test_as_of_sees_the_graph_as_it_was(graph):

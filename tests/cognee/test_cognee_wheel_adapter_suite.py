@@ -17,19 +17,12 @@ _KUZU_INTERNALS = "exercises LadybugAdapter internals (its executor, locks or su
 _SUBPROCESS = "subprocess mode is LadybugDB's worker process; anatid runs in-process"
 
 SKIPPED = {
-    # No Cypher engine: anatid declares supports_cypher_queries = False, and Cognee disables
-    # only its CYPHER / NATURAL_LANGUAGE search types for such backends.
-    "test_raw_query": "anatid has no Cypher engine (supports_cypher_queries = False)",
     "test_close_subprocess": _SUBPROCESS,
     "test_subprocess_calls_after_close_raise": _SUBPROCESS,
     "test_close_does_not_block_event_loop_in_subprocess_mode": _SUBPROCESS,
     "test_delete_graph_subprocess_recreates_schema": _SUBPROCESS,
     "test_delete_graph_waits_for_in_flight_query": _KUZU_INTERNALS,
     "test_query_does_not_block_event_loop_during_slow_redis_acquire": _KUZU_INTERNALS,
-    # Warms up with a raw Cypher query(), which anatid refuses by design.
-    "test_query_racing_with_close_does_not_leak_executor_error": (
-        "starts with a raw Cypher query(); anatid has no Cypher engine"
-    ),
 }
 
 
