@@ -69,14 +69,16 @@ class Projector:
     ) -> Stream:
         start, stop = self._window(proj)
         seen = 0
+        if stop == 0:
+            return
         for batch in batches:
-            if stop is not None and seen >= stop:
-                return
             lo = max(0, start - seen)
             hi = len(batch) if stop is None else max(0, min(len(batch), stop - seen))
             seen += len(batch)
             if lo < hi:
                 yield [self._row(items, names, row) for row in batch[lo:hi]]
+            if stop is not None and seen >= stop:
+                return  # before asking for the next batch: the reads behind it stop here
 
     def _grouped(self, items: list[ProjectionItem], names: list[str], rows: list[Row]) -> list[Row]:
         keys = [(i, n) for i, n in zip(items, names, strict=True) if not aggregate_calls(i.expr)]

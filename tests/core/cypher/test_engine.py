@@ -1,0 +1,172 @@
+"""What the differential suite cannot check against a peer: time travel, the typed errors and
+where they point, parameters as data, the read verbs the engine narrows by, procedures."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from anatid_core import (
+    CypherError,
+    CypherSyntaxError,
+    CypherUnsupported,
+    CypherWriteRefused,
+    Edge,
+    InvalidInput,
+    Node,
+    Store,
+    UnsupportedOperation,
+)
+
+
+def people(store: Store) -> None:
+    store.upsert_nodes(
+        [
+            Node(id="a", labels=("Person",), name="Alice", props={"age": 30}),
+            Node(id="b", labels=("Person",), name="Bob", props={"age": 25}),
+            Node(id="c", labels=("Company",), name="Acme"),
+        ]
+    )
+    store.upsert_edges(
+        [
+            Edge(id="ab", src="a", dst="b", rel="KNOWS"),
+            Edge(id="ac", src="a", dst="c", rel="WORKS_AT"),
+        ]
+    )
+
+
+def now() -> datetime:
+    moment = datetime.now(timezone.utc)
+    time.sleep(0.002)
+    return moment
+
+
+def test_the_same_query_as_of_a_past_instant_reads_the_past(store: Store) -> None:
+    people(store)
+    before = now()
+    store.upsert_nodes([Node(id="a", labels=("Person",), name="Alicia", props={"age": 31})])
+    store.upsert_edges([Edge(id="bc", src="b", dst="c", rel="WORKS_AT")])
+    store.delete_edges(["ac"])
+    query = "MATCH (p:Person)-[:WORKS_AT]->(c) RETURN p.name, p.age, c.name"
+    assert store.cypher(query).rows == [("Bob", 25, "Acme")]
+    assert store.as_of(before).cypher(query).rows == [("Alice", 30, "Acme")]
+    renamed = "MATCH (p {id: 'a'}) RETURN p.name"
+    assert store.as_of(before).cypher(renamed).rows == [("Alice",)]
+    assert store.cypher(renamed).rows == [("Alicia",)]
+
+
+def test_write_clauses_are_refused_before_any_read_and_name_the_clause(store: Store) -> None:
+    people(store)
+    for query, clause in [
+        ("CREATE (n:Person {name: 'Eve'}) RETURN n", "CREATE"),
+        ("MATCH (n {id: 'a'}) SET n.age = 1 RETURN n", "SET"),
+        ("MATCH (n) DETACH DELETE n", "DETACH DELETE"),
+        ("MERGE (n {id: 'z'})", "MERGE"),
+        ("MATCH (n) REMOVE n.age RETURN n", "REMOVE"),
+    ]:
+        with pytest.raises(CypherWriteRefused) as caught:
+            store.cypher(query)
+        assert caught.value.construct == clause
+        assert f"{clause} writes" in str(caught.value) and "upsert_nodes" in str(caught.value)
+        assert query.index(clause.split()[0]) == caught.value.position
+    assert store.count_nodes() == 3 and store.count_edges() == 2
+
+
+def test_errors_are_typed_and_point_at_the_place(store: Store) -> None:
+    with pytest.raises(CypherSyntaxError) as caught:
+        store.cypher("MATCH (n)\nRETURN n.")
+    assert (caught.value.line, caught.value.column) == (2, 10)
+    assert isinstance(caught.value, InvalidInput)
+    with pytest.raises(CypherUnsupported, match="CALL apoc.path.expand") as unsupported:
+        store.cypher("CALL apoc.path.expand('a', '', '', 1, 2) YIELD path RETURN path")
+    assert isinstance(unsupported.value, UnsupportedOperation)
+    with pytest.raises(CypherUnsupported, match="shortestPath"):
+        store.cypher("MATCH p = shortestPath((a)-[*]-(b)) RETURN p")
+    with pytest.raises(CypherUnsupported, match="the function nosuch"):
+        store.cypher("RETURN nosuch(1)")
+    with pytest.raises(CypherError, match=r"\$missing, which was not given"):
+        store.cypher("RETURN $missing")
+    with pytest.raises(CypherError, match="cannot apply \\* to STRING and INTEGER"):
+        store.cypher("RETURN 'a' * 2")
+    with pytest.raises(CypherError, match="division by zero"):
+        store.cypher("RETURN 1 / 0")
+
+
+def test_parameters_are_values_never_query_text(store: Store) -> None:
+    people(store)
+    hostile = "Alice'}) DETACH DELETE n //"
+    store.upsert_nodes([Node(id="x", labels=("Person",), name=hostile)])
+    query = "MATCH (n:Person {name: $name}) RETURN n.id"
+    assert store.cypher(query, {"name": hostile}).rows == [("x",)]
+    assert store.cypher(query, {"name": "Alice"}).rows == [("a",)]
+    # a property key no store filter accepts is compared by the engine, not refused
+    assert store.cypher("MATCH (n) WHERE n.`a key; DROP` = 1 RETURN n").rows == []
+    assert store.count_nodes() == 4
+
+
+def test_a_narrowing_read_never_loses_a_match(store: Store) -> None:
+    """The engine hands id/name equalities to the store's reads and compares again itself:
+    the answer equals the one without narrowing, for values of every type."""
+    store.upsert_nodes(
+        [
+            Node(id="n1", labels=("T",), name="1", props={"k": 1, "s": "1"}),
+            Node(id="n2", labels=("T",), name="x", props={"k": 1.0, "s": "x"}),
+            Node(id="n3", labels=("T",), name="", props={"k": "1"}),
+        ]
+    )
+    assert store.cypher("MATCH (n {k: 1}) RETURN n.id ORDER BY n.id").rows == [("n1",), ("n2",)]
+    assert store.cypher("MATCH (n) WHERE n.name IN ['1', 'x'] RETURN count(*)").rows == [(2,)]
+    assert store.cypher("MATCH (n) WHERE n.s = n.name RETURN count(*)").rows == [(2,)]
+    assert store.cypher("UNWIND ['n1', 'n3', 'nope'] AS i MATCH (n {id: i}) RETURN i").rows == [
+        ("n1",),
+        ("n3",),
+    ]
+
+
+def test_limit_stops_the_reads_early(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    store.upsert_nodes([Node(id=f"n{i:05d}", labels=("T",), name=str(i)) for i in range(3000)])
+    pages: list[int | None] = []
+    original = type(store).find_nodes
+
+    def counting(self: Store, **kwargs: object) -> list[Node]:
+        pages.append(kwargs.get("limit"))  # type: ignore[arg-type]
+        return original(self, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(store), "find_nodes", counting)
+    assert len(store.cypher("MATCH (n:T) RETURN n.name LIMIT 5").rows) == 5
+    assert pages == [200]  # one small page, not the whole label
+    pages.clear()
+    assert store.cypher("MATCH (n:T) RETURN count(n)").rows == [(3000,)]
+    assert len(pages) > 1
+
+
+def test_schema_procedures_and_the_schema_query_cognee_sends(store: Store) -> None:
+    people(store)
+    assert store.cypher("CALL db.labels()").rows == [("Company",), ("Person",)]
+    assert store.cypher(
+        "CALL db.relationshipTypes() YIELD relationshipType AS t RETURN t"
+    ).rows == [
+        ("KNOWS",),
+        ("WORKS_AT",),
+    ]
+    keys = store.cypher("CALL db.propertyKeys()").rows
+    assert ("age",) in keys and ("id",) in keys
+    rows = store.cypher(
+        "MATCH (n) UNWIND keys(n) AS prop "
+        "RETURN DISTINCT labels(n) AS NodeLabels, collect(DISTINCT prop) AS Properties;"
+    ).records()
+    by_label = {tuple(r["NodeLabels"]): set(r["Properties"]) for r in rows}
+    assert by_label[("Person",)] == {"id", "name", "group", "text", "age"}
+    assert by_label[("Company",)] == {"id", "name", "group", "text"}
+
+
+def test_returned_nodes_and_relationships_are_the_core_records(store: Store) -> None:
+    people(store)
+    [(node, rel, ids)] = store.cypher(
+        "MATCH (a {id: 'a'})-[r:KNOWS]->(b) RETURN a, r, [x IN [a, b] | id(x)]"
+    ).rows
+    assert isinstance(node, Node) and node.name == "Alice" and node.props == {"age": 30}
+    assert isinstance(rel, Edge) and (rel.src, rel.dst) == ("a", "b")
+    assert ids == ["a", "b"]

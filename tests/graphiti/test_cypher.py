@@ -1,0 +1,81 @@
+"""Raw Cypher through GraphitiDriver: Graphiti's Neo4j property names, whole records as
+property maps, Neo4j's full-text procedures, the past through ``as_of_`` or an as_of driver."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+import pytest
+from anatid_graphiti import GraphitiDriver
+
+from anatid_core import CypherUnsupported
+
+from .conftest import add
+
+
+async def test_a_fact_reads_with_graphitis_neo4j_properties(graphiti, driver: GraphitiDriver):
+    result = await add(graphiti, "Alice works at Acme.", 1)
+    [edge] = result.edges
+    records, _, keys = await driver.execute_query(
+        """
+        MATCH (a:Entity)-[r:RELATES_TO]->(b:Entity)
+        RETURN a.name AS source, r.name AS relation, r.fact AS fact, b.name AS target,
+               r.uuid AS uuid, r.episodes AS episodes, size(r.fact_embedding) AS dims,
+               startNode(r).uuid = a.uuid AS forward
+        """
+    )
+    assert keys == ["source", "relation", "fact", "target", "uuid", "episodes", "dims", "forward"]
+    assert records == [
+        {
+            "source": "Alice",
+            "relation": edge.name,
+            "fact": edge.fact,
+            "target": "Acme",
+            "uuid": edge.uuid,
+            "episodes": [result.episode.uuid],
+            "dims": len(edge.fact_embedding or []),
+            "forward": True,
+        }
+    ]
+    [(node,)] = [
+        tuple(r.values())
+        for r in (await driver.execute_query("MATCH (n:Entity {name: 'Alice'}) RETURN n"))[0]
+    ]
+    assert {"uuid", "name", "group_id", "summary", "created_at", "name_embedding"} <= set(node)
+    assert isinstance(node["created_at"], datetime)
+
+
+async def test_full_text_procedure_reads_graphitis_lucene_query(graphiti, driver):
+    await add(graphiti, "Alice works at Acme.", 1)
+    await add(graphiti, "Bob lives in Paris.", 2)
+    records, _, _ = await driver.execute_query(
+        'CALL db.index.fulltext.queryNodes("node_name_and_summary", $q, {limit: 5}) '
+        "YIELD node, score RETURN node.name AS name",
+        q='group_id:"" AND (Alice)',
+    )
+    names = [r["name"] for r in records]
+    # the index covers name and summary, as Neo4j's node_name_and_summary does
+    assert names[0] == "Alice" and not {"Bob", "Paris"} & set(names)
+
+
+async def test_the_past_through_as_of_and_an_as_of_driver(graphiti, driver: GraphitiDriver):
+    await add(graphiti, "Alice works at Acme.", 1)
+    before = datetime.now(timezone.utc)
+    time.sleep(0.002)
+    await add(graphiti, "Bob works at Acme.", 2)
+    query = "MATCH (n:Entity) RETURN n.name AS name ORDER BY name"
+    now_names = [r["name"] for r in (await driver.execute_query(query))[0]]
+    assert now_names == ["Acme", "Alice", "Bob"]
+    past = [r["name"] for r in (await driver.execute_query(query, as_of_=before))[0]]
+    assert past == ["Acme", "Alice"]
+    past_driver = driver.as_of(before)
+    assert [r["name"] for r in (await past_driver.execute_query(query))[0]] == past
+    async with driver.session() as session:
+        records, _, _ = await session.run(query, as_of_=before)
+    assert [r["name"] for r in records] == past
+
+
+async def test_outside_the_subset_is_named(driver):
+    with pytest.raises(CypherUnsupported, match="CALL apoc.meta.schema"):
+        await driver.execute_query("CALL apoc.meta.schema() YIELD value RETURN value")
