@@ -94,7 +94,7 @@ def test_relative_links_point_at_files(page: Path) -> None:
 #: The drawing of the core's modules in docs/architecture.md: the block after this marker.
 MODULES_DRAWING = re.compile(r"<!-- modules -->\s*\n```\n(.*?)\n```", re.S)
 #: A line of the drawing that starts a folder's part: its name at the start of the line.
-FOLDER_LINE = re.compile(r"^(cli/|\(root\)|graph/|indexes/|storage/|base/)\s")
+FOLDER_LINE = re.compile(r"^(cli/|\(root\)|cypher/|graph/|indexes/|storage/|base/)\s")
 
 
 def test_the_architecture_drawing_names_every_module_in_its_folder() -> None:
