@@ -44,7 +44,10 @@ class AnatidGraphAdapter(
 
     supports_cypher_queries = True
     supports_per_row_source_refs = False
-    supports_incremental_chunk_updates = False
+    # cognee.update() edits a document chunk by chunk (issue 35): it needs get_connections
+    # with the true endpoints (source_node_id in the edge), graph provenance (this file's
+    # delete mode) and update_chunk_index; the vector adapter's update_payload does the rest.
+    supports_incremental_chunk_updates = True
 
     def __init__(
         self,

@@ -14,7 +14,8 @@ from anatid_core import Cond
 
 from . import provenance
 from .adapter_base import StoreBacked
-from .records import GRAPH_GROUP, graph_edge, graph_node, unique_strings, visible_props
+from .graph_writes import patch_nodes
+from .records import GRAPH_GROUP, graph_edge, unique_strings, visible_props
 
 GROUPS = [GRAPH_GROUP]
 DEFAULT_WEIGHT = 0.5
@@ -151,18 +152,6 @@ class GraphFeedback(StoreBacked):
         ids = _valid_ids(patches)
         if not ids:
             return dict.fromkeys(patches, False)
-
-        def work(store: Any) -> set[str]:
-            with store.transaction():
-                nodes = [n for n in store.get_nodes(ids) if n.group == GRAPH_GROUP]
-                store.upsert_nodes(
-                    graph_node(
-                        {**visible_props(n.props), **patches[n.id], "id": n.id},
-                        provenance.as_props(provenance.read(n.props)),
-                    )
-                    for n in nodes
-                )
-                return {n.id for n in nodes}
-
-        done = await self._write("node feedback", work)
+        valid = {i: patches[i] for i in ids}
+        done = await self._write("node feedback", lambda store: patch_nodes(store, valid))
         return {i: i in done for i in patches}

@@ -28,6 +28,7 @@ from .records import (
     graph_node,
     node_fields,
     unique_strings,
+    visible_props,
 )
 
 GROUPS = [GRAPH_GROUP]
@@ -45,6 +46,21 @@ def _fold(store: Any, kind: str, ids: list[str], key: str | None, run_id: str | 
         cols = provenance.attach(stored.get(i, provenance.EMPTY), [key], run_id)
         folded[i] = provenance.as_props(cols)
     return folded
+
+
+def patch_nodes(store: Any, patches: dict[str, dict[str, Any]]) -> set[str]:
+    """Merge each patch into its graph node's properties, every other property and the
+    provenance kept, in one transaction; the ids of the nodes found (missing ids are skipped)."""
+    with store.transaction():
+        nodes = [n for n in store.get_nodes(list(patches)) if n.group == GRAPH_GROUP]
+        store.upsert_nodes(
+            graph_node(
+                {**visible_props(n.props), **patches[n.id], "id": n.id},
+                provenance.as_props(provenance.read(n.props)),
+            )
+            for n in nodes
+        )
+        return {n.id for n in nodes}
 
 
 class GraphWrites(StoreBacked):
@@ -116,6 +132,14 @@ class GraphWrites(StoreBacked):
                 )
 
         await self._write("add_edges", work)
+
+    async def update_chunk_index(self, chunk_indexes: dict[str, int]) -> None:
+        """Set only ``chunk_index`` on the given chunk nodes: Cognee's incremental update moves
+        a kept chunk this way when an edit before it adds or removes chunks. Every other
+        property and the provenance stay; missing ids are skipped."""
+        patches = {str(k): {"chunk_index": int(v)} for k, v in (chunk_indexes or {}).items()}
+        if patches:
+            await self._write("update_chunk_index", lambda store: patch_nodes(store, patches))
 
     async def delete_node(self, node_id: str) -> None:
         await self.delete_nodes([node_id])

@@ -459,3 +459,32 @@ async def test_small_reads_answer_on_the_loop_with_the_same_values(graph, tmp_pa
     assert len(hops) == 6 and in_thread == on_loop
     assert on_loop[0][0]["born"] == "2000-01-01T00:00:00+00:00"
     await other.close()
+
+
+class Chunk(DataPoint):
+    text: str
+    chunk_index: int
+    chunk_size: int = 0
+    metadata: dict = {"index_fields": ["text"]}
+
+
+async def test_update_chunk_index_moves_only_the_index(graph):
+    """Cognee's incremental update renumbers a kept chunk with update_chunk_index: nothing
+    else on the node may change, provenance included (issue 35)."""
+    from cognee.infrastructure.databases.provenance import make_source_ref_key
+
+    chunk = Chunk(text="Alice works at Acme.", chunk_index=1, chunk_size=5)
+    key = make_source_ref_key(uuid4(), uuid4())
+    await graph.add_nodes([chunk], source_ref_key=key)
+    cid = str(chunk.id)
+    before = await graph.get_node(cid)
+    moved_at = datetime.now(timezone.utc)
+    await asyncio.sleep(0.01)
+
+    await graph.update_chunk_index({cid: 3, str(uuid4()): 0})  # a missing id is skipped
+
+    assert await graph.get_node(cid) == {**before, "chunk_index": 3}
+    assert (await graph.get_node_delete_data([cid]))[cid].source_ref_keys == [key]
+    assert (await graph.as_of(moved_at).get_node(cid))["chunk_index"] == 1
+    await graph.update_chunk_index({})
+    assert graph.supports_incremental_chunk_updates
