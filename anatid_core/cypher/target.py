@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from ..base.model import Edge, Kind, Node, Where
+from ..base.model import Direction, Edge, Kind, Node, Subgraph, Where
 
 
 class ReadTarget(Protocol):
@@ -40,6 +40,17 @@ class ReadTarget(Protocol):
     ) -> list[Edge]: ...
 
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+
+    def expand(
+        self,
+        seeds: Iterable[str],
+        *,
+        depth: int = 1,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+    ) -> Subgraph: ...
 
     def get_embedding_arrays(
         self, ids: Iterable[str], *, kind: Kind = "node"
