@@ -157,6 +157,9 @@ async def test_as_of_sees_the_graph_as_it_was(graph):
 
     now_nodes, now_edges = await graph.get_graph_data()
     assert [d["name"] for _, d in now_nodes] == ["Alice Smith"] and now_edges == []
+    cypher = "MATCH (n:Node)-[r:EDGE]->(m:Node) RETURN n.name, r.relationship_name, m.name"
+    assert await past.query(cypher) == [("Alice", "knows", "Bob")]
+    assert await graph.query(cypher) == []
     with pytest.raises(ReadOnlyAdapter):
         await past.add_nodes([Person(name="Carol")])
     await graph.close()
