@@ -136,6 +136,9 @@ async def run(args: argparse.Namespace) -> None:
         concurrency=semaphore_limit(),
     )
     memory = await Memory.open(config, options)
+    notice = memory.clients.startup_notice(read_only=options.read_only)
+    if notice:  # stderr: on stdio, stdout is the protocol
+        log.warning("anatid-mcp: %s", notice)
     drain = True
     try:
         if config.server.transport == "http":

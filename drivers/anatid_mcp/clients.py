@@ -51,11 +51,37 @@ class NotConfigured(RuntimeError):
 class Missing:
     """Why a client is absent, and what to set to get it."""
 
-    what: str
+    what: str  # "LLM", "embedder", "reranker"
     reason: str
 
     def message(self) -> str:
-        return f"no {self.what} is configured ({self.reason})"
+        return f"the {self.what} is not configured: {self.reason}"
+
+
+#: The tools that call the LLM or the embedder, and which they call. No tool calls the
+#: reranker: the searches fuse their results by RRF.
+NEEDS = {
+    "add_memory": ("llm_client", "embedder"),
+    "add_triplet": ("llm_client", "embedder"),
+    "build_communities": ("llm_client", "embedder"),
+    "summarize_saga": ("llm_client",),
+}
+_ARTICLE = {"llm_client": "an LLM", "embedder": "an embedder", "cross_encoder": "a reranker"}
+
+HOW_TO = (
+    "A local OpenAI-compatible server (Ollama, llama.cpp, vLLM) needs OPENAI_API_URL "
+    "(e.g. http://127.0.0.1:11434/v1), MODEL_NAME, EMBEDDER_MODEL and any non-empty "
+    "OPENAI_API_KEY; another provider needs LLM__PROVIDER / EMBEDDER__PROVIDER and its key, "
+    "or a --config file (see docs/mcp.md)."
+)
+
+
+def absent(missing: list[Missing]) -> str:
+    """``the LLM and the embedder are not configured: <why>``, a shared reason said once."""
+    names = " and ".join(f"the {m.what}" for m in missing)
+    verb = "is" if len(missing) == 1 else "are"
+    reasons = "; ".join(dict.fromkeys(m.reason for m in missing))
+    return f"{names} {verb} not configured: {reasons}"
 
 
 @dataclass
@@ -65,21 +91,37 @@ class Clients:
     cross_encoder: Any = None
     missing: dict[str, Missing] = field(default_factory=dict)
 
-    def require(self, *names: str, tool: str) -> None:
+    def require(self, tool: str) -> None:
         """Raise :class:`NotConfigured` if ``tool`` needs a client that is missing."""
+        names = NEEDS[tool]
         gone = [self.missing[n] for n in names if n in self.missing]
         if gone:
-            raise NotConfigured(
-                f"{tool} needs " + "; ".join(m.message() for m in gone) + ". " + _HOW_TO
+            needs = " and ".join(_ARTICLE[n] for n in names)
+            raise NotConfigured(f"{tool} needs {needs}, but {absent(gone)}. {HOW_TO}")
+
+    def startup_notice(self, *, read_only: bool) -> str | None:
+        """The one line logged at start when a model some tool needs is missing, else None.
+        A read-only server registers no write tool: only a missing embedder matters there."""
+        wanted = ("embedder",) if read_only else ("llm_client", "embedder")
+        gone = [self.missing[n] for n in wanted if n in self.missing]
+        if not gone:
+            return None
+        effects = []
+        if not read_only:
+            refusing = [t for t, needs in NEEDS.items() if set(needs) & set(self.missing)]
+            effects.append(
+                ", ".join(refusing[:-1]) + f" and {refusing[-1]} refuse"
+                if len(refusing) > 1
+                else f"{refusing[0]} refuses"
             )
+        if "embedder" in self.missing:
+            effects.append("searches use full text only")
+        return f"{absent(gone)}; until then {', and '.join(effects)}. {HOW_TO}"
 
-
-_HOW_TO = (
-    "Set the provider's API key in the environment (e.g. OPENAI_API_KEY), or choose a provider "
-    "and model with LLM__PROVIDER / MODEL_NAME / EMBEDDER__PROVIDER, or in the YAML file given "
-    "with --config (keys llm.provider, llm.providers.<provider>.api_key, embedder.provider); "
-    "OPENAI_API_URL points at an OpenAI-compatible server such as Ollama."
-)
+    def summary(self) -> str | None:
+        """What is missing of the LLM and the embedder, for get_status; None if nothing."""
+        gone = [self.missing[n] for n in ("llm_client", "embedder") if n in self.missing]
+        return absent(gone) if gone else None
 
 
 def _provider(section: LLMConfig | EmbedderConfig, name: str) -> ProviderConfig:
@@ -89,13 +131,13 @@ def _provider(section: LLMConfig | EmbedderConfig, name: str) -> ProviderConfig:
 
 def _key(name: str, p: ProviderConfig) -> str:
     if not p.api_key:
-        raise NotConfigured(f"{name} has no API key: set {_KEY_VARS.get(name, 'its api_key')}")
+        raise NotConfigured(f"{name} has no API key (set {_KEY_VARS.get(name, 'its api_key')})")
     return p.api_key
 
 
 def _azure_base(p: ProviderConfig) -> str:
     if not p.api_url:
-        raise NotConfigured("azure_openai has no endpoint: set AZURE_OPENAI_ENDPOINT")
+        raise NotConfigured("azure_openai has no endpoint (set AZURE_OPENAI_ENDPOINT)")
     base = p.api_url if p.api_url.endswith("/") else p.api_url + "/"
     return base if base.endswith("openai/v1/") else base + "openai/v1/"
 
@@ -285,7 +327,8 @@ def build_clients(config: Config) -> Clients:
             setattr(out, attr, build())
         except NotConfigured as exc:
             out.missing[attr] = Missing(what, str(exc))
-            log.warning("no %s: %s", what, exc)
+            # said once, in one line, when the server starts (Clients.startup_notice)
+            log.info("no %s: %s", what, exc)
     return out
 
 
@@ -302,7 +345,7 @@ def stand_ins(clients: Clients) -> dict[str, Any]:
     from graphiti_core.llm_client.config import LLMConfig as CoreLLMConfig
 
     def refusal(attr: str) -> NotConfigured:
-        return NotConfigured(clients.missing[attr].message() + ". " + _HOW_TO)
+        return NotConfigured(clients.missing[attr].message() + ". " + HOW_TO)
 
     class NoLLM(LLMClient):
         def __init__(self) -> None:
@@ -329,4 +372,14 @@ def stand_ins(clients: Clients) -> dict[str, Any]:
     }
 
 
-__all__ = ["CLIENTS_HOOK", "Clients", "Missing", "NotConfigured", "build_clients", "stand_ins"]
+__all__ = [
+    "CLIENTS_HOOK",
+    "HOW_TO",
+    "NEEDS",
+    "Clients",
+    "Missing",
+    "NotConfigured",
+    "absent",
+    "build_clients",
+    "stand_ins",
+]

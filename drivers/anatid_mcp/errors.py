@@ -9,7 +9,6 @@ exception: anything unexpected is logged with its traceback and reported by type
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -57,9 +56,11 @@ def sendable(text: str) -> str:
 
 
 def error_result(message: str) -> CallToolResult:
+    """Graphiti's ``ErrorResponse``: the text and the structured content FastMCP makes of it,
+    flagged ``isError`` (Graphiti's server returns it as a plain result)."""
     body = {"error": sendable(message)}
     return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
+        content=[TextContent(type="text", text=pydantic_core.to_json(body, indent=2).decode())],
         structuredContent={"result": body},
         isError=True,
     )

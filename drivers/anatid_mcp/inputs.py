@@ -64,7 +64,10 @@ def group_name(group_id: str) -> str:
     try:
         validate_group_id(group_id)
     except GroupIdValidationError as exc:
-        raise BadInput(f"group_id {group_id[:60]!r}: {exc}") from None
+        raise BadInput(
+            f"group_id {group_id[:60]!r} is not a valid group id: use only letters, digits, "
+            "dashes and underscores"
+        ) from exc
     return group_id
 
 

@@ -26,7 +26,7 @@ from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, 
 
 from anatid_core import InvalidInput
 
-from .inputs import BadInput, search_filters
+from .inputs import BadInput, search_filters, uuid_arg
 from .memory import Memory
 
 
@@ -65,10 +65,11 @@ def date_range(after: datetime | None, before: datetime | None) -> list[list[Dat
 
 async def _check_center(memory: Memory, center: str | None, as_of: datetime | None) -> None:
     if center is not None:
+        uuid_arg("center_node_uuid", center)
         try:
             await EntityNode.get_by_uuid(memory.at(as_of), center)
         except InvalidInput as exc:  # not an id at all (a NUL, a lone surrogate, too long)
-            raise BadInput(f"center_node_uuid: {exc}") from None
+            raise BadInput(f"center_node_uuid is not usable as a uuid ({exc})") from None
         except Exception as exc:
             raise BadInput(
                 f"center_node_uuid {center!r:.80} is not an entity in this memory"

@@ -46,10 +46,11 @@ async def _check_entities(driver: GraphitiDriver, groups: list[str] | None, *uui
     answer, and not "deleted" when it is only in another group)."""
     nodes = await EntityNode.get_by_uuids(driver, list(uuids))
     found = {n.uuid for n in nodes if not groups or n.group_id in groups}
-    missing = ", ".join(repr(u) for u in uuids if u not in found)
+    missing = [repr(u) for u in dict.fromkeys(uuids) if u not in found]
     if missing:
         where = f"in group(s) {', '.join(groups)}" if groups else "in this memory"
-        raise BadInput(f"no entity with uuid {missing} {where}")
+        ids = " or ".join(missing)
+        raise BadInput(f"no entity with uuid {ids} {where}")
 
 
 def register(mcp: FastMCP, memory: Memory) -> None:

@@ -171,7 +171,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
                 queue=memory.queue.report(),
             )
         mode = " (read-only)" if memory.options.read_only else ""
-        missing = "; ".join(m.message() for m in memory.clients.missing.values())
+        missing = memory.clients.summary()
         return StatusResponse(
             status="ok",
             message=f"anatid-mcp is running on {memory.options.path}{mode}"

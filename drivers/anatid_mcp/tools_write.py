@@ -39,7 +39,8 @@ async def _episodes_exist(memory: Memory, arg: str, uuids: list[str]) -> None:
     found = {e.uuid for e in await EpisodicNode.get_by_uuids(memory.driver, uuids)}
     missing = [u for u in uuids if u not in found]
     if missing:
-        raise BadInput(f"{arg}: no episode with uuid {', '.join(map(repr, missing))}")
+        which = f"{arg}: no" if arg != "uuid" else "no"
+        raise BadInput(f"{which} episode with uuid {', '.join(map(repr, missing))} in this memory")
 
 
 def _check_types(memory: Memory, excluded: list[str] | None) -> None:
@@ -80,7 +81,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         saga: str | None = None,
         saga_previous_episode_uuid: str | None = None,
     ) -> SuccessResponse | ErrorResponse:
-        memory.clients.require("llm_client", "embedder", tool="add_memory")
+        memory.clients.require("add_memory")
         body = checked_body(episode_body, limit=memory.options.max_body)
         kind = episode_source(source, body)
         when = parse_time("reference_time", reference_time) or datetime.now(timezone.utc)
@@ -140,7 +141,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
             source_node_uuid: Optional UUID of an existing source entity to reuse
             target_node_uuid: Optional UUID of an existing target entity to reuse
         """
-        memory.clients.require("llm_client", "embedder", tool="add_triplet")
+        memory.clients.require("add_triplet")
         group = group_name(group_id or memory.default_group)
         for arg, value in (
             ("source_node_name", source_node_name),
@@ -236,7 +237,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         Args:
             group_ids: Optional group ID, or list of group IDs (default: the default group)
         """
-        memory.clients.require("llm_client", "embedder", tool="build_communities")
+        memory.clients.require("build_communities")
         given = group_list(group_ids)
         if given:
             await memory.known_groups(given)
@@ -264,12 +265,15 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
             saga_name: The saga name, as passed as ``saga`` to add_memory
             group_id: Optional group ID the saga belongs to (default: the default group)
         """
-        memory.clients.require("llm_client", tool="summarize_saga")
+        memory.clients.require("summarize_saga")
         group = group_name(group_id or memory.default_group)
         sagas = await SagaNode.get_by_group_ids(memory.driver, [group])
         match = next((s for s in sagas if s.name == saga_name), None)
         if match is None:
-            raise BadInput(f"No saga named {saga_name!r} found in group {group!r}")
+            raise BadInput(
+                f"no saga named {saga_name!r} in group {group!r} (a saga is named by the saga "
+                "argument of add_memory)"
+            )
         node = await memory.graphiti.summarize_saga(match.uuid)
         return SagaSummaryResponse(
             message=f"Saga '{saga_name}' summarized successfully",

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from anatid_mcp import READ_TOOLS
 
-from .conftest import call, refuse, remember, server_env, stdio_session
+from .conftest import (
+    FAKES,
+    REPO,
+    call,
+    command,
+    refuse,
+    remember,
+    server_env,
+    stdio_session,
+)
 
 
 async def test_bad_input_gets_a_clear_tool_error_and_the_server_survives(memory_path):
@@ -60,7 +71,11 @@ async def test_without_an_llm_write_tools_say_what_to_set_and_reads_work(memory_
     env = server_env(hook=None)  # no hook, no OPENAI_API_KEY: nothing configured
     async with stdio_session(memory_path, env=env) as s:
         error = await refuse(s, "add_memory", name="n", episode_body="Bob works at Initech.")
-        assert "no LLM is configured" in error and "OPENAI_API_KEY" in error
+        assert error.startswith(
+            "Error queuing episode: add_memory needs an LLM and an embedder, but the LLM and "
+            "the embedder are not configured: openai has no API key (set OPENAI_API_KEY). "
+        ), error
+        assert "OPENAI_API_URL" in error and "LLM__PROVIDER" in error  # what else to set
         assert "OPENAI_API_KEY" in await refuse(s, "build_communities")
         assert "OPENAI_API_KEY" in await refuse(
             s,
@@ -76,7 +91,48 @@ async def test_without_an_llm_write_tools_say_what_to_set_and_reads_work(memory_
             n["name"] for n in (await call(s, "search_nodes", query="Alice"))["nodes"]
         }
         status = await call(s, "get_status")
-        assert status["status"] == "ok" and "no LLM is configured" in status["message"]
+        assert status["status"] == "ok"
+        assert status["message"].endswith(
+            "; the LLM and the embedder are not configured: openai has no API key "
+            "(set OPENAI_API_KEY)"
+        )
+        assert "summarize_saga needs an LLM, but the LLM is not configured" in await refuse(
+            s, "summarize_saga", saga_name="s"
+        )
+
+
+def run_without_stdin(path, *args: str, hook: str | None) -> subprocess.CompletedProcess[str]:
+    """The server started by hand with stdin closed: it starts, sees the end of its input, and
+    exits; what it printed on each stream."""
+    return subprocess.run(
+        [*command(), "--path", str(path), *args],
+        env=server_env(hook=hook),
+        cwd=str(REPO),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_without_a_model_the_server_says_once_at_start_what_to_set(memory_path):
+    done = run_without_stdin(memory_path, hook=None)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""  # stdout is the protocol: the notice never goes there
+    lines = [line for line in done.stderr.splitlines() if "not configured" in line]
+    assert len(lines) == 1, done.stderr
+    assert "the LLM and the embedder are not configured" in lines[0]
+    assert "set OPENAI_API_KEY" in lines[0] and "OPENAI_API_URL" in lines[0]
+    assert "add_memory, add_triplet, build_communities and summarize_saga refuse" in lines[0]
+    assert "no reranker" not in done.stderr  # no tool calls one: nothing to say about it
+
+    read_only = run_without_stdin(memory_path, "--read-only", hook=None)
+    (line,) = [line for line in read_only.stderr.splitlines() if "not configured" in line]
+    assert "the embedder is not configured" in line and "full text only" in line
+    assert "add_memory" not in line  # a read-only server has no write tools to refuse
+
+    configured = run_without_stdin(memory_path, hook=FAKES)
+    assert configured.returncode == 0 and "not configured" not in configured.stderr
 
 
 async def test_read_only_registers_only_read_tools_and_reads_the_file(memory_path):
