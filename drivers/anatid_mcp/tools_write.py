@@ -118,7 +118,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
             f"(ticket {ticket.id}; get_status lists it until it is saved)"
         )
 
-    @mcp.tool()
+    @mcp.tool(description=add_triplet_doc)
     @answers("Error adding triplet")
     async def add_triplet(
         source_node_name: str,
@@ -128,19 +128,9 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         group_id: str | None = None,
         source_node_uuid: str | None = None,
         target_node_uuid: str | None = None,
+        valid_at: str | None = None,
+        invalid_at: str | None = None,
     ) -> TripletResponse | ErrorResponse:
-        """Add one fact (source entity -> fact -> target entity) directly, without extraction.
-        The endpoints are resolved against existing entities (deduplicated by name).
-
-        Args:
-            source_node_name: Name of the source entity
-            edge_name: Relationship type name (e.g. "WORKS_FOR")
-            fact: Natural-language statement of the relationship
-            target_node_name: Name of the target entity
-            group_id: Optional group ID (default: the default group)
-            source_node_uuid: Optional UUID of an existing source entity to reuse
-            target_node_uuid: Optional UUID of an existing target entity to reuse
-        """
         memory.clients.require("add_triplet")
         group = group_name(group_id or memory.default_group)
         for arg, value in (
@@ -151,6 +141,10 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
         ):
             if not value.strip():
                 raise BadInput(f"{arg} is empty")
+        starts = parse_time("valid_at", valid_at)
+        ends = parse_time("invalid_at", invalid_at)
+        if starts is not None and ends is not None and ends <= starts:
+            raise BadInput(f"invalid_at ({invalid_at}) must be after valid_at ({valid_at})")
         now = datetime.now(timezone.utc)
         src = EntityNode(
             uuid=source_node_uuid or str(uuid4()),
@@ -171,6 +165,8 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
             source_node_uuid=src.uuid,
             target_node_uuid=dst.uuid,
             created_at=now,
+            valid_at=starts,
+            invalid_at=ends,
         )
         result = await memory.graphiti.add_triplet(src, edge, dst)
         return TripletResponse(
@@ -282,6 +278,29 @@ def register(mcp: FastMCP, memory: Memory) -> None:  # noqa: C901 - one closure 
             summary=node.summary,
         )
 
+
+add_triplet_doc = """Add one fact (source entity -> fact -> target entity) directly, without
+extraction. The endpoints are resolved against existing entities (deduplicated by name).
+
+When the fact held true: give valid_at (and invalid_at if it has ended). Where the LLM finds
+that the new fact contradicts a stored one, the one that became true later (by valid_at) ends
+the other: the earlier one gets invalid_at = the later one's valid_at. Without valid_at,
+graphiti-core dates the fact from its text as of now, so a triplet about the past would end a
+fact that an episode recorded with an older reference_time: pass valid_at for anything that did
+not become true just now.
+
+Args:
+    source_node_name: Name of the source entity
+    edge_name: Relationship type name (e.g. "WORKS_FOR")
+    fact: Natural-language statement of the relationship
+    target_node_name: Name of the target entity
+    group_id: Optional group ID (default: the default group)
+    source_node_uuid: Optional UUID of an existing source entity to reuse
+    target_node_uuid: Optional UUID of an existing target entity to reuse
+    valid_at: Optional ISO-8601 time the fact became true (naive means UTC; default: dated
+        from the fact's text as of now)
+    invalid_at: Optional ISO-8601 time the fact stopped being true (after valid_at)
+"""
 
 add_memory_doc = """Add an episode to memory: the primary way to add information to the graph.
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from .conftest import call, refuse, remember, settle, stdio_session
 
 #: Graphiti's MCP server's tools and their arguments (required ones first), plus ours (as_of,
-#: get_history, what_changed). A client switching servers must find exactly these.
+#: add_triplet's valid_at / invalid_at, get_history, what_changed, shortest_path, explain). A client switching servers must find exactly these.
 GRAPHITI_TOOLS = {
     "add_memory": (
         ["name", "episode_body"],
@@ -29,7 +29,7 @@ GRAPHITI_TOOLS = {
     ),
     "add_triplet": (
         ["source_node_name", "edge_name", "fact", "target_node_name"],
-        ["group_id", "source_node_uuid", "target_node_uuid"],
+        ["group_id", "source_node_uuid", "target_node_uuid", "valid_at", "invalid_at"],
     ),
     "search_nodes": (
         ["query"],
