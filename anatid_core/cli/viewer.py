@@ -2,8 +2,9 @@
 
 Every version of every node and edge goes into the page with its transaction interval
 ``[tx_from, tx_to)``, so the page can show the graph as the store knew it at any instant without
-asking the store again. The drawing code (a small force layout on SVG) is in ``viewer.html`` next
-to this module: no library, no network.
+asking the store again. The page is ``viewer.html`` and its script ``viewer.js`` next to this module
+(a small force layout on SVG, a search, neighbourhoods and filters for a large graph), inlined
+into one file: no library, no network.
 """
 
 from __future__ import annotations
@@ -75,11 +76,12 @@ def payload(reader: Store | View, *, title: str, groups: list[str] | None) -> di
 
 
 def render(data: dict[str, Any]) -> str:
-    """The page: the template with the data inlined as JSON (``<`` escaped so no ``</script>``
-    inside a name can end the data block)."""
-    template = (
-        resources.files("anatid_core.cli").joinpath("viewer.html").read_text(encoding="utf-8")
-    )
+    """The page: the template with its script and the data inlined (``<`` escaped in the data so
+    no ``</script>`` inside a name can end the data block)."""
+    here = resources.files("anatid_core.cli")
+    template = here.joinpath("viewer.html").read_text(encoding="utf-8")
+    script = here.joinpath("viewer.js").read_text(encoding="utf-8")
+    template = template.replace("__ANATID_SCRIPT__", script)
     blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     title = data["title"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     # Fill the title into the template's parts around the data slot, so neither value can
