@@ -12,6 +12,11 @@ What it does:
    (the LLM extracts them), a hybrid search, and a time-travel read with ``driver.as_of(t)``.
 2. Cognee on anatid: ``add_data_points`` and ``cognee.search(..., only_context=True)``.
 3. Where the files are, and the ``anatid`` commands to look inside them.
+
+Four lines such as "sync_operations table already exists, skipping creation" appear when Cognee
+sets up its new (SQLite) database: they are plain ``print`` calls in Cognee's own Alembic
+migrations, which find tables its base schema already made. Harmless, and no log level or
+setting of Cognee 1.6 silences them (docs/offline.md, "Lines that are not errors").
 """
 
 from __future__ import annotations
@@ -264,7 +269,7 @@ async def cognee_demo(path: Path) -> None:
     print(f"\n== Cognee on anatid: {path}")
     vector_factory.get_embedding_engine = lambda: HashEmbeddingEngine()  # type: ignore[assignment]
     anatid_cognee.configure(str(path))  # graph and vectors in this one file
-    await setup()
+    await setup()  # prints Cognee's "... table already exists, skipping creation" (see top)
 
     # DataPoints you built yourself (cognee.cognify would have an LLM build them from text).
     person = EntityType(name="person", description="a person")
@@ -339,6 +344,7 @@ async def main() -> None:
 # OpenAIClient / OpenAIEmbedder / OpenAIRerankerClient (or any other provider) instead of the
 # stand-ins, and for Cognee set LLM_API_KEY and your embedding settings and drop the
 # get_embedding_engine override; then cognee.add(...) + cognee.cognify() extract the DataPoints.
+# For a local model server (Ollama, llama.cpp, vLLM) and no network: docs/offline.md.
 
 if __name__ == "__main__":
     asyncio.run(main())
