@@ -88,7 +88,7 @@ async def test_a_group_is_a_wall_and_bad_arguments_are_refused(memory_path):
             target_node_uuid=ids["Acme"],
             group_ids="g2",
         )
-        assert walled == f"Error finding a path: no entity with uuid {ids['Alice']!r}, " + (
+        assert walled == f"Error finding a path: no entity with uuid {ids['Alice']!r} or " + (
             f"{ids['Acme']!r} in group(s) g2"
         )
         inside = await call(
