@@ -1,11 +1,24 @@
 """Hybrid retrieval: reciprocal-rank fusion of the text, vector and graph arms.
 
-RRF score of an item = sum over the arms that found it of ``1 / (rrf_k + rank)`` (Cormack et al.,
-2009; k=60 by default). Ties are broken by id so results are deterministic.
+RRF score of an item = sum over the arms that found it of ``weight / (rrf_k + start + rank)``
+(Cormack et al., 2009; rrf_k = 60 by default). Ties are broken by id so results are deterministic.
+
+The arms are of two sorts. The *match* arms (``text``: BM25 over the query's words; ``vector``:
+cosine to the query's embedding) find a record by what it says. The *graph* arms (``graph``: the
+k-hop neighbourhood of the seeds; ``pagerank``) find a record by where it lies, whatever it says.
+A graph arm's ranks are counted after the match arms' whole pool (``start`` = the pool size), so
+with the default weights a record that only the graph reached ranks below every record that
+matched the query, and the graph still lifts the matches that lie near the seeds. Before this
+(issue 36) both sorts started at rank 1: ``anatid search "Alice Globex"`` put Acme (Alice's
+employer, matching neither word) level with the best text match, and first by id. A caller who
+wants the neighbourhood to compete with the matches weights the graph arm up: with a pool of 20
+a weight of 81/61 (about 1.33) puts the graph arm's first record level with the text arm's
+first.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, Protocol
 
@@ -16,27 +29,93 @@ from .hits import Ranked
 #: Which graph arm ``recall`` runs from its seeds (issue 17).
 GraphArm = Literal["khop", "pagerank"]
 
+#: The arms that find a record by matching the query (its words, its embedding).
+MATCH_ARMS = ("text", "vector")
+#: The arms that find a record by its place in the graph; their ranks start after the pool.
+GRAPH_ARMS = ("graph", "pagerank")
+
+#: Each arm's weight when the caller names none (``recall(weights=...)`` overrides some).
+WEIGHTS: dict[str, float] = {"text": 1.0, "vector": 1.0, "graph": 1.0, "pagerank": 1.0}
+
 
 def rrf(
-    rankings: Mapping[str, Sequence[str]], *, k: int = 60
+    rankings: Mapping[str, Sequence[str]],
+    *,
+    k: int = 60,
+    weights: Mapping[str, float] | None = None,
+    starts: Mapping[str, int] | None = None,
 ) -> list[tuple[str, float, dict[str, int]]]:
-    """Fuse ranked id lists. Returns (id, score, {arm: rank}) best first."""
+    """Fuse ranked id lists. Returns (id, score, {arm: rank}) best first.
+
+    An item at ``rank`` (its place, from 1) in an arm adds ``weights[arm] / (k + starts[arm] +
+    rank)``; an arm missing from ``weights`` weighs 1, from ``starts`` starts at 0 (plain RRF)."""
+    ranked = {arm: list(enumerate(dict.fromkeys(ids), 1)) for arm, ids in rankings.items()}
+    return _fuse_ranks(
+        {arm: [(i, rank) for rank, i in pairs] for arm, pairs in ranked.items()},
+        k,
+        weights or {},
+        starts or {},
+    )
+
+
+def tied_ranks(hits: Sequence[Hit | Ranked]) -> list[tuple[str, int]]:
+    """(id, rank) of an arm's hits, best first, records with equal scores sharing the best rank
+    of their run (1, 1, 1, 4): the arm cannot tell them apart (every neighbour one hop away,
+    facts BM25 scores alike), so the order it lists them in (by id) must not weigh in the
+    fusion. Issue 36: ranked 1, 2, 3 by id, the graph arm's ties outweighed the text arm's
+    first-versus-second."""
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    previous: float | None = None
+    rank = 0
+    for h in hits:
+        if h.id in seen:
+            continue
+        seen.add(h.id)
+        if h.score != previous:
+            rank, previous = len(out) + 1, h.score
+        out.append((h.id, rank))
+    return out
+
+
+def _fuse_ranks(
+    ranked: Mapping[str, Sequence[tuple[str, int]]],
+    k: int,
+    weights: Mapping[str, float],
+    starts: Mapping[str, int],
+) -> list[tuple[str, float, dict[str, int]]]:
     if k < 0:
         raise InvalidInput(f"rrf_k must be >= 0, got {k}")
     scores: dict[str, float] = {}
     arms: dict[str, dict[str, int]] = {}
-    for arm, ids in rankings.items():
-        seen: set[str] = set()
-        rank = 0
-        for item_id in ids:
-            if item_id in seen:
-                continue
-            seen.add(item_id)
-            rank += 1
-            scores[item_id] = scores.get(item_id, 0.0) + 1.0 / (k + rank)
+    for arm, pairs in ranked.items():
+        weight, start = weights.get(arm, 1.0), starts.get(arm, 0)
+        for item_id, rank in pairs:
+            scores[item_id] = scores.get(item_id, 0.0) + weight / (k + start + rank)
             arms.setdefault(item_id, {})[arm] = rank
     ordered = sorted(scores, key=lambda i: (-scores[i], i))
     return [(i, scores[i], arms[i]) for i in ordered]
+
+
+def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
+    """The weight of every arm: :data:`WEIGHTS`, with the caller's in place of some."""
+    if weights is None:
+        return dict(WEIGHTS)
+    unknown = sorted(set(weights) - set(WEIGHTS))
+    if unknown:
+        raise InvalidInput(
+            f"weights: unknown arm(s) {', '.join(map(repr, unknown))}; the arms are "
+            f"{', '.join(map(repr, WEIGHTS))}"
+        )
+    for arm, weight in weights.items():
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, (int, float))
+            or not math.isfinite(weight)
+            or weight < 0
+        ):
+            raise InvalidInput(f"weights[{arm!r}] must be a finite number >= 0, got {weight!r}")
+    return {**WEIGHTS, **{arm: float(w) for arm, w in weights.items()}}
 
 
 def check_arms(text: object, vector: object, seeds: object) -> None:
@@ -149,16 +228,22 @@ def fuse(
     k: int,
     rrf_k: int,
     read: Callable[[list[str]], Mapping[str, Item]],
+    *,
+    weights: Mapping[str, float] = WEIGHTS,
 ) -> list[RecallHit]:
-    """The top ``k`` of the arms' hits by reciprocal-rank fusion. An arm may rank without
-    rows (:class:`~anatid_core.hits.Ranked`): ``read`` gives the records of the winners no arm
-    read (a winner gone meanwhile is left out)."""
+    """The top ``k`` of the arms' hits by weighted reciprocal-rank fusion, hits an arm scores
+    alike sharing a rank (:func:`tied_ranks`), the graph arms' ranks counted after the match
+    arms' pool (see the module's docstring). An arm may rank
+    without rows (:class:`~anatid_core.hits.Ranked`): ``read`` gives the records of the winners
+    no arm read (a winner gone meanwhile is left out)."""
     items: dict[str, Item] = {}
     for hits in arms.values():
         for h in hits:
             if isinstance(h, Hit):
                 items.setdefault(h.id, h.item)
-    fused = rrf({arm: [h.id for h in hits] for arm, hits in arms.items()}, k=rrf_k)[:k]
+    starts = {arm: pool_size(k) for arm in GRAPH_ARMS}
+    ranked = {arm: tied_ranks(hits) for arm, hits in arms.items()}
+    fused = _fuse_ranks(ranked, rrf_k, weights, starts)[:k]
     unread = [i for i, _, _ in fused if i not in items]
     if unread:
         items.update(read(unread))
@@ -166,12 +251,17 @@ def fuse(
 
 
 __all__ = [
+    "GRAPH_ARMS",
+    "MATCH_ARMS",
+    "WEIGHTS",
     "GraphArm",
     "check_arms",
     "check_graph_arm",
+    "check_weights",
     "fuse",
     "khop_arm",
     "pagerank_arm",
     "pool_size",
     "rrf",
+    "tied_ranks",
 ]

@@ -27,6 +27,7 @@ from .rank_fusion import (
     GraphArm,
     check_arms,
     check_graph_arm,
+    check_weights,
     fuse,
     khop_arm,
     pagerank_arm,
@@ -415,14 +416,19 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
         rels: Iterable[str] | None = None,
         where: Where | None = None,
         graph_arm: GraphArm = "khop",
+        weights: Mapping[str, float] | None = None,
     ) -> list[RecallHit]:
         """Fuse the text, vector and graph arms asked for (see :mod:`anatid_core.rank_fusion`).
 
         The graph arm ranks what lies around ``seeds``: by hop count within ``depth``
         (``graph_arm="khop"``, arm ``"graph"``), or by personalized PageRank from the seeds
-        over the whole visible graph (``graph_arm="pagerank"``, arm ``"pagerank"``)."""
+        over the whole visible graph (``graph_arm="pagerank"``, arm ``"pagerank"``). Its ranks
+        count after the text and vector arms' pool, so a record only the graph arm found ranks
+        below every record that matched the query, unless ``weights`` (by arm name: ``"text"``,
+        ``"vector"``, ``"graph"``, ``"pagerank"``; 1 each by default) weighs the graph arm up."""
         check_arms(text, vector, seeds)
         check_graph_arm(graph_arm)
+        arm_weights = check_weights(weights)
         if k <= 0:
             return []
         pool = pool_size(k)
@@ -464,7 +470,7 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
             seed_ids = list(seeds)
             sub = self.expand(seed_ids, depth=depth, direction="both", rels=rels)
             arms["graph"] = khop_arm(sub, kind, seed_ids, depth, pool, groups=groups, labels=labels)
-        return fuse(arms, k, rrf_k, lambda ids: self._items(kind, ids))
+        return fuse(arms, k, rrf_k, lambda ids: self._items(kind, ids), weights=arm_weights)
 
     def _items(self, kind: Kind, ids: list[str]) -> dict[str, Item]:
         """The visible records of ``ids``, by id (the rows a fusion's winners need)."""
