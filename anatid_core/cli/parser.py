@@ -90,13 +90,17 @@ def _add_search(subs: Subcommands) -> None:
         "search",
         "hybrid search; shows which arm found each hit",
         """
-        Hybrid recall fused by reciprocal rank: BM25 over name and text (arm "text"), the
-        neighbourhood of the best text matches (arm "graph"), and cosine similarity to a query
-        embedding when --embedding is given (arm "vector"; it must come from the same model and
-        dimension as the file's vectors in --space). Each hit lists the arms that found it and
-        its rank in each.""",
+        Finds records three ways ("arms") and merges their rankings (reciprocal rank fusion):
+        the words of TEXT in names and texts (arm "text", BM25), the records near the best text
+        matches in the graph (arm "graph"), and, when --embedding is given, similarity to a
+        query vector (arm "vector"; it must come from the same model and dimension as the
+        file's vectors in --space). A record that matches TEXT or the embedding always ranks
+        above one that only the graph arm found, unless --graph-weight is raised. Records an
+        arm cannot tell apart (all the neighbours one hop away) share its rank. Each hit lists
+        the arms that found it and its rank in each.""",
         """
         anatid search memory.duckdb "where does Alice work" --k 5
+        anatid search memory.duckdb "Alice" --graph-weight 2
         anatid search memory.duckdb "Acme" --kind edge --as-of 2024-05-01T12:00:00Z
         anatid search memory.duckdb "Acme" --embedding query.json --space default""",
         cmd_search,
@@ -143,6 +147,15 @@ def _search_arm_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--depth", type=int, default=1, metavar="N", help="hops the graph arm walks (default 1)"
+    )
+    p.add_argument(
+        "--graph-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="weight of the graph arm in the merge (default 1: what only the graph arm found "
+        "comes after every match; with --k up to 10, 1.4 puts the nearest records above the "
+        "best match)",
     )
 
 

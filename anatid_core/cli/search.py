@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 
 from anatid_core import Edge, Item, Kind, RecallHit, Store, View
@@ -58,6 +59,8 @@ def _query_vector(args: argparse.Namespace) -> list[float] | None:
         raise CommandError(f"--k must be a positive number, got {args.k}")
     if args.depth < 0 or args.seeds < 0:
         raise CommandError("--depth and --seeds must be >= 0")
+    if not math.isfinite(args.graph_weight) or args.graph_weight < 0:
+        raise CommandError(f"--graph-weight must be a number >= 0, got {args.graph_weight}")
     vector = _embedding(args.embedding) if args.embedding is not None else None
     if not args.query.strip() and vector is None:
         raise CommandError("the search text is empty; give some words or an --embedding")
@@ -87,6 +90,7 @@ def _recall(
         groups=args.group,
         labels=args.label,
         rels=args.rel,
+        weights={"graph": args.graph_weight},
     )
     return hits, seeds
 
@@ -114,6 +118,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         + ("" if vector is not None else " (not used: no --embedding)")
         + f"; graph = within {args.depth} hop(s) of the top {len(seeds)} text match(es) "
         f"{', '.join(seeds) if seeds else ''}".rstrip()
+        + ("" if args.graph_weight == 1 else f" (weight {args.graph_weight:g})")
     )
     return 0
 
