@@ -204,15 +204,21 @@ def _add_export(subs: Subcommands) -> None:
         "the graph, or the graph as it was, as JSONL or GraphML",
         """
         Writes the current nodes and edges (or those of --as-of/--valid-at) to stdout or --out.
-        jsonl: one JSON object per line, nodes first, with "kind" set; --history writes every
-        version instead. graphml: GraphML 1.0 for Gephi, yEd, networkx (props as a JSON string).
-        Times are ISO 8601; the export is for reading, the store file itself is the backup.""",
+        jsonl (the default): one JSON object per line, nodes first, with "kind" set; --history
+        writes every version instead. graphml: GraphML 1.0 for Gephi, yEd, networkx (props as a
+        JSON string). Times are ISO 8601; the export is for reading, the store file itself is
+        the backup.""",
         """
-        anatid export memory.duckdb --format jsonl > graph.jsonl
+        anatid export memory.duckdb > graph.jsonl
         anatid export memory.duckdb --format graphml --as-of 2024-05-01 --out may.graphml""",
         cmd_export,
     )
-    p.add_argument("--format", choices=("jsonl", "graphml"), required=True)
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "graphml"),
+        default="jsonl",
+        help="jsonl: JSON Lines, one record a line (default); graphml: GraphML 1.0",
+    )
     p.add_argument(
         "--out",
         metavar="PATH",
@@ -220,7 +226,11 @@ def _add_export(subs: Subcommands) -> None:
         "WAL or lock files, or FILE itself by any name is refused)",
     )
     group_option(p)
-    p.add_argument("--history", action="store_true", help="jsonl: every version, in tx order")
+    p.add_argument(
+        "--history",
+        action="store_true",
+        help="jsonl: every version, in the order they were written",
+    )
     p.add_argument("--embeddings", action="store_true", help="jsonl: include the vectors")
     time_options(p)
 

@@ -139,6 +139,14 @@ def test_history_lists_versions_with_changes_and_deletion(seeded: Seeded) -> Non
     assert anatid("history", seeded.path, "nobody").code == 1
 
 
+def test_export_without_format_writes_jsonl(seeded: Seeded) -> None:
+    r = anatid("export", seeded.path)
+    assert r.code == 0, r.err
+    assert r.out == anatid("export", seeded.path, "--format", "jsonl").out
+    assert json.loads(r.out.splitlines()[0])["kind"] == "node"
+    assert "jsonl (the default)" in anatid("export", "--help").out
+
+
 def test_export_jsonl_now_as_of_and_every_version(seeded: Seeded, tmp_path: Path) -> None:
     r = anatid("export", seeded.path, "--format", "jsonl")
     assert r.code == 0, r.err

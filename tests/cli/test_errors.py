@@ -75,7 +75,7 @@ def test_a_file_that_is_not_an_anatid_store_exits_2(argv: list[str], tmp_path: P
         ),
         (["view", "--out", "/no/such/dir/x.html"], "the folder /no/such/dir does not exist"),
         (["search", "Alice", "--rel", "KNOWS"], "--rel filters edges (--kind edge)"),
-        (["export"], "the following arguments are required: --format"),
+        (["search", "Alice", "--graph-weight", "-1"], "--graph-weight must be a number >= 0"),
         (["export", "--format", "csv"], "invalid choice: 'csv'"),
         (["export", "--format", "graphml", "--history"], "need --format jsonl"),
         (["export", "--format", "jsonl", "--history", "--as-of", "2024-01-01"], "--history"),
