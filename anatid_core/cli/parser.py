@@ -188,7 +188,10 @@ def _add_history(subs: Subcommands) -> None:
         "every version of an id, in valid and transaction time",
         """
         Every version ever written of the node or edge with this id, oldest first: when the
-        store knew it (transaction time), when it was true (valid time), and what changed.""",
+        store knew it (transaction time), when it was true (valid time), what changed, and
+        its text (a fact's sentence; the name where there is no text). Column "#" counts this
+        record's versions (1 is its first); "version id" numbers the versions of every record
+        in the file together, so one record's version ids rise with gaps between them.""",
         "anatid history memory.duckdb alice",
         cmd_history,
     )

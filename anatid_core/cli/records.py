@@ -11,6 +11,9 @@ from .files import open_store, reader_for
 from .status import EXIT_PROBLEMS, CommandError
 from .terminal import fmt_time, one_line, pairs, table, to_json
 
+#: Width of the text column of ``history``.
+TEXT_WIDTH = 60
+
 #: The fields whose change ``history`` reports, in this order.
 _COMPARED = (
     "group",
@@ -35,6 +38,7 @@ class Shown(NamedTuple):
     vector: list[float] | None
     incident: list[Edge]  # a node's edges
     names: dict[str, str]  # names of the nodes at their other ends
+    ordinal: tuple[int, int] | None  # (which version of the record this is, how many it has)
 
 
 # --------------------------------------------------------------------------------------- show
@@ -97,10 +101,21 @@ def _gather(reader: Store | View, item: Item) -> Shown:
     incident = reader.edges_of([item.id]) if isinstance(item, Node) else []
     others = sorted({e.dst if e.src == item.id else e.src for e in incident})
     names = {n.id: n.name for n in reader.get_nodes(others)}
-    return Shown(item, kind, vectors.get(item.id), incident, names)
+    ids = [v.version for v in reader.history(item.id, kind=kind)]
+    ordinal = (ids.index(item.version) + 1, len(ids)) if item.version in ids else None
+    return Shown(item, kind, vectors.get(item.id), incident, names, ordinal)
 
 
-def _item_lines(item: Item, embedding: list[float] | None) -> list[tuple[str, Any]]:
+def _version_line(item: Item, ordinal: tuple[int, int] | None) -> str:
+    """Which of the record's versions this is, and the file's number for it (issue 36: the
+    number alone, counted across every record of the file, read as a count of this one's)."""
+    where = f"{ordinal[0]} of {ordinal[1]}, " if ordinal else ""
+    return f"{where}version id {item.version} (numbered across the whole file)"
+
+
+def _item_lines(
+    item: Item, embedding: list[float] | None, ordinal: tuple[int, int] | None = None
+) -> list[tuple[str, Any]]:
     rows: list[tuple[str, Any]] = []
     if isinstance(item, Edge):
         rows += [("rel", item.rel), ("src", item.src), ("dst", item.dst)]
@@ -115,7 +130,7 @@ def _item_lines(item: Item, embedding: list[float] | None) -> list[tuple[str, An
             f"{fmt_time(item.valid_from, open_end='…')} .. {fmt_time(item.valid_to, open_end='…')}",
         ),
         ("known", f"{fmt_time(item.tx_from)} .. {fmt_time(item.tx_to, open_end='now')}"),
-        ("version", item.version),
+        ("version", _version_line(item, ordinal)),
         ("embedding", f"{len(embedding)} dims in space {item.space!r}" if embedding else "-"),
     ]
     return rows
@@ -124,7 +139,7 @@ def _item_lines(item: Item, embedding: list[float] | None) -> list[tuple[str, An
 def _print_shown(block: Shown, limit: int) -> None:
     item = block.item
     print(f"{block.kind} {item.id}")
-    print(pairs(_item_lines(item, block.vector), indent="  "))
+    print(pairs(_item_lines(item, block.vector, block.ordinal), indent="  "))
     print("  props" + ("" if item.props else "      {}"))
     if item.props:
         for line in to_json(item.props, indent=2).splitlines():
@@ -162,7 +177,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             f"{args.id!r} was never stored in {args.file} (or it was purged)", status=EXIT_PROBLEMS
         )
     if args.json:
-        rows = [{"kind": "edge" if isinstance(v, Edge) else "node", "item": v} for v in versions]
+        rows, count = [], {"node": 0, "edge": 0}
+        for v in versions:
+            kind = "edge" if isinstance(v, Edge) else "node"
+            count[kind] += 1  # which version of the record it is ("version" is the file's id)
+            rows.append({"kind": kind, "ordinal": count[kind], "item": v})
         print(to_json(rows, indent=2))
         return 0
     for kind_name, cls in (("node", Node), ("edge", Edge)):
@@ -175,22 +194,24 @@ def cmd_history(args: argparse.Namespace) -> int:
 def _print_versions(kind_name: str, id: str, mine: list[Item]) -> None:
     rows = []
     prev: Item | None = None
-    for v in mine:
+    for n, v in enumerate(mine, 1):
         rows.append(
             [
+                n,
                 v.version,
                 fmt_time(v.tx_from),
                 fmt_time(v.tx_to, open_end="current"),
                 fmt_time(v.valid_from, open_end="…"),
                 fmt_time(v.valid_to, open_end="…"),
                 one_line(_changes(prev, v), 30),
-                one_line(v.name or v.text, 40),
+                # A fact's sentence, not its relation name (issue 36); a name where no text.
+                one_line(v.text or v.name, TEXT_WIDTH),
             ]
         )
         prev = v
     print(f"{kind_name} {id}: {len(mine)} version(s)")
-    headers = ["ver", "known from (tx)", "known until", "valid from", "valid to"]
-    print(table([*headers, "changed", "name / text"], rows, indent="  "))
+    headers = ["#", "version id", "known from (tx)", "known until", "valid from", "valid to"]
+    print(table([*headers, "changed", "text (or name)"], rows, indent="  "))
     last = mine[-1]
     if last.tx_to is not None:
         print(f"  deleted at {fmt_time(last.tx_to)} (no current version)")

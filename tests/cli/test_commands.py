@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from anatid_core import SCHEMA_VERSION
+from anatid_core import SCHEMA_VERSION, Edge, Node, Store
 
 from .conftest import Seeded, anatid, build
 
@@ -136,7 +136,40 @@ def test_history_lists_versions_with_changes_and_deletion(seeded: Seeded) -> Non
     assert "deleted at" in bob.out
     versions = json.loads(anatid("history", seeded.path, "e-acme", "--json").out)
     assert [v["item"]["valid_to"] for v in versions] == [None, "2024-06-01T00:00:00+00:00"]
+    assert [v["ordinal"] for v in versions] == [1, 2]
     assert anatid("history", seeded.path, "nobody").code == 1
+
+
+def _graphiti_fact(path: Path) -> None:
+    """A fact as Graphiti stores it: a RELATES_TO edge named by its relation, the sentence as
+    text; written twice, with another record's version in between."""
+    with Store.open(path) as s:
+        s.upsert_nodes([Node("alice", name="Alice"), Node("acme", name="Acme")])
+        fact = Edge(
+            "f1", "alice", "acme", "RELATES_TO", name="WORKS_AT", text="Alice works at Acme"
+        )
+        s.upsert_edges([fact])
+        s.upsert_nodes([Node("acme", name="Acme", text="makes anvils")])
+        s.upsert_edges([Edge("f1", "alice", "acme", "RELATES_TO", name="WORKS_AT",
+                             text="Alice works at Acme as a chemist")])  # fmt: skip
+
+
+def test_history_shows_a_facts_text_and_counts_the_records_own_versions(tmp_path: Path) -> None:
+    """Issue 36: the text column showed WORKS_AT, and the only number was the file's version id
+    (here 3 and 5), which read as a count of the fact's versions."""
+    path = tmp_path / "graphiti.duckdb"
+    _graphiti_fact(path)
+    r = anatid("history", path, "f1")
+    assert r.code == 0, r.err
+    header, first, second = r.out.splitlines()[1:4]
+    assert header.split()[:3] == ["#", "version", "id"] and header.rstrip().endswith("(or name)")
+    assert first.split()[:2] == ["1", "3"] and first.rstrip().endswith("Alice works at Acme")
+    assert second.split()[:2] == ["2", "5"] and "as a chemist" in second
+    assert "WORKS_AT" not in r.out.split("(or name)")[1]
+    node = anatid("history", path, "alice")
+    assert node.out.splitlines()[2].rstrip().endswith("Alice")  # no text: the name
+    show = anatid("show", path, "f1")
+    assert "version    2 of 2, version id 5 (numbered across the whole file)" in show.out
 
 
 def test_export_without_format_writes_jsonl(seeded: Seeded) -> None:
