@@ -25,9 +25,23 @@ def add_communities(subs: Subcommands) -> None:
     )
     for add in (time_options, group_option, json_option):
         add(p)
-    p.add_argument("--rel", action="append", metavar="REL", help="only edges of this type")
-    p.add_argument("--resolution", type=float, default=1.0, help="modularity resolution (1.0)")
-    p.add_argument("--limit", type=int, default=20, help="communities printed (table only)")
+    p.add_argument(
+        "--rel", action="append", metavar="R", help="only edges of this type (repeatable)"
+    )
+    p.add_argument(
+        "--resolution",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="above 1: more, smaller communities; below 1: fewer, larger ones (default 1.0)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=20,
+        metavar="N",
+        help="communities to print (default 20; --json prints them all)",
+    )
 
 
 def cmd_communities(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from anatid_core import __version__
+from anatid_core import LEASE, SETTINGS, __version__
 
 from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
 from .communities import add_communities
@@ -20,15 +20,18 @@ from .search import cmd_search
 
 PROG = "anatid"
 
-EPILOG = """\
+#: How long a command waits for its turn on a file another process is using, in words.
+WAIT = f"{LEASE['timeout']:g} seconds"
+
+EPILOG = f"""\
 exit status: 0 success; 1 the file has problems (check) or the id is unknown (show, history,
 path, explain, neighbours, provenance);
 2 bad input, or the file is missing, damaged (anatid check FILE says how), not an anatid store,
-or another process held it past anatid_core.LEASE['timeout'].
+or another process kept it busy for more than {WAIT}.
 
 Every command but erase, compact and index opens the file read-only. Other processes that share the
-file hand it over between their operations; a command that got no turn within
-anatid_core.LEASE['timeout'] says so and exits 2: run it again later."""
+file hand it over between their operations; a command that got no turn within {WAIT} says so
+and exits 2: run it again later."""
 
 
 def build_parser() -> Parser:
@@ -363,6 +366,6 @@ def _add_index(subs: Subcommands) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="smallest space to index (default anatid_core.SETTINGS['ann_min_rows'], 20000)",
+        help=f"smallest space to index, in embeddings (default {SETTINGS['ann_min_rows']})",
     )
     json_option(p)
