@@ -43,6 +43,7 @@ from .base.model import (
     WriteResult,
 )
 from .graph.adjacency import Adjacency, EdgeRef
+from .graph.distances import Distances
 from .graph.evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
 from .graph.hubs import Hub
 from .graph.pagerank import Method as PageRankMethod
@@ -75,6 +76,7 @@ __all__ = [
     "EXPLAIN",
     "PATHS",
     "Adjacency",
+    "Distances",
     "EdgeRef",
     "Evidence",
     "Explanation",
