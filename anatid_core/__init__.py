@@ -50,6 +50,7 @@ from .cypher.run import CypherResult, RecordShape
 from .cypher.run import Procedure as CypherProcedure
 from .cypher.run import Shape as CypherShape
 from .graph.adjacency import Adjacency, EdgeRef
+from .graph.distances import Distances
 from .graph.evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
 from .graph.hubs import Hub
 from .graph.pagerank import Method as PageRankMethod
@@ -82,6 +83,7 @@ __all__ = [
     "EXPLAIN",
     "PATHS",
     "Adjacency",
+    "Distances",
     "EdgeRef",
     "Evidence",
     "Explanation",

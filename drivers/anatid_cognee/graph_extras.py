@@ -221,7 +221,10 @@ class GraphExtras(StoreBacked):
         def work(r: Any) -> dict[str, Any]:
             ids = [n.id for n in r.find_nodes(groups=GROUPS)]
             pairs = [(e.src, e.dst) for e in r.find_edges(groups=GROUPS)]
-            return _metrics(ids, pairs, include_optional)
+            metrics = _metrics(ids, pairs, include_optional)
+            if include_optional:
+                metrics.update(_optional_metrics(r))
+            return metrics
 
         return await self._read(work)
 
@@ -315,6 +318,22 @@ def _metrics(ids: list[str], pairs: list[tuple[str, str]], include_optional: boo
         "diameter": -1,
         "avg_shortest_path_length": -1,
         "avg_clustering": -1,
+    }
+
+
+def _optional_metrics(r: Any) -> dict[str, Any]:
+    """Diameter, average shortest path length and average clustering as Cognee 1.6.5's working
+    backends define them (Neo4j's GDS, and what LadybugDB's queries ask for): over every pair of
+    distinct nodes joined by a path, edges undirected (on a connected graph, networkx's
+    ``diameter`` and ``average_shortest_path_length``, which Cognee's ground truth holds); -1
+    where no pair is joined; clustering as networkx's ``average_clustering``, -1 without nodes.
+    LadybugDB itself returns its failure dict here (issue 35; docs/drivers/cognee.md)."""
+    d = r.distances(groups=GROUPS)
+    clustering = r.average_clustering(groups=GROUPS)
+    return {
+        "diameter": d.diameter if d.pairs else -1,
+        "avg_shortest_path_length": d.total / d.pairs if d.pairs else -1,
+        "avg_clustering": clustering if clustering is not None else -1,
     }
 
 
