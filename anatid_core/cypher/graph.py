@@ -10,13 +10,15 @@ embeddings likewise, only when a query reads the property that shows one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, cast
 
 from ..base.model import Cond, Direction, Edge, Kind, Node
 from .shape import Shape
 from .target import ReadTarget
 from .values import NodeRef, RelRef
+
+T = TypeVar("T")
 
 #: Ids per read of records, expansions or embeddings.
 BATCH = 2_000
@@ -152,29 +154,21 @@ class Graph:
                     yield [self._node_record(n) for n in found]
             return
         where = [conds] if conds else None
-        offset = 0
-        for page in _pages():
-            found = self.target.find_nodes(
-                labels=labels, where=where, order_by=None, limit=page, offset=offset
+        for found in paged(
+            lambda limit, offset: self.target.find_nodes(
+                labels=labels, where=where, order_by=None, limit=limit, offset=offset
             )
-            if found:
-                yield [self._node_record(n) for n in found]
-            if len(found) < page:
-                return
-            offset += page
+        ):
+            yield [self._node_record(n) for n in found]
 
     def scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
         where = [conds] if conds else None
-        offset = 0
-        for page in _pages():
-            found = self.target.find_edges(
-                rels=rels, where=where, order_by=None, limit=page, offset=offset
+        for found in paged(
+            lambda limit, offset: self.target.find_edges(
+                rels=rels, where=where, order_by=None, limit=limit, offset=offset
             )
-            if found:
-                yield [self._rel(e) for e in found]
-            if len(found) < page:
-                return
-            offset += page
+        ):
+            yield [self._rel(e) for e in found]
 
     def wrap(self, value: Any) -> Any:
         """A procedure's value with its records as references (lists and maps walked)."""
@@ -248,7 +242,20 @@ def _only_ids(conds: list[Cond]) -> list[str] | None:
     return None
 
 
-def _pages() -> Iterator[int]:
+def paged(read: Callable[[int, int], list[T]]) -> Iterator[list[T]]:
+    """The non-empty pages ``read(limit, offset)`` gives, by the sizes of ``SCAN_PAGES`` (the
+    last repeated), until one comes back short. The reads order by id, so pages do not overlap."""
+    offset = 0
+    for size in _page_sizes():
+        found = read(size, offset)
+        if found:
+            yield found
+        if len(found) < size:
+            return
+        offset += size
+
+
+def _page_sizes() -> Iterator[int]:
     yield from SCAN_PAGES
     while True:
         yield SCAN_PAGES[-1]

@@ -7,31 +7,23 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..base.model import Edge, Node
+from .graph import paged
 from .shape import Procedure, Shape
 from .target import ReadTarget
 
-#: Records read per page while a procedure walks the whole graph.
-PAGE = 20_000
-
 
 def _all_nodes(target: ReadTarget) -> Iterator[Node]:
-    offset = 0
-    while True:
-        page = target.find_nodes(order_by=None, limit=PAGE, offset=offset)
+    for page in paged(
+        lambda limit, offset: target.find_nodes(order_by=None, limit=limit, offset=offset)
+    ):
         yield from page
-        if len(page) < PAGE:
-            return
-        offset += PAGE
 
 
 def _all_edges(target: ReadTarget) -> Iterator[Edge]:
-    offset = 0
-    while True:
-        page = target.find_edges(order_by=None, limit=PAGE, offset=offset)
+    for page in paged(
+        lambda limit, offset: target.find_edges(order_by=None, limit=limit, offset=offset)
+    ):
         yield from page
-        if len(page) < PAGE:
-            return
-        offset += PAGE
 
 
 def _labels(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str, Any]]:
