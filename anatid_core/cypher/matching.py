@@ -19,6 +19,7 @@ from ..base.model import Cond
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph, prop_field
+from .limits import check_size
 from .syntax import (
     Binary,
     Expr,
@@ -224,6 +225,7 @@ class Matcher:
                 if self._node_fits(node, ref, p.row):
                     row = {**p.row, _name(node): ref}
                     out.append(Partial(row, p.used))
+            check_size(len(out))
         return out
 
     def _store_labels(self, node: NodePattern) -> list[str] | None:
@@ -305,6 +307,7 @@ class Matcher:
             grown = self._variable_step(rel, here, direction, batch)
         else:
             grown = self._single_step(rel, here, direction, batch)
+        check_size(len(grown))
         self.graph.load()
         out = []
         for p, far in grown:
@@ -361,6 +364,7 @@ class Matcher:
                     if ref.id in taken or ref.id in p.used or not self._rel_fits(rel, ref, p.row):
                         continue
                     grown.append((p, other, (*rels, ref)))
+            check_size(len(grown) + len(out))
             paths = grown
             depth += 1
         return out

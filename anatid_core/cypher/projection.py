@@ -15,6 +15,7 @@ from typing import Any
 from ..base.errors import CypherError
 from .aggregates import aggregate_calls, compute
 from .expressions import Evaluator, Row
+from .limits import check_size
 from .syntax import Call, Expr, Projection, ProjectionItem, Var
 from .values import group_key, order
 
@@ -38,7 +39,10 @@ class Projector:
         aggregating = any(aggregate_calls(item.expr) for item in items)
         if not aggregating and not proj.distinct and not proj.order:
             return self._streamed(proj, items, names, batches), names
-        rows = [row for batch in batches for row in batch]
+        rows: list[Row] = []
+        for batch in batches:
+            rows.extend(batch)
+            check_size(len(rows))
         if aggregating:
             out, keep = self._grouped(items, names, rows), None
         else:

@@ -170,3 +170,26 @@ def test_returned_nodes_and_relationships_are_the_core_records(store: Store) -> 
     assert isinstance(node, Node) and node.name == "Alice" and node.props == {"age": 30}
     assert isinstance(rel, Edge) and (rel.src, rel.dst) == ("a", "b")
     assert ids == ["a", "b"]
+
+
+def test_a_runaway_query_stops_with_a_clear_error_not_the_memory(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher import limits
+
+    store.upsert_nodes([Node(id=f"n{i:03d}", labels=("T",)) for i in range(60)])
+    ring = [
+        Edge(id=f"e{i}", src=f"n{i:03d}", dst=f"n{(i + 1) % 60:03d}", rel="R") for i in range(60)
+    ]
+    store.upsert_edges(ring)
+    monkeypatch.setitem(limits.LIMITS, "rows", 1_000)
+    with pytest.raises(CypherError, match="more than 1,000 rows at once"):
+        store.cypher("MATCH (a:T), (b:T) RETURN count(*)")  # 3,600 pairs in one batch
+    with pytest.raises(CypherError, match="bound the length"):
+        store.cypher("MATCH (a:T)-[*]-(b) RETURN count(*)")  # every trail around the ring
+    with pytest.raises(CypherError, match="rows at once"):
+        store.cypher("UNWIND range(1, 2000) AS x RETURN count(x)")  # gathered to aggregate
+    # under the bound: a narrowed product, a bounded length, a streamed RETURN with LIMIT
+    assert store.cypher("MATCH (a:T {id: 'n001'}), (b:T) RETURN count(*)").rows == [(60,)]
+    assert store.cypher("MATCH (a:T)-[:R*1..2]->(b) RETURN count(*)").rows == [(120,)]
+    assert len(store.cypher("UNWIND range(1, 2000) AS x RETURN x LIMIT 3").rows) == 3
