@@ -77,9 +77,6 @@ class Graph:
             self.load()
         return ref.record
 
-    def exists(self, ref: NodeRef) -> bool:
-        return self.record(ref) is not None
-
     def labels(self, ref: NodeRef) -> list[str]:
         record = self.record(ref)
         return [] if record is None else self.shape.node_labels(record)

@@ -174,22 +174,6 @@ _TYPE_ORDER = {
 }
 
 
-class SortKey:
-    """A value in ORDER BY's total order (nulls last ascending, NaN after other numbers)."""
-
-    __slots__ = ("value", "rank")
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-        self.rank = _TYPE_ORDER.get(_kind(value), 4)
-
-    def __lt__(self, other: SortKey) -> bool:
-        return order(self.value, other.value) < 0
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SortKey) and order(self.value, other.value) == 0
-
-
 def order(a: Any, b: Any) -> int:
     """The total order ORDER BY uses: -1, 0 or 1 for any two values."""
     ra, rb = _TYPE_ORDER.get(_kind(a), 4), _TYPE_ORDER.get(_kind(b), 4)
