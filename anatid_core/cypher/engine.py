@@ -18,7 +18,7 @@ from .expressions import Evaluator, Row
 from .graph import Graph
 from .matching import Matcher
 from .procedures import CORE_PROCEDURES
-from .projection import Projector
+from .projection import Projector, distinct_rows
 from .shape import Procedure, Shape
 from .syntax import (
     Clause,
@@ -31,7 +31,7 @@ from .syntax import (
     With,
 )
 from .target import ReadTarget
-from .values import NodeRef, RelRef, group_key
+from .values import NodeRef, RelRef
 
 Stream = Iterator[list[Row]]
 
@@ -72,7 +72,7 @@ class Engine:
                 )
             rows.extend(part_rows)
             if i and not tree.union_all[i - 1]:
-                rows = _distinct(rows, columns)
+                rows = distinct_rows(rows, columns)
         return CypherResult(columns, [tuple(self._out(r[c]) for c in columns) for r in rows])
 
     def _single(self, query: SingleQuery) -> tuple[list[str], list[Row]]:
@@ -157,13 +157,6 @@ class Engine:
         if isinstance(value, dict):
             return {k: self._out(v) for k, v in value.items()}
         return value
-
-
-def _distinct(rows: list[Row], columns: list[str]) -> list[Row]:
-    seen: dict[Any, Row] = {}
-    for row in rows:
-        seen.setdefault(tuple(group_key(row[c]) for c in columns), row)
-    return list(seen.values())
 
 
 __all__ = ["CypherResult", "Engine"]

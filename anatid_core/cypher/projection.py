@@ -49,7 +49,7 @@ class Projector:
             out = [self._row(items, names, row) for row in rows]
             keep = rows
         if proj.distinct:
-            out, keep = _distinct(out, names), None
+            out, keep = distinct_rows(out, names), None
         if proj.order:
             out = self._sorted(proj, items, names, out, keep, aggregating or proj.distinct)
         start, stop = self._window(proj)
@@ -168,7 +168,8 @@ def _chain(first: list[Row], rest: Stream) -> Stream:
     yield from rest
 
 
-def _distinct(rows: list[Row], names: list[str]) -> list[Row]:
+def distinct_rows(rows: list[Row], names: list[str]) -> list[Row]:
+    """The rows without repeats of their ``names`` columns (DISTINCT, UNION), first kept."""
     seen: dict[Any, Row] = {}
     for row in rows:
         seen.setdefault(tuple(group_key(row[n]) for n in names), row)
