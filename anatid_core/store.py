@@ -145,11 +145,7 @@ class Store(Eraser, Reader):
     def check(self) -> list[str]:
         """Verify indexes against rows and version intervals, and the persistent vector
         indexes against the file; returns problems (empty = healthy)."""
-        return (
-            audit.check(self.connection)
-            + self.indexes.ann.problems()
-            + self.indexes.text_files.problems()
-        )
+        return audit.check(self.connection) + self.indexes.file_problems()
 
     def build_indexes(self, *, min_rows: int | None = None) -> list[IndexBuild]:
         """Build the persistent index of every vector space with at least ``min_rows``

@@ -40,13 +40,14 @@ import duckdb
 import numpy as np
 
 from ..base.model import Kind
-from ..storage import index_files
+from ..storage import index_files, index_ties
 from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers, space_table
 from ..storage.index_files import Manifest
 from ..storage.rows import table_of
 from ..storage.sql import one, vid_column
+from . import lifecycle
 from .base import BuiltOnce, Index
 
 #: Tunables of the persistent index. ``auto``, ``merge_rows``, ``merge_fraction``: when a
@@ -92,26 +93,44 @@ def open_view(path: str) -> Any:
 def valid_manifest(
     cur: duckdb.DuckDBPyConnection, store_path: str, kind: Kind, space: str
 ) -> Manifest | None:
-    """The space's manifest if its index matches the file now: same store, same space and
-    dimension, the index file whole, as many embeddings up to ``high`` as it holds (a purge of
-    any of them, or an older copy of the file, changes that count) and the same embeddings at
-    the ends (an older copy that wrote new versions under the same ids since differs there)."""
-    found = index_files.read_manifest(store_path, kind, space)
-    if found is None:
-        return None
-    table = space_table(cur, kind, space)
-    if table is None or table[1] != found.dim:
-        return None
-    if index_files.store_id(cur) != found.store_id:
-        return None
-    if not index_files.files_whole(store_path, found):
-        return None
-    row = one(cur, f"SELECT count(*) FROM {table[0]} WHERE vid <= ?", [found.high])
-    if row is None or int(row[0]) != found.count:
-        return None
-    if index_files.fingerprint(cur, table[0], found.high) != found.fingerprint:
-        return None
-    return found
+    """The space's manifest if its index may answer for the file now
+    (:func:`anatid_core.indexes.lifecycle.usable`: same store and build, same versions, files
+    whole and laid out as the manifest says); else None, the reason logged once."""
+    return lifecycle.usable(cur, store_path, VECTORS, kind, space)
+
+
+def _structure(folder: str, m: Manifest) -> str | None:
+    """What in the index and keys files' layout disagrees with the manifest, read from their
+    headers before anything is mapped."""
+    from usearch.index import Index as Usearch
+
+    path = os.path.join(folder, m.file)
+    try:
+        head = Usearch.metadata(path)
+    except (OSError, RuntimeError, ValueError) as e:
+        return f"{path} is not a usearch index ({e})"
+    if not head or not head.get("matrix_included"):
+        return f"{path} is not a usearch index with its vectors"
+    dims, present = head.get("dimensions"), head.get("count_present")
+    if dims != m.dim or present != m.count or head.get("count_deleted"):
+        return f"{path} holds {present} vectors of {dims} dimensions, its manifest {m.count} of {m.dim}"
+    if str(head.get("kind_scalar")).rsplit(".", 1)[-1].split(":")[0] != "F32":
+        return f"{path} holds {head.get('kind_scalar')} vectors, not float32"
+    return keys_structure(folder, m)
+
+
+def keys_structure(folder: str, m: Manifest) -> str | None:
+    """What in the keys file disagrees with the manifest (its layout is checked on opening)."""
+    path = os.path.join(folder, m.keys)
+    try:
+        keys = index_files.KeysFile(path)
+    except (OSError, ValueError) as e:
+        return str(e)
+    if len(keys) != m.count:
+        return f"{path} names {len(keys)} versions, its manifest {m.count}"
+    if len(keys) and int(keys.vids[-1]) > m.high:
+        return f"{path} names versions after the index's last ({m.high})"
+    return None
 
 
 @dataclass
@@ -245,7 +264,7 @@ class SpaceIndex:
     keys: index_files.KeysFile
     delta: Delta
     current: Bitmap
-    stamp: tuple[int, int] | None
+    stamp: tuple[index_files.Stamp | None, ...]
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -351,8 +370,13 @@ class AnnIndex(Index):
         """The space's opened index, opened now if its files are valid; None if it has none
         (it is then searched exactly)."""
         key = (kind, space)
-        found = self._spaces.get(key)  # opened or absent, as of its manifest's stamp
-        if found is not None and self._recheck_due(key):
+        found = self._spaces.get(key)  # opened or absent, as of its files' stamps
+        if isinstance(found, SpaceIndex):
+            # Every search: a file written in place since it was verified is verified again
+            # before it is read (three stat calls, a few microseconds).
+            if found.stamp != index_files.files_stamp(self._connection.path, found.manifest):
+                self._drop(key)
+        elif found is not None and self._recheck_due(key):
             if found.stamp != index_files.manifest_stamp(self._connection.path, kind, space):
                 self._drop(key)  # a build published another index since, or removed it
         got = self._spaces.get_or_build(key, lambda: self._open(kind, space))
@@ -375,18 +399,20 @@ class AnnIndex(Index):
     def _open(self, kind: Kind, space: str) -> SpaceIndex | _Absent:
         path = self._connection.path
         stamp = index_files.manifest_stamp(path, kind, space)
+        if stamp is None or not index_files.usable_folder(path):
+            return _Absent(stamp)
         cur = self._connection.cursor()
-        manifest = valid_manifest(cur, path, kind, space) if stamp is not None else None
+        manifest = valid_manifest(cur, path, kind, space)
         table = space_table(cur, kind, space)
         if manifest is None or table is None:
             return _Absent(stamp)
         folder = index_files.folder_of(path)
-        try:
+        files = index_files.files_stamp(path, manifest)
+        try:  # verified and their layout checked: mapping them is safe
             view = open_view(os.path.join(folder, manifest.file))
             keys = index_files.KeysFile(os.path.join(folder, manifest.keys))
-        except (OSError, RuntimeError, ValueError):
-            return _Absent(stamp)
-        if len(view) != manifest.count or view.ndim != manifest.dim or len(keys) != manifest.count:
+        except (OSError, RuntimeError, ValueError) as e:
+            index_files.log_unused(path, manifest, f"it cannot be opened ({e})")
             return _Absent(stamp)
         opened = SpaceIndex(
             kind=kind,
@@ -397,7 +423,7 @@ class AnnIndex(Index):
             keys=keys,
             delta=Delta(manifest.dim),
             current=Bitmap(),
-            stamp=stamp,
+            stamp=files,
         )
         self._read_delta(cur, opened, after=manifest.high)
         opened.current.add(_current_vids(cur, kind, space, since=None))
@@ -414,21 +440,6 @@ class AnnIndex(Index):
             mat = arrow_numbers(batch.column(1).flatten()).astype(np.float32)
             with s.lock:
                 s.delta.append(vids, mat.reshape(-1, s.delta.dim), batch.column(2).to_pylist())
-
-    def problems(self) -> list[str]:
-        """What is wrong with the store's index files: an index that does not match the file
-        (it is then unused), or whose vectors differ from the file's (checked on a sample)."""
-        path = self._connection.path
-        if path == ":memory:":
-            return []
-        cur = self._connection.cursor()
-        folder = index_files.folder_of(path)
-        return problems_of(
-            [m for m in index_files.manifests(path) if m.space is not None],
-            lambda m: f"the persistent index of {m.kind} vector space {m.space!r} ({folder})",
-            lambda m: valid_manifest(cur, path, m.kind, m.space or "") is not None,
-            lambda m: _sample_problem(cur, path, m),
-        )
 
     def opened(self) -> list[SpaceIndex]:
         return [s for _, s in self._spaces.items() if isinstance(s, SpaceIndex)]
@@ -493,30 +504,9 @@ class AnnIndex(Index):
         self._checked.pop(key, None)
 
 
-def problems_of(
-    found: list[Manifest],
-    what: Callable[[Manifest], str],
-    valid: Callable[[Manifest], bool],
-    sample: Callable[[Manifest], str | None],
-) -> list[str]:
-    """``check()``'s lines for persistent indexes: each that does not match the file (unused),
-    or whose sample differs from the file."""
-    out = []
-    for m in found:
-        if not valid(m):
-            out.append(
-                f"{what(m)} does not match the file (another store's, an older copy, or a "
-                "purge since it was built): it is unused; run `anatid index` to rebuild it"
-            )
-            continue
-        problem = sample(m)
-        if problem:
-            out.append(f"{what(m)}: {problem}; delete it and run `anatid index`")
-    return out
-
-
 def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:
-    """Whether the index file opens and holds, for a sample of version ids, the file's vectors."""
+    """Whether the index file holds, for a sample of version ids, the file's vectors (a build
+    that went wrong; damage is found by the seals first)."""
     assert m.space is not None
     table = space_table(cur, m.kind, m.space)
     if table is None:
@@ -525,8 +515,6 @@ def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> s
         view = open_view(os.path.join(index_files.folder_of(path), m.file))
     except (OSError, RuntimeError, ValueError) as e:
         return f"it cannot be opened ({e})"
-    if len(view) != m.count or view.ndim != m.dim:
-        return f"it holds {len(view)} vectors of {view.ndim} dims, its manifest says {m.count}"
     rows = cur.execute(
         f"SELECT vid, embedding FROM {table[0]} WHERE vid <= ? USING SAMPLE 64 ROWS",
         [m.high],
@@ -547,7 +535,21 @@ def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> s
 class _Absent:
     """A space without a valid index, as of its manifest's ``stamp``."""
 
-    stamp: tuple[int, int] | None
+    stamp: index_files.Stamp | None
+
+
+def _table(cur: duckdb.DuckDBPyConnection, m: Manifest) -> tuple[str, int] | None:
+    return space_table(cur, m.kind, m.space or "")
+
+
+#: The vector format in the lifecycle of persistent indexes.
+VECTORS = lifecycle.Format(
+    noun="vector index",
+    table=_table,
+    fingerprint=index_ties.fingerprint,
+    structure=_structure,
+    sample=_sample_problem,
+)
 
 
 def _current_vids(
@@ -566,6 +568,7 @@ __all__ = [
     "Delta",
     "SpaceIndex",
     "Visible",
+    "VECTORS",
+    "keys_structure",
     "normalised",
-    "problems_of",
 ]

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..base.errors import ReadOnlyError
 from ..base.model import IndexBuild, Kind
-from ..storage import index_files
+from ..storage import index_files, index_ties
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers, space_table
 from ..storage.index_files import Manifest
@@ -69,11 +69,12 @@ def build_space(
         tbl,
         min_rows,
         lambda cur: valid_manifest(cur, path, kind, space),
-        index_files.fingerprint,
+        index_ties.fingerprint,
+        index_files.stem(kind, space),
     )
     if start is None:
         return None
-    top, manifest, sid, ends = start
+    top, manifest, sid, ends, token = start
     with build_lock(path, wait) as held:
         if not held:
             return None
@@ -123,7 +124,9 @@ def build_space(
             size=os.path.getsize(written),
             keys=index_files.keys_file_name(kind, space, top),
             keys_size=os.path.getsize(keys),
+            token=token,
         )
+        new = index_files.sealed(new, written, keys)
         with connection.turn():
             if not _still_holds(connection, tbl, new):  # a purge meanwhile: start again later
                 for name in (written, keys):
@@ -131,18 +134,21 @@ def build_space(
                         os.remove(name)
                 return None
             index_files.publish(path, written, keys, new)
+            forget_older_builds(connection, new)
         index_files.remove_orphans(path)
         return report(kind, space, added, new, started, path)
 
 
 class Start(NamedTuple):
     """Where a build starts: the newest version id, the index it brings up to date (if any),
-    the store's identity and the fingerprint of the versions it will hold."""
+    the store's identity, the fingerprint of the versions it will hold and the build's token
+    (written into the store with them: :mod:`anatid_core.storage.index_ties`)."""
 
     top: int
     manifest: Manifest | None
     store_id: str
     ends: str
+    token: str
 
 
 def starting(
@@ -150,24 +156,29 @@ def starting(
     table: str,
     min_rows: int,
     valid: Callable[[duckdb.DuckDBPyConnection], Manifest | None],
-    fingerprint: Callable[[duckdb.DuckDBPyConnection, str, int], str],
+    fingerprint: index_ties.Fingerprint,
+    stem: str,
 ) -> Start | None:
-    """Read where a build of an index over ``table`` starts, in one turn; None if there is no
-    valid index and fewer than ``min_rows`` rows. Makes the store's identity and the index
-    folder if needed."""
+    """Read where a build of an index over ``table`` starts, and write its token, in one
+    transaction; None if there is no valid index and fewer than ``min_rows`` rows. Makes the
+    store's identity and the index folder if needed (:class:`StorageError` if the folder
+    cannot be written, before anything is read)."""
     with connection.turn():
         cur = connection.cursor()
-        row = one(cur, f"SELECT count(*), coalesce(max(vid), 0) FROM {table}")
-        rows, top = (int(row[0]), int(row[1])) if row else (0, 0)
-        manifest = valid(cur)
-        if manifest is None and rows < min_rows:
+        row = one(cur, f"SELECT count(*) FROM {table}")
+        if (row is None or int(row[0]) < min_rows) and valid(cur) is None:
             return None
-        sid = index_files.store_id(cur)
-        ends = fingerprint(cur, table, top)
-    if sid is None:
-        sid = ensure_store_id(connection)
+    refuse_read_only(connection)
     index_files.make_folder(connection.path)
-    return Start(top, manifest, sid, ends)
+    with connection.transaction() as tx:
+        cur = tx.cursor
+        row = one(cur, f"SELECT coalesce(max(vid), 0) FROM {table}")
+        top = int(row[0]) if row else 0
+        manifest = valid(cur)
+        sid = index_ties.make_store_id(cur)
+        ends = fingerprint(cur, table, top)
+        token = index_ties.new_token(cur, stem)
+    return Start(top, manifest, sid, ends, token)
 
 
 def report(
@@ -185,14 +196,12 @@ def report(
     )
 
 
-def ensure_store_id(connection: Connection) -> str:
+def refuse_read_only(connection: Connection) -> None:
     if connection.read_only:
         raise ReadOnlyError(
-            f"{connection.path}: the store has no persistent index yet and is opened read-only; "
-            "build its indexes once from a writer (anatid index FILE)"
+            f"{connection.path}: the store is opened read-only, and an index build writes "
+            "into it (the build's token); build its indexes from a writer (anatid index FILE)"
         )
-    with connection.transaction() as tx:
-        return index_files.make_store_id(tx.cursor)
 
 
 def _start(manifest: Manifest | None, path: str, dim: int) -> Any:
@@ -254,16 +263,16 @@ def _batches(
         yield vids, mat.reshape(-1, dim), batch.column(2).to_pylist()
 
 
+def forget_older_builds(connection: Connection, m: Manifest) -> None:
+    """Drop the tokens of the builds before ``m`` (published): their indexes are gone."""
+    with connection.transaction() as tx:
+        index_ties.prune_tokens(tx.cursor, index_files.stem(m.kind, m.space), m.token)
+
+
 def _still_holds(connection: Connection, tbl: str, m: Manifest) -> bool:
     """Whether the file still holds exactly the embeddings the build read (no purge since)."""
     cur = connection.cursor()
-    row = one(cur, f"SELECT count(*) FROM {tbl} WHERE vid <= ?", [m.high])
-    return (
-        row is not None
-        and int(row[0]) == m.count
-        and index_files.store_id(cur) == m.store_id
-        and index_files.fingerprint(cur, tbl, m.high) == m.fingerprint
-    )
+    return index_ties.stale_reason(cur, m, tbl, index_ties.fingerprint) is None
 
 
 @contextlib.contextmanager
@@ -287,7 +296,8 @@ __all__ = [
     "BUILD_BATCH_ROWS",
     "build_lock",
     "build_space",
-    "ensure_store_id",
+    "forget_older_builds",
+    "refuse_read_only",
     "report",
     "starting",
 ]

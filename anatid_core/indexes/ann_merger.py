@@ -20,6 +20,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from ..base.errors import AnatidError
 from ..base.model import IndexBuild, Kind
 
 LOG = logging.getLogger("anatid_core.ann")
@@ -38,6 +39,7 @@ class Merger:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.reports: list[IndexBuild] = []
+        self._said: set[str] = set()
 
     def request(self, kind: Kind, space: str | None) -> None:
         """Build or merge the space's index soon (once, however often it is asked)."""
@@ -50,6 +52,11 @@ class Merger:
                     target=self._run, name="anatid-index-merge", daemon=True
                 )
                 self._thread.start()
+
+    def _say_once(self, message: str) -> None:
+        if message not in self._said:
+            self._said.add(message)
+            LOG.warning("%s", message)
 
     def busy(self) -> bool:
         with self._lock:
@@ -64,6 +71,9 @@ class Merger:
                 kind, space = self._queue[0]
             try:
                 done = self._build(kind, space, self._stop)
+            except AnatidError as e:  # said once, in a line: the folder, say, is read-only
+                self._say_once(f"building the index of {kind} {space or 'text'!r} failed: {e}")
+                done = None
             except Exception:  # a background build must never take the process down
                 LOG.exception("building the index of %s %r failed", kind, space or "text")
                 done = None

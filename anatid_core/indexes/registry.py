@@ -46,14 +46,15 @@ from ..base.settings import SETTINGS
 from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.rows import table_of
-from .ann import AnnIndex
+from . import lifecycle
+from .ann import VECTORS, AnnIndex
 from .ann_build import build_space
 from .ann_merger import Merger
 from .base import Index
 from .current_records import CurrentRecords
 from .graph_arrays import GraphCache
 from .text import TextIndex
-from .text_build import build_text
+from .text_build import TEXT, build_text
 from .text_file import TextFiles
 from .vectors import VectorIndex
 
@@ -124,6 +125,15 @@ class Indexes:
         self, kind: Kind, space: str | None, stop: threading.Event
     ) -> IndexBuild | None:
         return self.build(kind, space, stop, wait=False)
+
+    def file_problems(self) -> list[str]:
+        """What is wrong with the persistent index files, every byte of them read
+        (:func:`~.lifecycle.problems`)."""
+        path = self.connection.path
+        if path == ":memory:":
+            return []
+        with self.connection.turn():
+            return lifecycle.problems(self.connection.cursor(), path, {True: VECTORS, False: TEXT})
 
     def close(self) -> None:
         """Stop background work (a build in progress ends at its next batch)."""

@@ -21,14 +21,16 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.model import IndexBuild, Kind
-from ..storage import index_files
+from ..storage import index_files, index_ties
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers
 from ..storage.index_files import Manifest
 from ..storage.postings_file import PostingsFile, write_postings
 from ..storage.rows import table_of
-from ..storage.sql import arrow_table, one
-from .ann_build import build_lock, report, starting
+from ..storage.sql import arrow_table
+from . import lifecycle
+from .ann import keys_structure
+from .ann_build import build_lock, forget_older_builds, report, starting
 
 #: Versions whose postings are read per turn on the file.
 TEXT_BATCH_ROWS = 65_536
@@ -37,25 +39,63 @@ TEXT_BATCH_ROWS = 65_536
 def valid_text_manifest(
     cur: duckdb.DuckDBPyConnection, store_path: str, kind: Kind
 ) -> Manifest | None:
-    """The kind's text manifest if its files match the file now (see
+    """The kind's text manifest if its index may answer for the file now (see
     :func:`anatid_core.indexes.ann.valid_manifest`)."""
-    found = index_files.read_manifest(store_path, kind, None)
-    if found is None or index_files.store_id(cur) != found.store_id:
+    return lifecycle.usable(cur, store_path, TEXT, kind, None)
+
+
+def _structure(folder: str, m: Manifest) -> str | None:
+    """What in the postings and keys files' layout disagrees with the manifest."""
+    path = os.path.join(folder, m.file)
+    try:
+        postings = PostingsFile(path)
+    except (OSError, ValueError) as e:
+        return str(e)
+    if postings.slots != m.high + 1:
+        return f"{path} holds lengths of {postings.slots} versions, its manifest {m.high + 1}"
+    return keys_structure(folder, m)
+
+
+def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:
+    """Whether the files agree with the file on a sample of versions: their record ids,
+    lengths and postings (a build that went wrong; damage is found by the seals first)."""
+    folder = index_files.folder_of(path)
+    try:
+        postings = PostingsFile(os.path.join(folder, m.file))
+        keys = index_files.KeysFile(os.path.join(folder, m.keys))
+    except (OSError, ValueError) as e:
+        return f"it cannot be opened ({e})"
+    rows = cur.execute(
+        f"SELECT vid, id, doc_len FROM {table_of(m.kind)} WHERE vid <= ? USING SAMPLE 32 ROWS",
+        [m.high],
+    ).fetchall()
+    if not rows:
         return None
-    if not index_files.files_whole(store_path, found):
-        return None
-    folder = index_files.folder_of(store_path)
-    try:  # a file of an older layout is not this one
-        PostingsFile(os.path.join(folder, found.file))
-    except OSError:
-        return None
-    table = table_of(kind)
-    row = one(cur, f"SELECT count(*) FROM {table} WHERE vid <= ?", [found.high])
-    if row is None or int(row[0]) != found.count:
-        return None
-    if index_files.text_fingerprint(cur, table, found.high) != found.fingerprint:
-        return None
-    return found
+    vids = np.asarray([r[0] for r in rows], dtype=np.int64)
+    if keys.ids_of(vids) != [r[1] for r in rows]:
+        return "its record ids differ from the file's"
+    if not np.array_equal(postings.length_of(vids), [float(r[2]) for r in rows]):
+        return "its document lengths differ from the file's"
+    terms = cur.execute(
+        "SELECT term, vid, tf FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))",
+        [vids.tolist()],
+    ).fetchall()
+    for term, vid, tf in terms:
+        pv, ptf, _ = postings.postings(term)
+        at = np.searchsorted(pv, vid)
+        if at >= len(pv) or int(pv[at]) != vid or float(ptf[at]) != float(tf):
+            return "its postings differ from the file's"
+    return None
+
+
+#: The text format in the lifecycle of persistent indexes.
+TEXT = lifecycle.Format(
+    noun="text index",
+    table=lambda cur, m: (table_of(m.kind), 0),
+    fingerprint=index_ties.text_fingerprint,
+    structure=_structure,
+    sample=_sample_problem,
+)
 
 
 def build_text(
@@ -76,11 +116,12 @@ def build_text(
         table,
         min_rows,
         lambda cur: valid_text_manifest(cur, path, kind),
-        index_files.text_fingerprint,
+        index_ties.text_fingerprint,
+        index_files.stem(kind, None),
     )
     if start is None:
         return None
-    top, _, sid, ends = start
+    top, _, sid, ends, token = start
     with build_lock(path, wait) as held:
         if not held:
             return None
@@ -118,21 +159,19 @@ def build_text(
             size=os.path.getsize(written),
             keys=index_files.keys_file_name(kind, None, top),
             keys_size=os.path.getsize(keys),
+            token=token,
         )
+        new = index_files.sealed(new, written, keys)
         with connection.turn():
             cur = connection.cursor()
-            held_now = one(cur, f"SELECT count(*) FROM {table} WHERE vid <= ?", [top])
-            same = (
-                held_now is not None
-                and int(held_now[0]) == new.count
-                and index_files.text_fingerprint(cur, table, top) == ends
-            )
+            same = index_ties.stale_reason(cur, new, table, index_ties.text_fingerprint) is None
             if not same:  # a purge meanwhile: start again later
                 for name in (written, keys):
                     with contextlib.suppress(FileNotFoundError):
                         os.remove(name)
                 return None
             index_files.publish(path, written, keys, new)
+            forget_older_builds(connection, new)
         index_files.remove_orphans(path)
         return report(kind, None, len(vids), new, started, path)
 
@@ -198,4 +237,4 @@ def _read_all(
     )
 
 
-__all__ = ["TEXT_BATCH_ROWS", "build_text", "valid_text_manifest"]
+__all__ = ["TEXT", "TEXT_BATCH_ROWS", "build_text", "valid_text_manifest"]

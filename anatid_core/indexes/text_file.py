@@ -29,12 +29,13 @@ from ..base.model import Kind
 from ..storage import index_files
 from ..storage.changes import Changes
 from ..storage.connection import Connection
-from ..storage.index_files import KeysFile, Manifest
+from ..storage.index_files import Manifest
+from ..storage.keys_file import KeysFile
 from ..storage.postings_file import PostingsFile
 from ..storage.prepare import tags_of
 from ..storage.rows import table_of
 from ..storage.sql import vid_column
-from .ann import ANN, Bitmap, problems_of
+from .ann import ANN, Bitmap
 from .base import BuiltOnce, Index
 from .text import KindPostings, Scored, bm25, read_current, summed
 from .text_build import valid_text_manifest
@@ -63,7 +64,7 @@ class KindText:
     manifest: Manifest
     postings: PostingsFile
     keys: KeysFile
-    stamp: tuple[int, int] | None
+    stamp: tuple[index_files.Stamp | None, ...]
     current: Bitmap
     current_len: float
     delta: KindPostings = field(default_factory=KindPostings)
@@ -144,7 +145,7 @@ class KindText:
 
 @dataclass(frozen=True)
 class _Absent:
-    stamp: tuple[int, int] | None
+    stamp: index_files.Stamp | None
 
 
 class TextFiles(Index):
@@ -168,9 +169,13 @@ class TextFiles(Index):
         """The kind's opened text index, opened now if its files are valid; None if it has
         none (the in-memory index answers)."""
         found = self._kinds.get(kind)
-        if found is not None and self._recheck_due(kind):
-            stamp = index_files.manifest_stamp(self._connection.path, kind, None)
-            if stamp != found.stamp:
+        path = self._connection.path
+        if isinstance(found, KindText):
+            # Every search: a file written in place since it was verified is verified again.
+            if found.stamp != index_files.files_stamp(path, found.manifest):
+                self._kinds.discard(kind)
+        elif found is not None and self._recheck_due(kind):
+            if index_files.manifest_stamp(path, kind, None) != found.stamp:
                 self._kinds.discard(kind)
         got = self._kinds.get_or_build(kind, lambda: self._open(kind))
         return got if isinstance(got, KindText) else None
@@ -201,19 +206,19 @@ class TextFiles(Index):
     def _open(self, kind: Kind) -> KindText | _Absent:
         path = self._connection.path
         stamp = index_files.manifest_stamp(path, kind, None)
-        if stamp is None:
+        if stamp is None or not index_files.usable_folder(path):
             return _Absent(stamp)
         cur = self._connection.cursor()
         manifest = valid_text_manifest(cur, path, kind)
         if manifest is None:
             return _Absent(stamp)
         folder = index_files.folder_of(path)
-        try:
+        files = index_files.files_stamp(path, manifest)
+        try:  # verified and their layout checked: reading through them is safe
             postings = PostingsFile(os.path.join(folder, manifest.file))
             keys = KeysFile(os.path.join(folder, manifest.keys))
-        except (OSError, ValueError):
-            return _Absent(stamp)
-        if len(keys) != manifest.count:
+        except (OSError, ValueError) as e:
+            index_files.log_unused(path, manifest, f"it cannot be opened ({e})")
             return _Absent(stamp)
         current = Bitmap()
         vids = _current_upto(cur, kind, manifest.high)
@@ -223,7 +228,7 @@ class TextFiles(Index):
             manifest=manifest,
             postings=postings,
             keys=keys,
-            stamp=stamp,
+            stamp=files,
             current=current,
             current_len=float(postings.length_of(vids).sum()),
         )
@@ -273,56 +278,11 @@ class TextFiles(Index):
             index_files.remove_space(path, kind, None)
             self._kinds.discard(kind)
 
-    def problems(self) -> list[str]:
-        path = self._connection.path
-        if path == ":memory:":
-            return []
-        cur = self._connection.cursor()
-        folder = index_files.folder_of(path)
-        return problems_of(
-            [m for m in index_files.manifests(path) if m.space is None],
-            lambda m: f"the persistent text index of {m.kind}s ({folder})",
-            lambda m: valid_text_manifest(cur, path, m.kind) is not None,
-            lambda m: _sample_problem(cur, path, m),
-        )
-
 
 def _current_upto(cur: duckdb.DuckDBPyConnection, kind: Kind, high: int) -> np.ndarray:
     return vid_column(
         cur, f"SELECT vid FROM {table_of(kind)} WHERE tx_to IS NULL AND vid <= ?", [int(high)]
     )
-
-
-def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> str | None:
-    """Whether the files open and agree with the file on a sample of versions: their record
-    ids, lengths and postings."""
-    folder = index_files.folder_of(path)
-    try:
-        postings = PostingsFile(os.path.join(folder, m.file))
-        keys = KeysFile(os.path.join(folder, m.keys))
-    except (OSError, ValueError) as e:
-        return f"it cannot be opened ({e})"
-    rows = cur.execute(
-        f"SELECT vid, id, doc_len FROM {table_of(m.kind)} WHERE vid <= ? USING SAMPLE 32 ROWS",
-        [m.high],
-    ).fetchall()
-    if not rows:
-        return None
-    vids = np.asarray([r[0] for r in rows], dtype=np.int64)
-    if keys.ids_of(vids) != [r[1] for r in rows]:
-        return "its record ids differ from the file's"
-    if not np.array_equal(postings.length_of(vids), [float(r[2]) for r in rows]):
-        return "its document lengths differ from the file's"
-    terms = cur.execute(
-        "SELECT term, vid, tf FROM postings WHERE vid IN (SELECT unnest(?::BIGINT[]))",
-        [vids.tolist()],
-    ).fetchall()
-    for term, vid, tf in terms:
-        pv, ptf, _ = postings.postings(term)
-        at = np.searchsorted(pv, vid)
-        if at >= len(pv) or int(pv[at]) != vid or float(ptf[at]) != float(tf):
-            return "its postings differ from the file's"
-    return None
 
 
 __all__ = ["IdsByVid", "KindText", "TextFiles"]

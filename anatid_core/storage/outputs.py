@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 
 from ..base.errors import InvalidInput
-from .index_files import FOLDER_SUFFIX
+from .index_files import owner_of_folder
 
 #: The bytes at offset 8 of every DuckDB database file (after the header's checksum).
 DUCKDB_MAGIC = b"DUCK"
@@ -40,14 +40,13 @@ def is_duckdb_file(path: str | os.PathLike[str]) -> bool:
 
 
 def store_of_side_file(path: str | os.PathLike[str]) -> str | None:
-    """The store that ``path`` belongs to when it is one of a store's side files (or inside
-    its index folder, ``FILE.anatid-index/``), else None."""
+    """The store that ``path`` belongs to when it is one of a store's side files or inside its
+    index folder (``FILE.anatid-index/``, by that name or, reached through a symlink, by the
+    marker the folder holds), else None."""
     text = os.fspath(path)
-    folder = os.path.dirname(text)
-    if folder.endswith(FOLDER_SUFFIX):
-        owner = folder[: -len(FOLDER_SUFFIX)]
-        if owner and is_duckdb_file(owner):
-            return owner
+    owner = owner_of_folder(os.path.dirname(text))
+    if owner is not None:
+        return owner
     for suffix in sorted(SIDE_SUFFIXES, key=len, reverse=True):
         if text.endswith(suffix):
             owner = text[: -len(suffix)]
@@ -89,7 +88,7 @@ def check_output(
             "memory: choose another output path (or remove the store with anatid_core."
             "remove_store first if that is really meant)"
         )
-    owner = store_of_side_file(real)
+    owner = store_of_side_file(real) or store_of_side_file(os.path.abspath(given))
     if owner is not None:
         raise InvalidInput(
             f"{what} {given} belongs to the store {owner} (its WAL, lock or index file); "

@@ -7,6 +7,11 @@ postings (int64), the postings' version ids (int64, increasing within a term), f
 document lengths (float32: scoring a term reads its postings in one run, never the lengths by
 version id), each version's document length by version id (float32, 0 for a version of the
 other kind), and the terms, sorted, as UTF-8. A term is found by binary search.
+
+Opening checks the layout before anything is read through it (issue 41): the size, offsets that
+start at 0, never decrease and end where their arrays end, version ids within the lengths'
+slots; a file that fails is ``OSError``. Bytes that keep the layout but differ are found by the
+file's seal (:mod:`~.index_seal`), which is verified before it is opened.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import os
 
 import numpy as np
 
-from .index_files import mapped
+from .keys_file import mapped
 
 _MAGIC = b"ANATPST2"
 _HEAD = 48
@@ -51,6 +56,11 @@ class PostingsFile:
         self.doc_len = take(np.float32, slots)
         self._blob = take(np.uint8, blob)
         self.terms = terms
+        self.slots = slots
+        _check_offsets(path, self._term_offsets, blob, "term")
+        _check_offsets(path, self._post_offsets, postings, "posting")
+        if postings and (int(self.vids.min()) < 0 or int(self.vids.max()) >= slots):
+            raise OSError(f"{path}: postings of versions outside its lengths")
 
     def _term(self, i: int) -> bytes:
         return bytes(self._blob[int(self._term_offsets[i]) : int(self._term_offsets[i + 1])])
@@ -76,6 +86,11 @@ class PostingsFile:
         inside = vids < len(self.doc_len)
         out[inside] = self.doc_len[vids[inside]]
         return out
+
+
+def _check_offsets(path: str, offsets: np.ndarray, end: int, what: str) -> None:
+    if int(offsets[0]) != 0 or int(offsets[-1]) != end or bool(np.any(offsets[1:] < offsets[:-1])):
+        raise OSError(f"{path}: {what} offsets outside the file's layout")
 
 
 def write_postings(

@@ -374,8 +374,8 @@ def test_an_index_that_does_not_match_the_file_is_unused_and_reported(tmp_path) 
         queries = clustered(rng, 20)
         assert b.indexes.ann.space("node", "default") is None
         assert recall_of(b, truth_b, queries) == 1.0  # b's own vectors, exactly
-        problems = [p for p in b.check() if "vector space" in p]
-        assert len(problems) == 1 and "does not match the file" in problems[0]
+        problems = [p for p in b.check() if "vector index of space" in p]
+        assert len(problems) == 1 and "belongs to another store" in problems[0]
     # A truncated index file of the right store: unused too, and reported.
     index_file = next(index_folder(tmp_path / "a.duckdb").glob("*.usearch"))
     with open(index_file, "r+b") as fh:
@@ -383,7 +383,8 @@ def test_an_index_that_does_not_match_the_file_is_unused_and_reported(tmp_path) 
     with Store.open(tmp_path / "a.duckdb") as a:
         assert a.indexes.ann.space("node", "default") is None
         assert recall_of(a, truth, clustered(rng, 10)) == 1.0
-        assert any("does not match the file" in p for p in a.check())
+        damaged = [p for p in a.check() if "vector index of space" in p]
+        assert len(damaged) == 1 and f"{index_file} is damaged" in damaged[0]
 
 
 def test_an_older_copy_of_the_file_does_not_use_a_newer_index(tmp_path) -> None:
@@ -406,8 +407,8 @@ def test_an_older_copy_of_the_file_does_not_use_a_newer_index(tmp_path) -> None:
         hit = s.search_vector(q.tolist(), k=1)[0]
         assert hit.id == other[7].id and hit.score == pytest.approx(1.0, abs=1e-5)
         assert recall_of(s, truth, clustered(rng, 10)) == 1.0
-        problems = [p for p in s.check() if "vector space" in p]
-        assert len(problems) == 1 and "does not match the file" in problems[0]
+        problems = [p for p in s.check() if "vector index of space" in p]
+        assert len(problems) == 1 and "an older copy of the file" in problems[0]
         assert vector_builds(s)[0].rows_total == N + 200
         assert s.check() == []
 
