@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any
 
 from .base.errors import InvalidInput
-from .base.model import IndexBuild, Kind
+from .base.model import IndexBuild, IndexState, Kind
 from .base.settings import SETTINGS
 from .eraser import Eraser
 from .indexes.registry import Indexes
@@ -142,10 +142,20 @@ class Store(Eraser, Reader):
         return audit.stats(self.connection)
 
     @in_turn
-    def check(self) -> list[str]:
-        """Verify indexes against rows and version intervals, and the persistent vector
-        indexes against the file; returns problems (empty = healthy)."""
-        return audit.check(self.connection) + self.indexes.file_problems()
+    def check(self, *, index_bytes: bool = True) -> list[str]:
+        """Verify indexes against rows and version intervals, and the persistent indexes
+        against the file, every byte of their files read (``index_bytes`` False: files whose
+        stamps are the ones they were sealed at are trusted, as searches trust them); returns
+        problems (empty = healthy)."""
+        return audit.check(self.connection) + self.indexes.file_problems(every_byte=index_bytes)
+
+    def index_states(self) -> list[IndexState]:
+        """How each persistent index stands: used or not (and why), the rows it holds and those
+        written since it was built, its files, their size and when it was built; one per vector
+        space, then one per kind's text index (``space`` None)."""
+        if self.path == ":memory:":
+            return []
+        return self.indexes.states()
 
     def build_indexes(self, *, min_rows: int | None = None) -> list[IndexBuild]:
         """Build the persistent index of every vector space with at least ``min_rows``

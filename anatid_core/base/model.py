@@ -175,6 +175,27 @@ class Compaction:
 
 
 @dataclass(frozen=True)
+class IndexState:
+    """One persistent index as :meth:`Store.index_states` finds it (``space`` None: the kind's
+    text index). ``state``: ``"ok"`` (searches use it), ``"unused"`` (it exists but may not
+    answer: ``reason`` says why, searches scan exactly until the next build) or ``"none"`` (not
+    built: the space or kind is searched from memory). ``rows``: the versions it holds;
+    ``pending``: those written since it was built (all of them without one), searched exactly
+    until the next build merges them; ``files``/``bytes``: its files and their size;
+    ``built_at``: when it was built."""
+
+    kind: Kind
+    space: str | None
+    state: str
+    rows: int
+    pending: int
+    files: tuple[str, ...] = ()
+    bytes: int = 0
+    built_at: datetime | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class IndexBuild:
     """What :meth:`Store.build_indexes` did for one persistent index (a vector space's, or with
     ``space`` None a kind's text index): the versions it added (all of them for a first build,
@@ -199,6 +220,7 @@ __all__ = [
     "Erasure",
     "Hit",
     "IndexBuild",
+    "IndexState",
     "Item",
     "Kind",
     "Node",

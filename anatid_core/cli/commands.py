@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from anatid_core import Edge, Item, Kind, Node, Store, StoreCorrupt, View
+from anatid_core import Edge, IndexState, Item, Kind, Node, Store, StoreCorrupt, View
 
 from .export import current, timeline, with_endpoints, write_graphml, write_jsonl
 from .files import open_store, output, output_path, reader_for
@@ -30,10 +30,12 @@ EXPORT_CHUNK = 5000
 
 def cmd_stats(args: argparse.Namespace) -> int:
     with open_store(args.file) as store:
-        s = store.stats()
+        s = {**store.stats(), "indexes": [_index_json(i) for i in store.index_states()]}
         # Index health is the integrity check's verdict (postings against documents, embeddings
-        # against versions, ...); --no-check skips it on files too large to scan now.
-        problems = None if args.no_check else store.check()
+        # against versions, ...); --no-check skips it on files too large to scan now. Index
+        # files are trusted by their stamps here, as searches trust them: `anatid check` reads
+        # every byte of them.
+        problems = None if args.no_check else store.check(index_bytes=False)
     damage = _damage(problems or [])
     if damage is not None:  # counts read from a damaged file are no statistics of it
         raise StoreCorrupt(f"{args.file}: {damage}", damaged=True)
@@ -60,6 +62,30 @@ def _print_stats(s: dict[str, Any], health: str) -> None:
         ("health", health),
     ]
     print(pairs(head))
+    indexes = s["indexes"]
+    if indexes:
+        print(
+            "\nsearch indexes (beside the file, rebuilt by writers; rows written since are searched exactly)"
+        )
+        rows = [
+            [
+                i["kind"],
+                "text" if i["space"] is None else i["space"],
+                i["state"] if i["reason"] is None else f"unused: {i['reason']}",
+                i["rows"],
+                i["pending"],
+                human_bytes(i["bytes"]) if i["files"] else "-",
+                (i["built_at"] or "-")[:19].replace("T", " "),
+            ]
+            for i in indexes
+        ]
+        print(
+            table(
+                ["kind", "index", "state", "indexed", "since build", "size", "built (UTC)"],
+                rows,
+                indent="  ",
+            )
+        )
     spaces = s["vector_spaces"]
     if spaces:
         print("\nvector spaces")
@@ -76,6 +102,20 @@ def _print_stats(s: dict[str, Any], health: str) -> None:
             print(f"\n{title}")
             rows = [[k if k != "" else '""', n] for k, n in counts.items()]
             print(table([column, "count"], rows, indent="  "))
+
+
+def _index_json(i: IndexState) -> dict[str, Any]:
+    return {
+        "kind": i.kind,
+        "space": i.space,
+        "state": i.state,
+        "reason": i.reason,
+        "rows": i.rows,
+        "pending": i.pending,
+        "files": list(i.files),
+        "bytes": i.bytes,
+        "built_at": i.built_at.isoformat() if i.built_at else None,
+    }
 
 
 # ------------------------------------------------------------------------------------- export

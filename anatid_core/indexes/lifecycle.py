@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import duckdb
 
-from ..base.model import Kind
+from ..base.model import IndexState, Kind
 from ..storage import index_files, index_ties
 from ..storage.index_files import Manifest
+from ..storage.sql import one
 
 
 @dataclass(frozen=True)
@@ -103,13 +105,53 @@ def usable(
     return got.usable
 
 
+def state(
+    cur: duckdb.DuckDBPyConnection,
+    store_path: str,
+    fmt: Format,
+    kind: Kind,
+    space: str | None,
+    table: str,
+) -> IndexState:
+    """How the index of ``(kind, space)`` over ``table`` stands (files trusted by their stamps,
+    as a search would: ``anatid check`` reads every byte)."""
+    usable_folder = store_path != ":memory:" and index_files.usable_folder(store_path)
+    got = check(cur, store_path, fmt, kind, space) if usable_folder else Checked(None)
+    m = got.manifest
+    if m is None:
+        row = one(cur, f"SELECT count(*) FROM {table}")
+        return IndexState(kind, space, "none", rows=0, pending=int(row[0]) if row else 0)
+    row = one(cur, f"SELECT count(*) FROM {table} WHERE vid > ?", [m.high])
+    built = None
+    if m.built_at:
+        try:
+            built = datetime.fromisoformat(m.built_at)
+        except ValueError:
+            built = None
+    folder = index_files.folder_of(store_path)
+    return IndexState(
+        kind,
+        space,
+        "ok" if got.reason is None else "unused",
+        rows=m.count,
+        pending=int(row[0]) if row else 0,
+        files=(f"{folder}/{m.file}", f"{folder}/{m.keys}"),
+        bytes=m.size + m.keys_size,
+        built_at=built,
+        reason=got.reason,
+    )
+
+
 def problems(
-    cur: duckdb.DuckDBPyConnection, store_path: str, formats: dict[bool, Format]
+    cur: duckdb.DuckDBPyConnection,
+    store_path: str,
+    formats: dict[bool, Format],
+    every_byte: bool = True,
 ) -> list[str]:
-    """``check()``'s lines for the persistent indexes, every byte of every file read: each
-    manifest that is not whole, each index that does not match the file or whose files are
-    damaged (named), each whose contents differ from the file on a sample. ``formats``: the
-    format of vector indexes (True) and of text indexes (False)."""
+    """``check()``'s lines for the persistent indexes, every byte of every file read (unless
+    ``every_byte`` is False): each manifest that is not whole, each index that does not match
+    the file or whose files are damaged (named), each whose contents differ from the file on
+    a sample. ``formats``: the format of vector indexes (True) and of text indexes (False)."""
     if store_path == ":memory:":
         return []
     problem = index_files.folder_problem(store_path)
@@ -125,7 +167,7 @@ def problems(
             continue
         fmt = formats[m.space is not None]
         what = _what(fmt, m)
-        reason = reason_unused(cur, store_path, fmt, m, every_byte=True)
+        reason = reason_unused(cur, store_path, fmt, m, every_byte=every_byte)
         if reason is None:
             sample = fmt.sample(cur, store_path, m)
             if sample is not None:
@@ -141,4 +183,4 @@ def _what(fmt: Format, m: Manifest) -> str:
     return f"the {m.kind} {fmt.noun} of space {m.space!r}"
 
 
-__all__ = ["Checked", "Format", "check", "problems", "reason_unused", "usable"]
+__all__ = ["Checked", "Format", "check", "problems", "reason_unused", "state", "usable"]

@@ -36,15 +36,16 @@ from __future__ import annotations
 
 import threading
 from contextlib import AbstractContextManager
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import duckdb
 import numpy as np
 
-from ..base.model import IndexBuild, Kind
+from ..base.model import IndexBuild, IndexState, Kind
 from ..base.settings import SETTINGS
 from ..storage.changes import Changes
 from ..storage.connection import Connection
+from ..storage.embeddings import all_spaces
 from ..storage.rows import table_of
 from . import lifecycle
 from .ann import VECTORS, AnnIndex
@@ -126,14 +127,31 @@ class Indexes:
     ) -> IndexBuild | None:
         return self.build(kind, space, stop, wait=False)
 
-    def file_problems(self) -> list[str]:
-        """What is wrong with the persistent index files, every byte of them read
-        (:func:`~.lifecycle.problems`)."""
+    def file_problems(self, *, every_byte: bool = True) -> list[str]:
+        """What is wrong with the persistent index files (:func:`~.lifecycle.problems`; with
+        ``every_byte`` False their files are trusted by their stamps, as a search trusts them)."""
         path = self.connection.path
         if path == ":memory:":
             return []
+        formats = {True: VECTORS, False: TEXT}
         with self.connection.turn():
-            return lifecycle.problems(self.connection.cursor(), path, {True: VECTORS, False: TEXT})
+            return lifecycle.problems(self.connection.cursor(), path, formats, every_byte)
+
+    def states(self) -> list[IndexState]:
+        """Every persistent index the store has or could have: each vector space's, then each
+        kind's text index (:func:`~.lifecycle.state`)."""
+        path = self.connection.path
+        with self.connection.turn():
+            cur = self.connection.cursor()
+            wanted: list[tuple[Kind, str | None, str, lifecycle.Format]] = [
+                (cast(Kind, kind), space, table, VECTORS)
+                for kind, space, _, table in all_spaces(cur)
+            ]
+            texts: list[tuple[Kind, str | None, str, lifecycle.Format]] = [
+                (kind, None, table_of(kind), TEXT) for kind in KINDS
+            ]
+            wanted += texts
+            return [lifecycle.state(cur, path, fmt, k, s, t) for k, s, t, fmt in wanted]
 
     def close(self) -> None:
         """Stop background work (a build in progress ends at its next batch)."""

@@ -107,7 +107,7 @@ def stale_reason(
     """Why the index of ``m`` (over ``table``) does not match the file now, or None."""
     sid = store_id(cur)
     if sid is None:
-        return "the file holds no index build (an older copy of the file, restored from a backup?)"
+        return "it was not built from this file (another store's, or an older copy of this file?)"
     if sid != m.store_id:
         return "it belongs to another store"
     if not has_token(cur, m):

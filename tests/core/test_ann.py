@@ -375,7 +375,7 @@ def test_an_index_that_does_not_match_the_file_is_unused_and_reported(tmp_path) 
         assert b.indexes.ann.space("node", "default") is None
         assert recall_of(b, truth_b, queries) == 1.0  # b's own vectors, exactly
         problems = [p for p in b.check() if "vector index of space" in p]
-        assert len(problems) == 1 and "belongs to another store" in problems[0]
+        assert len(problems) == 1 and "not built from this file" in problems[0]
     # A truncated index file of the right store: unused too, and reported.
     index_file = next(index_folder(tmp_path / "a.duckdb").glob("*.usearch"))
     with open(index_file, "r+b") as fh:
