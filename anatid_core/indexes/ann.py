@@ -67,6 +67,11 @@ ANN: dict[str, Any] = {
     "expansion_add": 128,
     "build_threads": 0,
     "recheck_seconds": 1.0,
+    # Builds run in a builder process of their own (:mod:`~.builder`), which outlives a writer
+    # that exits; False: in a thread of the writer (a frozen application always does).
+    "builder_process": True,
+    # How often a builder looks again for what writers wrote while it built, before it exits.
+    "builder_rounds": 3,
 }
 
 #: Rows of embeddings read per batch while the delta loads.

@@ -25,8 +25,9 @@ from ..base.model import IndexBuild, Kind
 
 LOG = logging.getLogger("anatid_core.ann")
 
-#: Builds one index: a vector space's, or (space None) a kind's text index.
-Build = Callable[[Kind, "str | None", threading.Event], "IndexBuild | None"]
+#: Builds one index (a vector space's, or with space None a kind's text index), or has a builder
+#: process build what the store needs: what was built.
+Build = Callable[[Kind, "str | None", threading.Event], "list[IndexBuild]"]
 
 
 class Merger:
@@ -70,19 +71,19 @@ class Merger:
                     return
                 kind, space = self._queue[0]
             try:
-                done = self._build(kind, space, self._stop)
+                built = self._build(kind, space, self._stop)
             except AnatidError as e:  # said once, in a line: the folder, say, is read-only
                 self._say_once(f"building the index of {kind} {space or 'text'!r} failed: {e}")
-                done = None
+                built = []
             except Exception:  # a background build must never take the process down
                 LOG.exception("building the index of %s %r failed", kind, space or "text")
-                done = None
-            if done is not None:
+                built = []
+            for done in built:
                 self.reports.append(done)
                 LOG.info(
                     "index of %s %r: %d added, %d indexed, %.2f s, %d bytes",
-                    kind,
-                    space or "text",
+                    done.kind,
+                    done.space or "text",
                     done.rows_added,
                     done.rows_total,
                     done.seconds,

@@ -34,6 +34,7 @@ is one :class:`Index` subclass registered in :meth:`Indexes.__init__`, nothing e
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import AbstractContextManager
 from typing import TypeVar, cast
@@ -47,8 +48,8 @@ from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.embeddings import all_spaces
 from ..storage.rows import table_of
-from . import lifecycle
-from .ann import VECTORS, AnnIndex
+from . import builder, lifecycle
+from .ann import ANN, VECTORS, AnnIndex
 from .ann_build import build_space
 from .ann_merger import Merger
 from .base import Index
@@ -79,6 +80,10 @@ class Indexes:
         self.graphs = self.register(GraphCache(connection))
         self.merger = Merger(self._build_behind) if _may_build(connection) else None
         merge = self.merger.request if self.merger is not None else None
+        self._commits = 0  # by this process: a writer that wrote asks for a builder at exit
+        self._exit_hook = (
+            builder.on_exit(self._builder_wanted) if _may_build(connection, bulk=True) else None
+        )
         self.ann = self.register(AnnIndex(connection, merge))
         self.text_files = self.register(TextFiles(connection, merge))
         connection.listen(self)
@@ -124,8 +129,35 @@ class Indexes:
 
     def _build_behind(
         self, kind: Kind, space: str | None, stop: threading.Event
-    ) -> IndexBuild | None:
-        return self.build(kind, space, stop, wait=False)
+    ) -> list[IndexBuild]:
+        if not (ANN["builder_process"] and builder.can_spawn()):
+            done = self.build(kind, space, stop, wait=False)
+            return [done] if done is not None else []
+        # The builder process builds what the store needs (this one and any other); this
+        # thread waits for its reports. A writer that exits meanwhile leaves it running.
+        child = builder.start(self.connection.path, detached=False)
+        if child is None:  # another builder runs: it looks again before it exits
+            return []
+        out, _ = child.communicate()
+        reports = builder.reports_of(out)
+        for done in reports:  # searched through the new files from now on
+            if done.space is None:
+                self.text_files.discard(done.kind)
+                self.text.discard(done.kind)
+            else:
+                self.ann.discard(done.kind, done.space)
+                self.vectors.discard(done.kind, done.space)
+        return reports
+
+    def _builder_wanted(self) -> str | None:
+        """The store's path when this writer wrote and an index is needed (a builder is then
+        started as it closes or exits: :mod:`~.builder`), else None."""
+        path = self.connection.path
+        if not ANN["auto"] or self._commits == 0 or self.connection.closed:
+            return None
+        if not os.path.exists(path) or builder.running(path):
+            return None
+        return path if builder.needed(self.states()) else None
 
     def file_problems(self, *, every_byte: bool = True) -> list[str]:
         """What is wrong with the persistent index files (:func:`~.lifecycle.problems`; with
@@ -154,9 +186,12 @@ class Indexes:
             return [lifecycle.state(cur, path, fmt, k, s, t) for k, s, t, fmt in wanted]
 
     def close(self) -> None:
-        """Stop background work (a build in progress ends at its next batch)."""
+        """Stop background work: a build in a thread ends at its next batch; a builder process
+        goes on. Start a builder if this writer leaves an index needed (:mod:`~.builder`)."""
+        if self._exit_hook is not None:
+            self._exit_hook.fire()
         if self.merger is not None:
-            self.merger.close()
+            self.merger.close(timeout=0 if ANN["builder_process"] else None)
 
     def purging(self, cur: duckdb.DuckDBPyConnection, kind: Kind, vids: np.ndarray) -> None:
         """Called by a purge before it commits (:meth:`Index.purging`)."""
@@ -170,6 +205,7 @@ class Indexes:
     # ------------------------------------------------------------- the connection's listener
 
     def committed(self, changes: Changes) -> None:
+        self._commits += 1
         if changes.emptied:  # purge_all: nothing built before it holds
             self.forget()
         for index in self._all:
@@ -200,10 +236,15 @@ class Indexes:
             index.replaced()
 
 
-def _may_build(connection: Connection) -> bool:
+def _may_build(connection: Connection, *, bulk: bool = False) -> bool:
     """Whether this process builds indexes in the background: a writer of a file, not a bulk
-    load (which reads nothing back)."""
-    return not connection.read_only and connection.path != ":memory:" and not connection.bulk_load
+    load (which reads nothing back) unless ``bulk``, and not the builder itself."""
+    return (
+        not connection.read_only
+        and connection.path != ":memory:"
+        and (bulk or not connection.bulk_load)
+        and not os.environ.get(builder.IN_BUILDER)
+    )
 
 
 __all__ = ["Indexes"]

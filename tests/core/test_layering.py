@@ -280,6 +280,7 @@ API = {
     "anatid_core",
     "anatid_core.eraser",
     "anatid_core.hits",
+    "anatid_core.index_builder",
     "anatid_core.rank_fusion",
     "anatid_core.reads",
     "anatid_core.restore",

@@ -1,0 +1,52 @@
+"""The index builder's process (issue 41): ``python -m anatid_core.index_builder FILE`` builds or
+merges every persistent index the store needs, looks again, and exits. Writers start it
+(:mod:`anatid_core.indexes.builder` says when and why); nobody needs to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sys
+from dataclasses import asdict
+
+from .indexes.ann import ANN
+from .indexes.builder import IN_BUILDER, adopt_settings, builder_lock, needed
+from .store import Store
+
+LOG = logging.getLogger("anatid_core.ann")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m anatid_core.index_builder FILE", file=sys.stderr)
+        return 2
+    path = os.path.realpath(args[0])
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    with contextlib.suppress(OSError):
+        os.nice(10)  # give way to the writers' own work
+    adopt_settings()  # the settings of the writer that started it
+    os.environ.setdefault(IN_BUILDER, "{}")  # the store opened here starts no builder
+    with builder_lock(path) as held:
+        if not held:
+            return 0
+        with Store.open(path) as store:
+            for _ in range(int(ANN["builder_rounds"])):
+                wanted = needed(store.index_states())
+                if not wanted:
+                    break
+                for kind, space in wanted:
+                    done = store.indexes.build(kind, space)
+                    if done is not None:
+                        LOG.info("built %s %s: %s", kind, space or "text", done)
+                        # The writer that waits for these lines may have exited: go on.
+                        with contextlib.suppress(OSError, ValueError):
+                            print(json.dumps(asdict(done)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Indexes that keep themselves (issue 41, point 1): a writer that exits leaves a store whose next
+process maps the indexes instead of loading the store into memory, with nobody running
+``anatid index``. Every process here is a real one: the writer a script that ends, the builder
+the process the writer starts, the reader a fresh interpreter that counts what it loads."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from anatid_core.indexes import builder
+
+from .test_ann import index_folder, run_child
+
+WRITER = """
+    import numpy as np
+    from anatid_core import SETTINGS, Node, Store
+    SETTINGS["ann_min_rows"] = 500
+    rng = np.random.default_rng(1)
+    store = Store.open({path!r})
+    for start in range(0, {n}, 500):
+        store.upsert_nodes([
+            Node(f"n{{i}}", name=f"node {{i}}", text=f"apples pears w{{i % 31}}",
+                 embedding=rng.standard_normal(32).tolist())
+            for i in range(start, min(start + 500, {n}))
+        ])
+    {ending}
+"""
+
+READER = """
+    import json
+    from anatid_core import Store
+    from anatid_core.indexes.text import TextIndex
+    from anatid_core.indexes.vectors import VectorIndex
+    loads = {{"matrix": 0, "text": 0}}
+    matrix, load = VectorIndex.matrix, TextIndex.load
+    def counted_matrix(self, *a, **k):
+        loads["matrix"] += 1
+        return matrix(self, *a, **k)
+    def counted_load(self, *a, **k):
+        loads["text"] += 1
+        return load(self, *a, **k)
+    VectorIndex.matrix, TextIndex.load = counted_matrix, counted_load
+    with Store.open({path!r}, read_only=True) as s:
+        hits = s.search_vector([0.1] * 32, k=5)
+        words = s.search_text("apples", k=5)
+        print(json.dumps({{**loads, "hits": len(hits), "words": len(words)}}))
+"""
+
+
+def wait_for_builder(path: Path, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    time.sleep(0.2)
+    while builder.running(str(path)):
+        assert time.monotonic() < deadline, "the builder did not finish"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("ending", ["store.close()", "pass  # exits with the store open"])
+def test_a_writer_that_exits_leaves_indexes_the_next_process_maps(tmp_path, ending) -> None:
+    path = tmp_path / "m.duckdb"
+    run_child(WRITER.format(path=str(path), n=3000, ending=ending))
+    wait_for_builder(path)
+    got = json.loads(run_child(READER.format(path=str(path))))
+    assert got == {"matrix": 0, "text": 0, "hits": 5, "words": 5}
+    log = (index_folder(path) / ".builder.log").read_text()
+    assert "built node default" in log and "built node text" in log
+
+
+def test_without_the_builder_the_next_process_loads_the_store_whole(tmp_path) -> None:
+    """The counting above can fail: with the policy off, the reader loads both."""
+    path = tmp_path / "m.duckdb"
+    writer = WRITER.replace(
+        'SETTINGS["ann_min_rows"] = 500',
+        'SETTINGS["ann_min_rows"] = 500\n    from anatid_core.indexes.ann import ANN\n    ANN["auto"] = False',
+    )
+    run_child(writer.format(path=str(path), n=3000, ending="store.close()"))
+    wait_for_builder(path)
+    got = json.loads(run_child(READER.format(path=str(path))))
+    assert got == {"matrix": 1, "text": 1, "hits": 5, "words": 5}
+    assert not index_folder(path).exists()
+
+
+def test_a_small_store_starts_no_builder(tmp_path) -> None:
+    path = tmp_path / "m.duckdb"
+    run_child(WRITER.format(path=str(path), n=300, ending="store.close()"))
+    assert not index_folder(path).exists()
+
+
+def test_a_writer_that_wrote_more_since_the_build_has_it_merged(tmp_path) -> None:
+    path = tmp_path / "m.duckdb"
+    run_child(WRITER.format(path=str(path), n=3000, ending="store.close()"))
+    wait_for_builder(path)
+    more = WRITER.replace("range(0, {n}, 500)", "range(3000, {n}, 500)").replace(
+        'SETTINGS["ann_min_rows"] = 500',
+        'SETTINGS["ann_min_rows"] = 500\n    from anatid_core.indexes.ann import ANN\n    ANN["merge_rows"] = 400',
+    )
+    run_child(more.format(path=str(path), n=3600, ending="store.close()"))
+    wait_for_builder(path)
+    states = run_child(f"""
+        from anatid_core import Store
+        with Store.open({str(path)!r}, read_only=True) as s:
+            for i in s.index_states():
+                print(i.kind, i.space, i.state, i.rows, i.pending)
+    """).splitlines()
+    assert states == ["node default ok 3600 0", "node None ok 3600 0", "edge None none 0 0"]
