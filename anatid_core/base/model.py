@@ -182,7 +182,8 @@ class IndexState:
     built: the space or kind is searched from memory). ``rows``: the versions it holds;
     ``pending``: those written since it was built (all of them without one), searched exactly
     until the next build merges them; ``files``/``bytes``: its files and their size;
-    ``built_at``: when it was built."""
+    ``built_at``: when it was built; ``format``: ``"hnsw"`` (a graph), ``"flat"`` (a space's
+    vectors in one matrix searched exactly, while its graph is built) or ``"postings"``."""
 
     kind: Kind
     space: str | None
@@ -193,6 +194,7 @@ class IndexState:
     bytes: int = 0
     built_at: datetime | None = None
     reason: str | None = None
+    format: str = ""
 
 
 @dataclass(frozen=True)

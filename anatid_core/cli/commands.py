@@ -71,7 +71,7 @@ def _print_stats(s: dict[str, Any], health: str) -> None:
             [
                 i["kind"],
                 "text" if i["space"] is None else i["space"],
-                i["state"] if i["reason"] is None else f"unused: {i['reason']}",
+                _state_word(i),
                 i["rows"],
                 i["pending"],
                 human_bytes(i["bytes"]) if i["files"] else "-",
@@ -104,6 +104,12 @@ def _print_stats(s: dict[str, Any], health: str) -> None:
             print(table([column, "count"], rows, indent="  "))
 
 
+def _state_word(i: dict[str, Any]) -> str:
+    if i["reason"] is not None:
+        return f"unused: {i['reason']}"
+    return "ok (flat: graph being built)" if i["format"] == "flat" else i["state"]
+
+
 def _index_json(i: IndexState) -> dict[str, Any]:
     return {
         "kind": i.kind,
@@ -115,6 +121,7 @@ def _index_json(i: IndexState) -> dict[str, Any]:
         "files": list(i.files),
         "bytes": i.bytes,
         "built_at": i.built_at.isoformat() if i.built_at else None,
+        "format": i.format or None,
     }
 
 

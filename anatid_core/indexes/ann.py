@@ -44,11 +44,13 @@ from ..storage import index_files, index_ties
 from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers, space_table
+from ..storage.flat_file import FlatFile
 from ..storage.index_files import Manifest
 from ..storage.rows import table_of
 from ..storage.sql import one, vid_column
 from . import lifecycle
 from .base import BuiltOnce, Index
+from .flat import FlatView
 
 #: Tunables of the persistent index. ``auto``, ``merge_rows``, ``merge_fraction``: when a
 #: writing process builds or merges in the background (:mod:`~.ann_merger`); ``ef``: the HNSW beam width of a search (at least the
@@ -67,6 +69,9 @@ ANN: dict[str, Any] = {
     "expansion_add": 128,
     "build_threads": 0,
     "recheck_seconds": 1.0,
+    # A space's first build publishes a flat index (its vectors in one mapped matrix, searched
+    # exactly) before the graph: searchable by every process in seconds, not minutes.
+    "flat_first": True,
     # Builds run in a builder process of their own (:mod:`~.builder`), which outlives a writer
     # that exits; False: in a thread of the writer (a frozen application always does).
     "builder_process": True,
@@ -82,6 +87,15 @@ def normalised(mat: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(mat, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (mat / norms).astype(np.float32)
+
+
+def open_vectors(folder: str, m: Manifest) -> Any:
+    """The index's vectors opened for search: a mapped usearch view, or a flat file's matrix
+    (searched exactly) until the graph replaces it."""
+    path = os.path.join(folder, m.file)
+    if m.file.endswith(".flat"):
+        return FlatView(path, index_files.KeysFile(os.path.join(folder, m.keys)))
+    return open_view(path)
 
 
 def open_view(path: str) -> Any:
@@ -110,6 +124,14 @@ def _structure(folder: str, m: Manifest) -> str | None:
     from usearch.index import Index as Usearch
 
     path = os.path.join(folder, m.file)
+    if m.file.endswith(".flat"):
+        try:
+            flat = FlatFile(path)
+        except OSError as e:
+            return str(e)
+        if (flat.rows, flat.dim) != (m.count, m.dim):
+            return f"{path} holds {flat.rows} vectors of {flat.dim} dimensions, its manifest {m.count} of {m.dim}"
+        return keys_structure(folder, m)
     try:
         head = Usearch.metadata(path)
     except (OSError, RuntimeError, ValueError) as e:
@@ -299,6 +321,10 @@ class SpaceIndex:
         seen = visible.count_upto(self.high)
         if seen == 0 or total == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if isinstance(self.view, FlatView):  # no graph yet: every vector, exactly
+            vids, scores = self.view.all_scores(qn)
+            keep = visible.mask(vids)
+            return vids[keep], scores[keep]
         fetch = min(total, math.ceil(k * total / seen * ANN["margin"]) + k)
         while True:
             if seen <= ANN["exact_rows"] or fetch * 4 > seen and fetch < total:
@@ -414,7 +440,7 @@ class AnnIndex(Index):
         folder = index_files.folder_of(path)
         files = index_files.files_stamp(path, manifest)
         try:  # verified and their layout checked: mapping them is safe
-            view = open_view(os.path.join(folder, manifest.file))
+            view = open_vectors(folder, manifest)
             keys = index_files.KeysFile(os.path.join(folder, manifest.keys))
         except (OSError, RuntimeError, ValueError) as e:
             index_files.log_unused(path, manifest, f"it cannot be opened ({e})")
@@ -517,7 +543,7 @@ def _sample_problem(cur: duckdb.DuckDBPyConnection, path: str, m: Manifest) -> s
     if table is None:
         return "its space is gone"
     try:
-        view = open_view(os.path.join(index_files.folder_of(path), m.file))
+        view = open_vectors(index_files.folder_of(path), m)
     except (OSError, RuntimeError, ValueError) as e:
         return f"it cannot be opened ({e})"
     rows = cur.execute(

@@ -33,6 +33,7 @@ from ..base.model import IndexBuild, Kind
 from ..storage import index_files, index_ties
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers, space_table
+from ..storage.flat_file import write_flat
 from ..storage.index_files import Manifest
 from ..storage.rows import table_of
 from ..storage.sql import arrow_table, one, vid_column
@@ -83,11 +84,17 @@ def build_space(
                 manifest = valid_manifest(connection.cursor(), path, kind, space)
         if manifest is None:
             index_files.remove_space(path, kind, space)  # a stale one: never merged into
-        elif manifest.high >= top:
+            if ANN["flat_first"]:  # searchable in seconds; the graph follows
+                flat = _flat(connection, kind, space, tbl, dim, start, stop)
+                if flat is None:
+                    return None
+        elif manifest.high >= top and not is_flat(manifest):
             return report(kind, space, 0, manifest, started, path)
-        index = _start(manifest, path, dim)
-        low = manifest.high if manifest is not None else 0
-        all_vids, all_ids = _old_keys(manifest, path)
+        # A flat index is never merged into: the graph is built from the first version.
+        base = manifest if manifest is not None and not is_flat(manifest) else None
+        index = _start(base, path, dim)
+        low = base.high if base is not None else 0
+        all_vids, all_ids = _old_keys(base, path)
         added = 0
         for vids, mat, ids in _batches(connection, kind, tbl, dim, low, top):
             for at in range(0, len(vids), ADD_BATCH_ROWS):
@@ -126,17 +133,81 @@ def build_space(
             keys_size=os.path.getsize(keys),
             token=token,
         )
-        new = index_files.sealed(new, written, keys)
-        with connection.turn():
-            if not _still_holds(connection, tbl, new):  # a purge meanwhile: start again later
-                for name in (written, keys):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.remove(name)
-                return None
-            index_files.publish(path, written, keys, new)
-            forget_older_builds(connection, new)
-        index_files.remove_orphans(path)
+        if not _publish(connection, tbl, written, keys, new):
+            return None
         return report(kind, space, added, new, started, path)
+
+
+def is_flat(m: Manifest) -> bool:
+    """Whether the index is a flat one (searched exactly, until its graph replaces it)."""
+    return m.file.endswith(".flat")
+
+
+def _flat(
+    connection: Connection,
+    kind: Kind,
+    space: str,
+    tbl: str,
+    dim: int,
+    start: Start,
+    stop: threading.Event | None,
+) -> Manifest | None:
+    """Write and publish the space's flat index (every embedding up to ``start.top``,
+    normalised, in one mapped matrix): a fresh process searches it exactly, mapping it,
+    while the graph is built (minutes at a million). None if stopped or purged meanwhile."""
+    path = connection.path
+    written = index_files.temp_path(path, kind, space)
+    keys = index_files.temp_path(path, kind, space)
+    all_vids: list[np.ndarray] = []
+    all_ids: list[str] = []
+
+    def rows() -> Iterator[np.ndarray]:
+        for vids, mat, ids in _batches(connection, kind, tbl, dim, 0, start.top):
+            if stop is not None and stop.is_set():
+                return
+            all_vids.append(vids)
+            all_ids.extend(ids)
+            yield normalised(mat)
+
+    with index_files.writing(path):
+        count = write_flat(written, dim, rows())
+        if stop is not None and stop.is_set():
+            os.remove(written)
+            return None
+        vids = np.concatenate(all_vids) if all_vids else np.zeros(0, dtype=np.int64)
+        index_files.write_keys(keys, vids, all_ids)
+    new = Manifest(
+        store_id=start.store_id,
+        kind=kind,
+        space=space,
+        dim=dim,
+        high=start.top,
+        count=count,
+        fingerprint=start.ends,
+        file=index_files.flat_file_name(kind, space, start.top),
+        size=os.path.getsize(written),
+        keys=index_files.keys_file_name(kind, space, start.top, flat=True),
+        keys_size=os.path.getsize(keys),
+        token=start.token,
+    )
+    return new if _publish(connection, tbl, written, keys, new) else None
+
+
+def _publish(connection: Connection, tbl: str, written: str, keys: str, new: Manifest) -> bool:
+    """Seal the written files and publish them as ``new``, if the file still holds what they
+    were built from (a purge meanwhile abandons them: start again later)."""
+    path = connection.path
+    new = index_files.sealed(new, written, keys)
+    with connection.turn():
+        if not _still_holds(connection, tbl, new):
+            for name in (written, keys):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(name)
+            return False
+        index_files.publish(path, written, keys, new)
+        forget_older_builds(connection, new)
+    index_files.remove_orphans(path)
+    return True
 
 
 class Start(NamedTuple):
@@ -297,6 +368,7 @@ __all__ = [
     "build_lock",
     "build_space",
     "forget_older_builds",
+    "is_flat",
     "refuse_read_only",
     "report",
     "starting",

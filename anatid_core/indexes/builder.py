@@ -54,12 +54,15 @@ LOG_NAME = ".builder.log"
 
 def needed(states: list[IndexState], min_rows: int | None = None) -> list[tuple[Kind, str | None]]:
     """The indexes a builder should build or merge now: one not usable (or not built) over at
-    least ``min_rows`` rows (default ``SETTINGS["ann_min_rows"]``), or a usable one whose rows
-    written since reach ``ANN["merge_rows"]`` or ``ANN["merge_fraction"]`` of it."""
+    least ``min_rows`` rows (default ``SETTINGS["ann_min_rows"]``), a flat one (its graph is
+    not built yet), or one whose rows written since reach ``ANN["merge_rows"]`` or
+    ``ANN["merge_fraction"]`` of it."""
     least = SETTINGS["ann_min_rows"] if min_rows is None else min_rows
     out: list[tuple[Kind, str | None]] = []
     for s in states:
-        if s.state == "ok":
+        if s.state == "ok" and s.format == "flat":  # its graph is still to be built
+            out.append((s.kind, s.space))
+        elif s.state == "ok":
             wanted = max(int(ANN["merge_rows"]), int(ANN["merge_fraction"] * s.rows))
             if s.pending >= max(wanted, 1):
                 out.append((s.kind, s.space))

@@ -139,6 +139,7 @@ def state(
         bytes=m.size + m.keys_size,
         built_at=built,
         reason=got.reason,
+        format={"usearch": "hnsw", "flat": "flat"}.get(m.file.rsplit(".", 1)[-1], "postings"),
     )
 
 

@@ -112,8 +112,14 @@ def index_file_name(kind: Kind, space: str | None, high: int) -> str:
     return f"{stem(kind, space)}-{int(high)}.{suffix}"
 
 
-def keys_file_name(kind: Kind, space: str | None, high: int) -> str:
-    return f"{stem(kind, space)}-{int(high)}.keys"
+def flat_file_name(kind: Kind, space: str, high: int) -> str:
+    return f"{stem(kind, space)}-{int(high)}.flat"
+
+
+def keys_file_name(kind: Kind, space: str | None, high: int, *, flat: bool = False) -> str:
+    # A flat index and the graph that replaces it may share ``high``: their keys files may not
+    # share a name (publishing the graph removes the flat index's files).
+    return f"{stem(kind, space)}-{int(high)}{'-flat' if flat else ''}.keys"
 
 
 # --------------------------------------------------------------------------- manifests
@@ -379,7 +385,7 @@ def remove_space(store_path: str, kind: Kind, space: str | None) -> None:
 def _ours(name: str) -> bool:
     """Whether a file name is one the index folder's own (manifests, index, keys, temporary,
     lock and bookkeeping files)."""
-    return name.endswith((".json", ".usearch", ".keys", ".postings", ".tmp")) or name in (
+    return name.endswith((".json", ".usearch", ".flat", ".keys", ".postings", ".tmp")) or name in (
         ".build.lock",
         ".verified",
         MARKER,
@@ -427,7 +433,7 @@ def remove_orphans(store_path: str) -> None:
                     raw = json.load(fh)
                 named.update({str(raw.get("file")), str(raw.get("keys"))})
     for name in names:
-        derived = name.endswith((".usearch", ".keys", ".postings"))
+        derived = name.endswith((".usearch", ".flat", ".keys", ".postings"))
         if name.endswith(".tmp") or (derived and name not in named):
             with contextlib.suppress(OSError):
                 os.remove(os.path.join(folder, name))
@@ -442,6 +448,7 @@ __all__ = [
     "Stamp",
     "files_stamp",
     "folder_of",
+    "flat_file_name",
     "folder_problem",
     "index_file_name",
     "keys_file_name",

@@ -107,3 +107,57 @@ def test_a_writer_that_wrote_more_since_the_build_has_it_merged(tmp_path) -> Non
                 print(i.kind, i.space, i.state, i.rows, i.pending)
     """).splitlines()
     assert states == ["node default ok 3600 0", "node None ok 3600 0", "edge None none 0 0"]
+
+
+def test_a_first_build_is_searchable_flat_before_its_graph_exists(tmp_path, monkeypatch) -> None:
+    """The first build of a space publishes its vectors as one mapped matrix before the graph
+    (minutes at a million): searched exactly, by every process, and replaced by the graph."""
+    from anatid_core import SETTINGS
+    from anatid_core.indexes import ann_build
+    from anatid_core.indexes.ann import ANN
+    from anatid_core.indexes.flat import FlatView
+
+    from .test_ann import RECALL, Truth, clustered, filled, recall_of
+
+    before = dict(SETTINGS), dict(ANN)
+    SETTINGS["ann_min_rows"] = 500
+    ANN.update(auto=False, recheck_seconds=0.0, build_threads=1, exact_rows=300)
+    try:
+        path = tmp_path / "m.duckdb"
+        store, truth, rng = filled(path, 21)
+        with store:
+            t_before = store.get_node("n0").tx_from  # type: ignore[union-attr]
+
+            def no_graph(*_a, **_k):
+                raise KeyboardInterrupt("the builder was stopped after the flat index")
+
+            monkeypatch.setattr(ann_build, "_start", no_graph)
+            try:
+                store.indexes.build("node", "default")
+            except KeyboardInterrupt:
+                pass
+            monkeypatch.undo()
+            opened = store.indexes.ann.space("node", "default")
+            assert opened is not None and isinstance(opened.view, FlatView)
+            queries = clustered(rng, 10)
+            assert recall_of(store, truth, queries) == 1.0  # exact, through the mapped matrix
+            past = Truth()
+            past.vectors = dict(truth.vectors)
+            past.groups, past.labels = truth.groups, truth.labels
+            assert recall_of(store.as_of(tx_time=t_before), past, queries[:3]) == 1.0
+            state = next(s for s in store.index_states() if s.space == "default")
+            assert (state.state, state.format, state.rows) == ("ok", "flat", 3000)
+            assert ("node", "default") in builder.needed(store.index_states())
+            assert store.check() == []
+            done = store.indexes.build("node", "default")
+            assert done is not None and done.rows_total == 3000
+            opened = store.indexes.ann.space("node", "default")
+            assert opened is not None and not isinstance(opened.view, FlatView)
+            assert recall_of(store, truth, queries) >= RECALL
+            assert not list(index_folder(path).glob("*.flat"))
+            assert not list(index_folder(path).glob("*-flat.keys"))
+    finally:
+        SETTINGS.clear()
+        SETTINGS.update(before[0])
+        ANN.clear()
+        ANN.update(before[1])
