@@ -76,8 +76,10 @@ def _add_stats(subs: Subcommands) -> None:
         "counts, versions, sizes and indexes of a file",
         """
         Counts of current nodes and edges (by group, label and relationship), versions kept for
-        time travel, file size, schema version, text-index postings, vector spaces, and index
-        health (the verdict of anatid check).""",
+        time travel, file size, schema version, text-index postings, vector spaces, the search
+        indexes kept beside the file (each one's state, rows indexed, rows written since its
+        build, size and age), and index health (the verdict of anatid check, with index files
+        trusted by their stamps: anatid check reads every byte of them).""",
         "anatid stats memory.duckdb",
         cmd_stats,
     )
@@ -250,9 +252,11 @@ def _add_check(subs: Subcommands) -> None:
         Verifies the file: every block of every table and index reads (damage: a file cut
         short or overwritten, a write-ahead log that another file wrote), one current version
         per id, well-ordered transaction and valid intervals, full-text postings against
-        documents, embeddings against versions, edges whose endpoints exist. Prints "ok" and
-        exits 0, or lists the problems and exits 1; a file that is not an anatid store exits 2.
-        Never writes: a damaged file is left as it was, for a backup or a salvage.""",
+        documents, embeddings against versions, edges whose endpoints exist, and every byte of
+        the search index files beside it against their checksums (a damaged one is named, and
+        unused until a writer's builder replaces it). Prints "ok" and exits 0, or lists the
+        problems and exits 1; a file that is not an anatid store exits 2. Never writes: a
+        damaged file is left as it was, for a backup or a salvage.""",
         "anatid check memory.duckdb && echo healthy",
         cmd_check,
     )
