@@ -312,7 +312,11 @@ class SpaceIndex:
         if not n:
             return vids, np.zeros(0, dtype=np.float32)
         keep = np.flatnonzero(visible.mask(vids))
-        return vids[keep], mat[keep] @ qn
+        if len(keep) * 4 < n:  # few visible: score those alone
+            return vids[keep], mat[keep] @ qn.astype(np.float32)
+        # Score the whole delta in place and keep the visible scores: selecting the rows first
+        # copied the matrix (100 MB a search for 25k x 1024, 47 ms of the writer's 71 ms).
+        return vids[keep], (mat @ qn.astype(np.float32))[keep]
 
     def _index_scores(
         self, qn: np.ndarray, k: int, visible: Visible
