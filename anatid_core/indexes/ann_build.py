@@ -133,7 +133,7 @@ def build_space(
             keys_size=os.path.getsize(keys),
             token=token,
         )
-        if not _publish(connection, tbl, written, keys, new):
+        if not publish_built(connection, tbl, written, keys, new):
             return None
         return report(kind, space, added, new, started, path)
 
@@ -190,16 +190,23 @@ def _flat(
         keys_size=os.path.getsize(keys),
         token=start.token,
     )
-    return new if _publish(connection, tbl, written, keys, new) else None
+    return new if publish_built(connection, tbl, written, keys, new) else None
 
 
-def _publish(connection: Connection, tbl: str, written: str, keys: str, new: Manifest) -> bool:
+def publish_built(
+    connection: Connection,
+    tbl: str,
+    written: str,
+    keys: str,
+    new: Manifest,
+    fingerprint: index_ties.Fingerprint = index_ties.fingerprint,
+) -> bool:
     """Seal the written files and publish them as ``new``, if the file still holds what they
     were built from (a purge meanwhile abandons them: start again later)."""
     path = connection.path
     new = index_files.sealed(new, written, keys)
     with connection.turn():
-        if not _still_holds(connection, tbl, new):
+        if index_ties.stale_reason(connection.cursor(), new, tbl, fingerprint) is not None:
             for name in (written, keys):
                 with contextlib.suppress(FileNotFoundError):
                     os.remove(name)
@@ -340,12 +347,6 @@ def forget_older_builds(connection: Connection, m: Manifest) -> None:
         index_ties.prune_tokens(tx.cursor, index_files.stem(m.kind, m.space), m.token)
 
 
-def _still_holds(connection: Connection, tbl: str, m: Manifest) -> bool:
-    """Whether the file still holds exactly the embeddings the build read (no purge since)."""
-    cur = connection.cursor()
-    return index_ties.stale_reason(cur, m, tbl, index_ties.fingerprint) is None
-
-
 @contextlib.contextmanager
 def build_lock(path: str, wait: bool) -> Iterator[bool]:
     lock = os.path.join(index_files.folder_of(path), ".build.lock")
@@ -369,6 +370,7 @@ __all__ = [
     "build_space",
     "forget_older_builds",
     "is_flat",
+    "publish_built",
     "refuse_read_only",
     "report",
     "starting",

@@ -11,7 +11,6 @@ must not come back in a file).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 import time
@@ -30,7 +29,7 @@ from ..storage.rows import table_of
 from ..storage.sql import arrow_table
 from . import lifecycle
 from .ann import keys_structure
-from .ann_build import build_lock, forget_older_builds, report, starting
+from .ann_build import build_lock, publish_built, report, starting
 
 #: Versions whose postings are read per turn on the file.
 TEXT_BATCH_ROWS = 65_536
@@ -161,18 +160,8 @@ def build_text(
             keys_size=os.path.getsize(keys),
             token=token,
         )
-        new = index_files.sealed(new, written, keys)
-        with connection.turn():
-            cur = connection.cursor()
-            same = index_ties.stale_reason(cur, new, table, index_ties.text_fingerprint) is None
-            if not same:  # a purge meanwhile: start again later
-                for name in (written, keys):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.remove(name)
-                return None
-            index_files.publish(path, written, keys, new)
-            forget_older_builds(connection, new)
-        index_files.remove_orphans(path)
+        if not publish_built(connection, table, written, keys, new, index_ties.text_fingerprint):
+            return None
         return report(kind, None, len(vids), new, started, path)
 
 
