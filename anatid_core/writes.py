@@ -27,7 +27,7 @@ from .storage.embeddings import ensure_space, insert_vectors
 from .storage.filters import record_filter
 from .storage.prepare import Prepared, dedupe, listed, prepare_all
 from .storage.rows import Visibility, table_of
-from .storage.sql import SMALL_BATCH, run
+from .storage.sql import SMALL_BATCH, current_by_id, run
 from .storage.turns import verbs_take_turns
 from .storage.version_rows import insert_postings, insert_versions
 
@@ -154,11 +154,7 @@ class Writer:
         if view is not None:
             return {i for i in ids if i in view.by_id}
         return {
-            r[0]
-            for r in tx.cursor.execute(
-                "SELECT DISTINCT id FROM nodes WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
-                [sorted(ids)],
-            ).fetchall()
+            r[0] for r in tx.cursor.execute(*current_by_id("nodes", "id", sorted(ids))).fetchall()
         }
 
     def _current_versions(
@@ -170,14 +166,8 @@ class Writer:
         if view is not None:
             rows = [view.by_id.get(i) for i in ids]
             return {r[1]: (int(r[0]), int(r[-1])) for r in rows if r is not None}
-        return {
-            r[0]: (int(r[1]), int(r[2]))
-            for r in tx.cursor.execute(
-                f"SELECT id, vid, chash FROM {table_of(kind)} "
-                "WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
-                [ids],
-            ).fetchall()
-        }
+        sql, params = current_by_id(table_of(kind), "id, vid, chash", ids)
+        return {r[0]: (int(r[1]), int(r[2])) for r in tx.cursor.execute(sql, params).fetchall()}
 
     def _write_versions(
         self, tx: Tx, kind: Kind, prepared: list[Prepared], *, skipped: int, fresh: bool = False
@@ -314,11 +304,7 @@ class Writer:
             if edge_rows:
                 self._close_versions(tx, "edge", [int(r[0]) for r in edge_rows])
             node_vids = [
-                int(r[0])
-                for r in cur.execute(
-                    "SELECT vid FROM nodes WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
-                    [wanted],
-                ).fetchall()
+                int(r[0]) for r in cur.execute(*current_by_id("nodes", "vid", wanted)).fetchall()
             ]
             if node_vids:
                 self._close_versions(tx, "node", node_vids)
@@ -331,10 +317,7 @@ class Writer:
         with self.connection.transaction() as tx:
             vids = [
                 int(r[0])
-                for r in tx.cursor.execute(
-                    "SELECT vid FROM edges WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
-                    [wanted],
-                ).fetchall()
+                for r in tx.cursor.execute(*current_by_id("edges", "vid", wanted)).fetchall()
             ]
             if vids:
                 self._close_versions(tx, "edge", vids)

@@ -47,3 +47,29 @@ def arrow_table(result: Any) -> pa.Table:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return to_arrow()
+
+
+#: At most this many ids are looked up through a table's id index (a list of parameters);
+#: more are joined with the table, a scan that costs less than that many lookups.
+INDEXED_IDS = 16
+
+
+def current_by_id(table: str, columns: str, ids: Sequence[str]) -> tuple[str, list[Any]]:
+    """SQL and parameters for the current versions (``tx_to IS NULL``) of ``ids`` in ``table``
+    (``nodes`` or ``edges``), ``columns`` of them.
+
+    DuckDB answers ``id IN (?, ...)`` through the id index only when it is the scan's one
+    filter: ``tx_to IS NULL AND id = ?``, or an ``IN (SELECT unnest(?))`` join, scans the table
+    (a re-save at 100k facts: 2.2 ms, growing with the table, against 0.7 ms flat). So a few ids
+    are looked up alone in a materialised CTE and the current versions kept after it."""
+    if 0 < len(ids) <= INDEXED_IDS:
+        marks = ", ".join("?" * len(ids))
+        return (
+            f"WITH hit AS MATERIALIZED (SELECT {columns}, tx_to FROM {table} WHERE id IN ({marks})) "
+            f"SELECT {columns} FROM hit WHERE tx_to IS NULL",
+            list(ids),
+        )
+    return (
+        f"SELECT {columns} FROM {table} WHERE tx_to IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+        [list(ids)],
+    )
