@@ -3,7 +3,7 @@
 ::
 
     anatid-mcp                                   # stdio, memory in the user's data directory
-    anatid-mcp --path ~/notes/memory.anatid --group-id work
+    anatid-mcp --path ~/notes/memory.duckdb --group-id work
     anatid-mcp --transport http --port 8000 --token "$(openssl rand -hex 16)"
     anatid-mcp --read-only --path shared.anatid  # only the read tools; the file opened read-only
 

@@ -147,7 +147,8 @@ class Memory:
 
 
 def default_path() -> str:
-    """``$ANATID_MCP_PATH``, else ``memory.anatid`` in the user's data directory."""
+    """``$ANATID_MCP_PATH``, else ``memory.duckdb`` in the user's data directory; a
+    ``memory.anatid`` there (the earlier default name) is kept when no ``memory.duckdb`` is."""
     if os.environ.get("ANATID_MCP_PATH"):
         return os.environ["ANATID_MCP_PATH"]
     if os.name == "nt":
@@ -156,7 +157,11 @@ def default_path() -> str:
         base = Path.home() / "Library" / "Application Support"
     else:
         base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return str(base / "anatid-mcp" / "memory.anatid")
+    folder = base / "anatid-mcp"
+    current, earlier = folder / "memory.duckdb", folder / "memory.anatid"
+    # A memory written under the earlier default name stays the memory: renaming the default
+    # must not start users on an empty one.
+    return str(earlier if earlier.exists() and not current.exists() else current)
 
 
 __all__ = ["Memory", "Options", "default_path"]

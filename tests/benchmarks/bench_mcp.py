@@ -231,7 +231,7 @@ def table(results: dict[str, Any]) -> str:
 
 async def run(size: str, repeat: int) -> None:
     os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
-    path = os.path.join(tempfile.mkdtemp(prefix="bench-mcp-"), "memory.anatid")
+    path = os.path.join(tempfile.mkdtemp(prefix="bench-mcp-"), "memory.duckdb")
     t = time.perf_counter()
     queries = await build(path, size)
     copy = path + ".direct"

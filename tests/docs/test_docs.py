@@ -59,14 +59,15 @@ def test_readme_has_runnable_blocks() -> None:
     "page", [p for p in PAGES if _blocks(p)], ids=lambda p: str(p.relative_to(ROOT))
 )
 def test_runnable_blocks_run(page: Path, tmp_path: Path) -> None:
-    """The blocks of one page run in order in one empty directory, as a reader would."""
+    """The blocks of one page run in order in one empty directory, as a reader would, and then
+    again in the same directory: a reader who runs an example twice must not meet an error."""
     missing = _extras_needed(page)
     if missing:
         pytest.skip("; ".join(reason(extra) for extra in missing))
     env = dict(os.environ)
     # The `anatid` script and `python` of this interpreter come first on PATH.
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    for i, (kind, code) in enumerate(_blocks(page)):
+    for i, (kind, code) in enumerate(_blocks(page) * 2):
         if kind == "python":
             argv = [sys.executable, "-c", code]
         else:

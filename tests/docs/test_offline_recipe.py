@@ -70,6 +70,7 @@ def blocks() -> dict[str, str]:
     expected = {
         "cognee-env",
         "cognee-tiktoken",
+        "cognee-doctor",
         "cognee-run",
         "graphiti-script",
         "graphiti-run",
@@ -148,6 +149,9 @@ def test_cognee_cli_runs_the_recipe_offline_on_anatid(
 
     _ok(child.bash(blocks["cognee-tiktoken"]))
     assert "TIKTOKEN_CACHE_DIR=/" in (child.project / ".env").read_text()
+    # doctor, as documented for a new setup, passes before the first add
+    doctor = _ok(child.bash(blocks["cognee-doctor"], timeout=300))
+    assert "graph_db (anatid" in doctor and "vector_db (anatid" in doctor, doctor
     ran = child.bash(blocks["cognee-run"], timeout=600)
     output = _ok(ran)
 
@@ -245,5 +249,5 @@ def test_anatid_mcp_started_as_documented_answers_offline(
 
     facts = asyncio.run(session())
     assert facts == ["Alice works at Acme."]
-    assert (child.home / "memory.anatid").is_file()
+    assert (child.home / "mcp-memory.duckdb").is_file()
     child.assert_offline()

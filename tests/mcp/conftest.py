@@ -206,4 +206,4 @@ async def remember(session: ClientSession, body: str, day: int, **args: Any) -> 
 
 @pytest.fixture
 def memory_path(tmp_path: Path) -> Path:
-    return tmp_path / "memory.anatid"
+    return tmp_path / "memory.duckdb"

@@ -94,3 +94,27 @@ def test_missing_keys_are_recorded_with_what_to_set(monkeypatch):
     assert "OPENAI_API_KEY" in made.missing["embedder"].reason
     unknown = build_clients(load(env={"LLM__PROVIDER": "clippy"}))
     assert "unknown LLM provider 'clippy'" in unknown.missing["llm_client"].reason
+
+
+def test_the_default_memory_is_memory_duckdb_and_an_earlier_memory_anatid_is_kept(
+    tmp_path, monkeypatch
+):
+    import sys
+
+    from anatid_mcp.memory import default_path
+
+    if sys.platform in ("darwin", "win32"):
+        pytest.skip("the data directory is XDG_DATA_HOME's on Linux only")
+    monkeypatch.delenv("ANATID_MCP_PATH", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    folder = tmp_path / "anatid-mcp"
+    assert default_path() == str(folder / "memory.duckdb")
+    # A user whose memory was written under the earlier default name keeps it...
+    folder.mkdir()
+    (folder / "memory.anatid").write_bytes(b"")
+    assert default_path() == str(folder / "memory.anatid")
+    # ...and once a memory.duckdb exists, that is the memory.
+    (folder / "memory.duckdb").write_bytes(b"")
+    assert default_path() == str(folder / "memory.duckdb")
+    monkeypatch.setenv("ANATID_MCP_PATH", str(tmp_path / "x.duckdb"))
+    assert default_path() == str(tmp_path / "x.duckdb")

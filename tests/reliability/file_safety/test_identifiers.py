@@ -793,7 +793,7 @@ def _tool_error(result: Any) -> str | None:
 async def test_mcp_tools_answer_names_with_their_error_shape(tmp_path: Path) -> None:
     from tests.mcp.conftest import call, remember, stdio_session
 
-    async with stdio_session(tmp_path / "memory.anatid") as s:
+    async with stdio_session(tmp_path / "memory.duckdb") as s:
         await remember(s, "Alice works at Acme.", 1)
         for name, x in NAMES.items():
             if name == "lone surrogate":
