@@ -16,6 +16,7 @@ from .indexes.current_records import CurrentRecords
 from .storage.connection import Connection
 from .storage.filters import SqlFilter
 from .storage.rows import cols_of, table_of
+from .storage.sql import rows_in
 
 
 class Ranked(NamedTuple):
@@ -53,10 +54,10 @@ def fetch_versions(
     """
     rows = None if tags is None else current.rows_passing(kind, ids, *tags)
     if rows is None:
+        source, condition, lookup = rows_in(table_of(kind), "id", ids)
         rows = db.query(
-            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {f.sql()}",
-            [ids, *f.params],
+            f"SELECT {cols_of(kind)} FROM {source} WHERE {condition} AND {f.sql()}",
+            [*lookup, *f.params],
         )
     rows = [r for r in rows if r[0] in score_of]
     rows.sort(key=lambda r: (-score_of[r[0]], r[1]))

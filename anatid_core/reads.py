@@ -38,6 +38,7 @@ from .storage.connection import Connection
 from .storage.embeddings import embedding_arrays_of, embeddings_of
 from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
 from .storage.rows import Visibility, cols_of, id_list, item_from_row, table_of
+from .storage.sql import rows_in
 from .storage.turns import WouldWait, verbs_take_turns
 from .text_search import bm25_ranking, bm25_search
 from .vector_search import cosine_ranking, cosine_search
@@ -100,10 +101,11 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
         found = self._from_memory(kind, [id])
         if found is not None:
             return found[0] if found else None
+        source, condition, params = rows_in(table_of(kind), "id", [id])
         rows = self._query(
-            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            f"WHERE r.id = ? AND {self.visibility.sql(kind=kind)}",
-            [id],
+            f"SELECT {cols_of(kind)} FROM {source} "
+            f"WHERE {condition} AND {self.visibility.sql(kind=kind)}",
+            params,
         )
         return item_from_row(kind, rows[0]) if rows else None
 
@@ -114,10 +116,11 @@ class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorit
         found = self._from_memory(kind, list(dict.fromkeys(wanted)))
         if found is not None:
             return found
+        source, condition, params = rows_in(table_of(kind), "id", list(dict.fromkeys(wanted)))
         rows = self._query(
-            f"SELECT {cols_of(kind)} FROM {table_of(kind)} r "
-            f"WHERE r.id IN (SELECT unnest(?::VARCHAR[])) AND {self.visibility.sql(kind=kind)}",
-            [wanted],
+            f"SELECT {cols_of(kind)} FROM {source} "
+            f"WHERE {condition} AND {self.visibility.sql(kind=kind)}",
+            params,
         )
         by_id = {row[1]: item_from_row(kind, row) for row in rows}
         return [by_id[i] for i in dict.fromkeys(wanted) if i in by_id]

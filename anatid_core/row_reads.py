@@ -20,6 +20,7 @@ from .indexes.registry import Indexes
 from .storage.connection import Connection
 from .storage.filters import SqlFilter
 from .storage.rows import Visibility, id_list
+from .storage.sql import rows_in
 from .storage.turns import verbs_take_turns
 
 NodeRow = tuple[str, tuple[str, ...], str, dict[str, Any]]
@@ -157,13 +158,13 @@ class RowReads(_ReaderParts):
             )
         # One indexed lookup per end joined by UNION, as edges_of: an OR across src and dst
         # makes DuckDB scan the whole table.
-        parts = [
-            f"SELECT r.id, {cols} FROM edges r "
-            f"WHERE r.{end} IN (SELECT unnest(?::VARCHAR[])) AND {f.sql()}"
-            for end in ("src", "dst")
-        ]
+        parts, params = [], []
+        for end in ("src", "dst"):
+            source, condition, lookup = rows_in("edges", end, near)
+            parts.append(f"SELECT r.id, {cols} FROM {source} WHERE {condition} AND {f.sql()}")
+            params += [*lookup, *f.params]
         sql = f"SELECT {cols} FROM ({' UNION '.join(parts)}) r ORDER BY r.id"
-        return self._query(sql, [near, *f.params, near, *f.params])
+        return self._query(sql, params)
 
     def _current_rows(
         self,

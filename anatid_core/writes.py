@@ -27,7 +27,7 @@ from .storage.embeddings import ensure_space, insert_vectors
 from .storage.filters import record_filter
 from .storage.prepare import Prepared, dedupe, listed, prepare_all
 from .storage.rows import Visibility, table_of
-from .storage.sql import SMALL_BATCH, current_by_id, run
+from .storage.sql import SMALL_BATCH, current_by_id, edges_touching, run
 from .storage.turns import verbs_take_turns
 from .storage.version_rows import insert_postings, insert_versions
 
@@ -291,11 +291,7 @@ class Writer:
             return 0
         with self.connection.transaction() as tx:
             cur = tx.cursor
-            edge_rows = cur.execute(
-                "SELECT vid, id FROM edges WHERE tx_to IS NULL AND (src IN (SELECT unnest(?::VARCHAR[])) "
-                "OR dst IN (SELECT unnest(?::VARCHAR[])))",
-                [wanted, wanted],
-            ).fetchall()
+            edge_rows = cur.execute(*edges_touching(wanted)).fetchall()
             if edge_rows and not detach:
                 raise InvalidInput(
                     f"node(s) still have {len(edge_rows)} edge(s) (e.g. {edge_rows[0][1]!r}); "

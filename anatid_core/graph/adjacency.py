@@ -30,6 +30,7 @@ from ..indexes.registry import Indexes
 from ..storage.connection import Connection
 from ..storage.filters import record_filter
 from ..storage.rows import Visibility, id_list
+from ..storage.sql import rows_in
 from ..storage.turns import verbs_take_turns
 
 
@@ -158,14 +159,13 @@ class AdjacencyReads(_Reader):
                                 if wanted is None or r[4] in wanted:
                                     found[eid] = EdgeRef(r[1], r[2], r[3], r[4])
                     return [found[k] for k in sorted(found)]
-        parts = [
-            f"SELECT r.id, r.src, r.dst, r.rel FROM edges r "
-            f"WHERE r.{side} IN (SELECT unnest(?::VARCHAR[])) AND {f.sql()}"
-            for side in sides
-        ]
-        params: list[Any] = []
-        for _ in sides:
-            params += [ids, *f.params]
+        parts, params = [], []
+        for side in sides:
+            source, condition, lookup = rows_in("edges", side, ids)
+            parts.append(
+                f"SELECT r.id, r.src, r.dst, r.rel FROM {source} WHERE {condition} AND {f.sql()}"
+            )
+            params += [*lookup, *f.params]
         return [EdgeRef(*r) for r in self._query(" UNION ".join(parts) + " ORDER BY 1", params)]
 
     def visible_node_ids(

@@ -15,6 +15,7 @@ from ..indexes.walk_index import Walk, expansion, index_for_walk, walked_items
 from ..storage.connection import Connection
 from ..storage.filters import SqlFilter
 from ..storage.rows import EDGE_COLS, Visibility, edge_from_row, id_list
+from ..storage.sql import rows_in
 from ..storage.turns import verbs_take_turns
 
 #: Deepest expansion answered by one SQL statement (see ``NeighbourhoodReads.expand``).
@@ -60,14 +61,11 @@ class NeighbourhoodReads(RecordReads):
         sides = {"out": ["src"], "in": ["dst"], "both": ["src", "dst"]}.get(direction)
         if sides is None:
             raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
-        parts = [
-            f"SELECT {EDGE_COLS} FROM edges r WHERE r.{side} IN (SELECT unnest(?::VARCHAR[])) "
-            f"AND {f.sql()}"
-            for side in sides
-        ]
-        params: list[Any] = []
-        for _ in sides:
-            params += [ids, *f.params]
+        parts, params = [], []
+        for side in sides:
+            source, condition, lookup = rows_in("edges", side, ids)
+            parts.append(f"SELECT {EDGE_COLS} FROM {source} WHERE {condition} AND {f.sql()}")
+            params += [*lookup, *f.params]
         rows = self._query(" UNION ".join(parts) + " ORDER BY 2", params)
         return [edge_from_row(row) for row in rows]
 

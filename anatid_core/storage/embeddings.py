@@ -19,7 +19,7 @@ from ..base.errors import InvalidInput
 from ..base.model import Kind
 from .connection import Connection
 from .rows import Visibility, table_of
-from .sql import SMALL_BATCH, arrow_table, one, run
+from .sql import SMALL_BATCH, arrow_table, one, rows_in, run
 
 
 def space_table(cur: duckdb.DuckDBPyConnection, kind: Kind, space: str) -> tuple[str, int] | None:
@@ -128,12 +128,12 @@ def embedding_arrays_of(
     for k, space, dim, tbl in all_spaces(db.cursor()):
         if k != kind:
             continue
+        source, condition, lookup = rows_in(table_of(kind), "id", ids)
         _vids, mat, (rids,) = fetch_matrix(
             db.cursor(),
-            f"SELECT r.vid, v.embedding, r.id FROM {table_of(kind)} r JOIN {tbl} v "
-            f"ON v.vid = r.vid WHERE r.space = ? AND r.id IN (SELECT unnest(?::VARCHAR[])) "
-            f"AND {vis.sql('r', kind)}",
-            [space, ids],
+            f"SELECT r.vid, v.embedding, r.id FROM {source} JOIN {tbl} v "
+            f"ON v.vid = r.vid WHERE {condition} AND r.space = ? AND {vis.sql('r', kind)}",
+            [*lookup, space],
             dim,
         )
         out.update(zip(rids, mat, strict=True))
