@@ -25,8 +25,7 @@ def resaved(tmp_path_factory: pytest.TempPathFactory) -> Path:
         store.upsert_nodes(Node(f"n{i}", name=f"node {i}", labels=("P",)) for i in range(N))
         store.upsert_edges(Edge(f"e{i}", f"n{i}", f"n{(i + 1) % N}", "NEXT") for i in range(N))
         store.upsert_edges(
-            Edge(f"e{i}", f"n{i}", f"n{(i + 2) % N}", "NEXT", text="moved")
-            for i in range(0, N, 3)
+            Edge(f"e{i}", f"n{i}", f"n{(i + 2) % N}", "NEXT", text="moved") for i in range(0, N, 3)
         )
         store.upsert_nodes(Node(f"n{i}", name=f"renamed {i}") for i in range(0, N, 5))
         store.delete_edges([f"e{i}" for i in range(1, 60, 7)])
