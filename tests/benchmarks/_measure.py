@@ -35,6 +35,18 @@ def rate(rows: int, fn: Callable[[], Any]) -> float:
     return rows / (time.perf_counter() - t)
 
 
+def wait_for_index_builder(store_path: str) -> None:
+    """Wait until no index builder process works on ``store_path``: a writer that exits starts
+    one (it holds the builder lock while it lives), and it must not share the machine with the
+    next measurement."""
+    import fcntl
+
+    lock = os.path.join(store_path + ".anatid-index", ".builder.lock")
+    if os.path.exists(lock):
+        with open(lock, "rb") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 

@@ -47,13 +47,17 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # tests.* (the fakes, the FalkorDB Lite helper) in every worker
 GROUP = "bench"
-DIM = 1024
+#: The embeddings' dimension: 1024, or ``--dim`` (handed to the workers by the environment).
+DIM = int(os.environ.get("ANATID_BENCH_DIM", "1024"))
 BATCHES = 10
 SIZES = {
     "tiny": {"entities": 200, "facts": 400, "episodes": 20},
     "1k": {"entities": 1_000, "facts": 2_000, "episodes": 100},
     "reduced": {"entities": 2_000, "facts": 4_000, "episodes": 200},
     "full": {"entities": 10_000, "facts": 20_000, "episodes": 1_000},
+    # issue 43's sizes (by hand: FalkorDB Lite ingests ~700 rows/s, so 200k takes a while)
+    "50k": {"entities": 50_000, "facts": 100_000, "episodes": 5_000},
+    "200k": {"entities": 200_000, "facts": 400_000, "episodes": 20_000},
 }
 KUZU_PYTHON = next(
     (
@@ -362,6 +366,7 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
     else:
         await driver.close()
     out["file_mb"] = file_size_mb(path)
+    out["path"] = path
     out["server_rss_mb"] = server_mb
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 + server_mb
     return out
@@ -372,6 +377,7 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
 
 def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, Any]:
     cmd = [python, __file__, "--worker", backend, "--size", size, "--repeat", str(repeat)]
+    cmd += ["--dim", os.environ.get("ANATID_BENCH_DIM", str(DIM))]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{backend} worker failed:\n{done.stderr[-3000:]}")
@@ -465,7 +471,13 @@ def main() -> None:
     parser.add_argument("--only", choices=BACKENDS)
     parser.add_argument("--skip", choices=BACKENDS, action="append", default=[])
     parser.add_argument(
-        "--size", choices=sorted(SIZES), help="a named size instead of --full / reduced"
+        "--size",
+        choices=sorted(SIZES),
+        nargs="+",
+        help="named sizes instead of --full / reduced, each run in turn (e.g. --size 1k 50k)",
+    )
+    parser.add_argument(
+        "--dim", type=int, default=DIM, help="embedding dimension (default 1024; 512 at 200k)"
     )
     parser.add_argument(
         "--baseline",
@@ -480,10 +492,17 @@ def main() -> None:
     )
     parser.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    size = args.size or ("full" if args.full else "reduced")
+    sizes = args.size or ["full" if args.full else "reduced"]
+    os.environ["ANATID_BENCH_DIM"] = str(args.dim)
     if args.worker:
-        print(json.dumps(asyncio.run(work(args.worker, size, args.repeat))))
+        print(json.dumps(asyncio.run(work(args.worker, sizes[0], args.repeat))))
         return
+    for size in sizes:
+        run_size(args, size)
+
+
+def run_size(args: argparse.Namespace, size: str) -> None:
+    """Every backend asked for at one size, then the tables."""
     results = {}
     loads = [load_average()]
     for backend in BACKENDS:
@@ -498,6 +517,10 @@ def main() -> None:
 
             python = args.falkordb_python or _falkordb.venv_python()
         results[backend] = run_worker(python or sys.executable, backend, size, args.repeat)
+        if backend.startswith("anatid"):  # its writer started an index builder as it exited
+            from tests.benchmarks._measure import wait_for_index_builder
+
+            wait_for_index_builder(results[backend]["path"])
         loads.append(load_average())
         print(f"{backend}: {json.dumps(results[backend])}  (load {loads[-1]})", flush=True)
     commit = subprocess.run(
@@ -507,7 +530,7 @@ def main() -> None:
         check=False,
     ).stdout.strip()
     print(
-        f"\nsize {size} {SIZES[size]}, dim {DIM}, repeat {args.repeat}; commit {commit}, "
+        f"\nsize {size} {SIZES[size]}, dim {args.dim}, repeat {args.repeat}; commit {commit}, "
         f"python {platform.python_version()}, {platform.machine()} {os.cpu_count()} cores; "
         f"load average (1/5/15 min) at start and after each worker: {' -> '.join(loads)}\n"
     )

@@ -25,7 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _measure import provenance, timed  # noqa: E402
+from _measure import provenance, timed, wait_for_index_builder  # noqa: E402
 
 from anatid_core import Edge, Node, Store, remove_store  # noqa: E402
 
@@ -114,6 +114,7 @@ def main() -> None:
                 text=True,
                 check=True,
             )
+            wait_for_index_builder(path)  # the child wrote: a builder runs at its exit
         results[n] = json.loads(proc.stdout.strip().splitlines()[-1])
     base = results[args.sizes[0]]
     head = "| op | " + " | ".join(f"{n:,} p50 / p95 ms" for n in args.sizes) + " | growth |"
