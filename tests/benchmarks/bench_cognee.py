@@ -10,6 +10,7 @@ direct`` measures them in-process, which is faster for them.
     python tests/benchmarks/bench_cognee.py          # reduced sizes (~2 minutes)
     python tests/benchmarks/bench_cognee.py --full   # the issue's sizes: 10,000 nodes,
                                                      # 30,000 edges, 10,000 vectors (~5 min)
+    python tests/benchmarks/bench_cognee.py --sizes 10000 100000   # issue 43: size by size
 
 Writes go in batches of 2,000 (Ladybug's own write chunk). Reads: one warm-up, then p50/p95
 over repeated calls with a fixed seed. Prints a markdown table with ratios (>1 = anatid better).
@@ -329,6 +330,13 @@ if __name__ == "__main__":
     parser.add_argument("--edges", type=int)
     parser.add_argument("--vectors", type=int)
     parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        help="node counts run in turn, each with 3x edges and as many vectors "
+        "(issue 43: --sizes 10000 100000)",
+    )
+    parser.add_argument(
         "--peer-mode",
         choices=["subprocess", "direct"],
         default="subprocess",
@@ -345,4 +353,8 @@ if __name__ == "__main__":
     parsed.edges = parsed.edges or int(30_000 * scale)
     parsed.vectors = parsed.vectors or int(10_000 * scale)
     parsed.full_reads = 5
-    asyncio.run(main(parsed))
+    for nodes in parsed.sizes or [parsed.nodes]:
+        if parsed.sizes:
+            parsed.nodes, parsed.edges, parsed.vectors = nodes, 3 * nodes, nodes
+            print(f"\n## {nodes:,} nodes, {3 * nodes:,} edges, {nodes:,} vectors\n", flush=True)
+        asyncio.run(main(parsed))
