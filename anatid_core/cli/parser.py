@@ -270,7 +270,8 @@ def _add_view(subs: Subcommands) -> None:
         """
         Writes one self-contained HTML page (no network, no library) that draws the graph and
         has a slider over transaction time: drag it to see the graph as the store knew it at
-        each instant. Open it in any browser. The URL may select an instant: page.html?step=3
+        each instant. Open it in any browser. An edge is labelled by its name, or by its
+        relationship type when it has no name. The URL may select an instant: page.html?step=3
         (the 4th change), ?step=-1 (the last) or ?t=2024-05-01T12:00:00Z.""",
         """
         anatid view memory.duckdb --out memory.html""",
