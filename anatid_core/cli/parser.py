@@ -171,13 +171,16 @@ def _add_show(subs: Subcommands) -> None:
         "one node or edge, as it is now or was then",
         """
         Every field of the node or edge with this id (both, if a node and an edge share it),
-        its embedding's size, and a node's edges.""",
+        its embedding's size, and a node's edges. When no id matches, the node of that name
+        (in any case), else the one node whose name or id starts with it; when several match,
+        they are listed (ids and names) and the exit status is 1.""",
         """
         anatid show memory.duckdb alice
+        anatid show memory.duckdb "Alice Smith"
         anatid show memory.duckdb alice --as-of 2024-05-01""",
         cmd_show,
     )
-    p.add_argument("id", metavar="ID", help="the node or edge id")
+    p.add_argument("id", metavar="ID", help="the node or edge id; or a node's name, or its start")
     p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
     p.add_argument(
         "--limit", type=int, default=50, metavar="N", help="edges of a node to list (default 50)"
