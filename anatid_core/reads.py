@@ -23,6 +23,7 @@ from .graph.whole_graph import GraphAlgorithms
 from .hits import Ranked
 from .indexes.current_records import GROUP_AT, Row
 from .indexes.registry import Indexes
+from .name_lookup import NameLookups
 from .rank_fusion import (
     GraphArm,
     check_arms,
@@ -71,7 +72,7 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 
 @verbs_take_turns
-class Reader(RowReads, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorithms):
+class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads, GraphAlgorithms):
     """The read verbs over a connection, seeing what ``visibility`` lets through."""
 
     def __init__(self, connection: Connection, indexes: Indexes, visibility: Visibility) -> None:

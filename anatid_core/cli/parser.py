@@ -171,13 +171,16 @@ def _add_show(subs: Subcommands) -> None:
         "one node or edge, as it is now or was then",
         """
         Every field of the node or edge with this id (both, if a node and an edge share it),
-        its embedding's size, and a node's edges.""",
+        its embedding's size, and a node's edges. When no id matches, the node of that name
+        (in any case), else the one node whose name or id starts with it; when several match,
+        they are listed (ids and names) and the exit status is 1.""",
         """
         anatid show memory.duckdb alice
+        anatid show memory.duckdb "Alice Smith"
         anatid show memory.duckdb alice --as-of 2024-05-01""",
         cmd_show,
     )
-    p.add_argument("id", metavar="ID", help="the node or edge id")
+    p.add_argument("id", metavar="ID", help="the node or edge id; or a node's name, or its start")
     p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
     p.add_argument(
         "--limit", type=int, default=50, metavar="N", help="edges of a node to list (default 50)"
@@ -270,7 +273,8 @@ def _add_view(subs: Subcommands) -> None:
         """
         Writes one self-contained HTML page (no network, no library) that draws the graph and
         has a slider over transaction time: drag it to see the graph as the store knew it at
-        each instant. Open it in any browser. The URL may select an instant: page.html?step=3
+        each instant. Open it in any browser. An edge is labelled by its name, or by its
+        relationship type when it has no name. The URL may select an instant: page.html?step=3
         (the 4th change), ?step=-1 (the last) or ?t=2024-05-01T12:00:00Z.""",
         """
         anatid view memory.duckdb --out memory.html""",

@@ -14,6 +14,9 @@ from .terminal import fmt_time, one_line, pairs, table, to_json
 #: Width of the text column of ``history``.
 TEXT_WIDTH = 60
 
+#: Most candidates ``show`` lists when a name or prefix stands for several nodes.
+CANDIDATES = 10
+
 #: The fields whose change ``history`` reports, in this order.
 _COMPARED = (
     "group",
@@ -49,6 +52,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         reader = reader_for(store, args)
         found = _lookup(reader, args)
         if not found:
+            found = _named(reader, args)
+        if not found:
             raise _not_found(store, args)
         blocks = [_gather(reader, item) for item in found]
     if args.json:
@@ -79,6 +84,35 @@ def _lookup(reader: Store | View, args: argparse.Namespace) -> list[Item]:
     return found
 
 
+def _named(reader: Store | View, args: argparse.Namespace) -> list[Item]:
+    """No id matched: the one node of that name (any case), else the one node whose name or id
+    starts with it (issue 44). Several: they are listed on stdout and the command fails."""
+    if args.kind == "edge" or not args.id:
+        return []
+    for prefix in (False, True):
+        named = reader.nodes_named(args.id, prefix=prefix, limit=CANDIDATES + 1)
+        if len(named) == 1:
+            return list(named)
+        if named:
+            raise _ambiguous(args, named, prefix)
+    return []
+
+
+def _ambiguous(args: argparse.Namespace, nodes: list[Node], prefix: bool) -> CommandError:
+    """Several nodes answer to the name: list them (up to CANDIDATES) and ask for an id."""
+    rows = [[n.id, one_line(n.name, 60)] for n in nodes[:CANDIDATES]]
+    if args.json:
+        print(to_json([{"id": n.id, "name": n.name} for n in nodes[:CANDIDATES]], indent=2))
+    else:
+        print(table(["id", "name"], rows))
+    how = "names or ids start with" if prefix else "are named"
+    count = f"more than {CANDIDATES}" if len(nodes) > CANDIDATES else str(len(nodes))
+    return CommandError(
+        f"{count} nodes {how} {args.id!r} in {args.file} (listed above); show one by its id",
+        status=EXIT_PROBLEMS,
+    )
+
+
 def _not_found(store: Store, args: argparse.Namespace) -> CommandError:
     """Say whether the id is unknown at that time only, or unknown altogether."""
     hint = (
@@ -90,8 +124,10 @@ def _not_found(store: Store, args: argparse.Namespace) -> CommandError:
         if known
         else ""
     )
+    what = "no node or edge" if args.kind is None else f"no {args.kind}"
+    named = "" if args.kind == "edge" else " (nor a node of that name or prefix)"
     return CommandError(
-        f"no node or edge {args.id!r}{hint} in {args.file}{extra}", status=EXIT_PROBLEMS
+        f"{what} {args.id!r}{named}{hint} in {args.file}{extra}", status=EXIT_PROBLEMS
     )
 
 

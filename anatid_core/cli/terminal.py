@@ -78,11 +78,18 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, indent: str 
 
 
 def pairs(items: Sequence[tuple[str, Any]], *, indent: str = "") -> str:
-    """``key  value`` lines with the keys padded to one width."""
+    """``key  value`` lines with the keys padded to one width; a value of several lines (a
+    summary with paragraphs) continues under its first line, not at the left margin."""
     if not items:
         return ""
     width = max(len(k) for k, _ in items)
-    return "\n".join(f"{indent}{k.ljust(width)}  {v}".rstrip() for k, v in items)
+    under = indent + " " * (width + 2)
+    lines = []
+    for k, v in items:
+        first, *rest = str(v).splitlines() or [""]
+        lines.append(f"{indent}{k.ljust(width)}  {first}".rstrip())
+        lines += [(under + line).rstrip() for line in rest]
+    return "\n".join(lines)
 
 
 def plain(value: Any) -> Any:

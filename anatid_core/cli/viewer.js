@@ -59,6 +59,10 @@
   function short(text, n) { return text.length > n ? text.slice(0, Math.max(n - 1, 1)) + "\u2026" : text; }
   function num(n) { return n.toLocaleString("en"); }
   function groupOf(v) { return v.group === null || v.group === undefined ? "" : String(v.group); }
+  // What an edge is called on the drawing: its name when it has one, else its relation. A host
+  // that files every fact under one relation and names each (Graphiti: RELATES_TO, named
+  // WORKS_AT) is read by its names; the filters on the right stay by relation (issue 44).
+  function edgeLabel(v) { return v.name ? String(v.name) : v.rel; }
 
   // ---------------------------------------------------------------- the graph over all time
   // Who touches whom through any edge version, so a neighbourhood stays put while the slider moves.
@@ -397,7 +401,7 @@
       bump(drawn.rel, v.rel);
       g.setAttribute("class", "edge" + (v.vt ? " ended" : "") + (v.tf === t ? " fresh" : "") +
                      (picked && picked[0] === "edge" && picked[1] === id ? " picked" : ""));
-      if (label) label.textContent = short(v.rel, Number(label.dataset.fit));
+      if (label) label.textContent = short(edgeLabel(v), Number(label.dataset.fit));
     }
 
     const step = Number(slider.value);
@@ -623,7 +627,7 @@
     details.dataset.kind = kind;
     details.dataset.id = id;
     const h = document.createElement("h2");
-    h.textContent = kind === "node" ? nameOf(id) : (v || last(versions)).rel;
+    h.textContent = kind === "node" ? nameOf(id) : edgeLabel(v || last(versions));
     details.appendChild(h);
     const dl = document.createElement("dl");
     function row(k, val) {
@@ -698,7 +702,7 @@
     const b = document.createElement("b");
     const more = document.createElement("div");
     if (hit[0] === "edge") {
-      b.textContent = v.rel;
+      b.textContent = edgeLabel(v);
       more.textContent = v.text || v.name || "";
       const ends = document.createElement("small");
       ends.textContent = nameOf(v.src) + " \u2192 " + nameOf(v.dst);

@@ -4,7 +4,9 @@ Every version of every node and edge goes into the page with its transaction int
 ``[tx_from, tx_to)``, so the page can show the graph as the store knew it at any instant without
 asking the store again. The page is ``viewer.html`` and its script ``viewer.js`` next to this module
 (a small force layout on SVG, a search, neighbourhoods and filters for a large graph), inlined
-into one file: no library, no network.
+into one file: no library, no network. An edge is labelled by its ``name`` when it has one, else
+by its ``rel``: a generic rule, so a host that files every fact under one relationship type and
+names each one (Graphiti's ``RELATES_TO`` named ``WORKS_AT``) reads by its names.
 """
 
 from __future__ import annotations

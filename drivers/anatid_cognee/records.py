@@ -1,8 +1,10 @@
 """Cognee records in, anatid records out, and back.
 
 A graph node is a core ``Node`` in the ``cognee.graph`` group: its id is ``str(DataPoint.id)``,
-its one label is the DataPoint type, ``name`` is the BM25-indexed name, and ``props`` holds every
-other field of ``model_dump()`` exactly as given (UUIDs, datetimes and nested dicts round-trip
+its one label is the DataPoint type, ``name`` is the BM25-indexed name, ``text`` the DataPoint's
+other index fields (``metadata["index_fields"]``: a chunk's ``text``, a summary's ``text``), so
+that BM25 and ``anatid search`` find what Cognee embeds; ``props`` holds every field of
+``model_dump()`` exactly as given (UUIDs, datetimes and nested dicts round-trip
 in the core). Reads hand them back the way LadybugDB does (JSON values, :mod:`.values`) unless
 ``exact`` is asked for.
 A graph edge is a core ``Edge`` keyed by its Cognee identity ``(source, target,
@@ -56,6 +58,7 @@ def graph_node(fields: dict[str, Any], provenance: Mapping[str, Any] | None = No
     props = {k: storable(v) for k, v in fields.items() if k not in _NOT_PROPS}
     name = props.get("name")
     node_type = props.get("type")
+    text = indexed_text(props)
     if provenance:
         props[PROVENANCE_KEY] = dict(provenance)
     return Node(
@@ -63,8 +66,24 @@ def graph_node(fields: dict[str, Any], provenance: Mapping[str, Any] | None = No
         group=GRAPH_GROUP,
         labels=(str(node_type),) if node_type not in (None, "") else (),
         name=name if isinstance(name, str) else "",
+        text=text,
         props=props,
     )
+
+
+def indexed_text(props: Mapping[str, Any]) -> str:
+    """The full text of a node: the string values of its DataPoint's ``index_fields`` other
+    than ``name`` (already the core's name), one per line.
+
+    Cognee embeds these fields and its CHUNKS search finds them; the core's BM25 indexes only
+    a record's ``name`` and ``text``, so a chunk's words must be in ``text`` for ``anatid
+    search`` to find it (issue 44). Reads never return it: Cognee sees ``props`` alone."""
+    metadata = props.get("metadata")
+    fields = metadata.get("index_fields") if isinstance(metadata, Mapping) else None
+    if not isinstance(fields, list):
+        return ""
+    values = (props.get(f) for f in dict.fromkeys(fields) if isinstance(f, str) and f != "name")
+    return "\n".join(v for v in values if isinstance(v, str) and v)
 
 
 def edge_id(source_id: str, target_id: str, relationship_name: str) -> str:

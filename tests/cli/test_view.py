@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from anatid_core import Edge, Node, Store
+
 from . import view_graphs
 from .browser import Browser, Page
 from .conftest import Seeded, anatid
@@ -228,6 +230,43 @@ def test_edges_show_their_relation_and_the_fact_on_hover_and_click(
     fact = page.js("document.querySelector('#details dd[data-row=fact]').textContent")
     assert fact == "Alice works at Globex"
     assert page.js("document.querySelector('.edge.picked').dataset.id") == "e-globex"
+    assert page.console() == []
+
+
+def test_a_named_edge_is_labelled_by_its_name_not_its_relation(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A Graphiti fact is a RELATES_TO edge named WORKS_AT (its driver writes the fact's name in
+    the edge's name and the sentence in its text): the page labels it WORKS_AT; an edge with no
+    name keeps its relation; the relation filter stays by relation (issue 44)."""
+    store = tmp_path / "facts.duckdb"
+    with Store.open(store) as s:
+        s.upsert_nodes([Node("alice", name="Alice"), Node("acme", name="Acme")])
+        s.upsert_nodes([Node("bob", name="Bob")])
+        s.upsert_edges(
+            [
+                Edge(
+                    "f1", "alice", "acme", "RELATES_TO", name="WORKS_AT", text="Alice works at Acme"
+                ),
+                Edge("f2", "bob", "alice", "KNOWS"),
+            ]
+        )
+    page = browser.open(_view(store, tmp_path / "facts.html"))
+    labels = page.js(
+        "Object.fromEntries(Array.from(document.querySelectorAll('.elabel:not([hidden])'))"
+        ".map(t => [t.dataset.id, t.textContent]))"
+    )
+    assert labels == {"f1": "WORKS_AT", "f2": "KNOWS"}
+    assert _facet(page, "rel") == {"RELATES_TO": 1, "KNOWS": 1}
+
+    middle = page.center('.edge[data-id="f1"] .vis')
+    page.hover(*middle)
+    tip = page.js("document.getElementById('tip').innerText")
+    assert tip.split("\n") == ["WORKS_AT", "Alice works at Acme", "Alice \u2192 Acme"]
+    page.click(*middle)
+    assert page.js("document.querySelector('#details h2').textContent") == "WORKS_AT"
+    ends = page.js("document.querySelector('#details dd[data-row=edge]').textContent")
+    assert ends == "Alice \u2013RELATES_TO\u2192 Acme"
     assert page.console() == []
 
 

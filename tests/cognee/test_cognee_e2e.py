@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+ANATID = str(Path(sys.executable).parent / "anatid")
 
 
 def run_scenario(name: str, workdir: Path) -> dict:
@@ -84,6 +85,22 @@ def test_reopen_in_a_new_process_sees_the_same_memory(single_user):
     assert [out["nodes"], out["edges"]] == before["rerun_counts"]
     assert out["names"] == ["acme", "alice", "berlin", "bob", "hamburg"]
     assert out["top_chunk"].startswith("Bob grows")
+
+
+@pytest.mark.parametrize("query", ["apples", "who grows apples"])
+def test_anatid_search_finds_a_chunk_by_its_text(single_user, query):
+    """A chunk's words are in ``props.text``; the driver puts them in the core's full text too,
+    so the command line finds what Cognee's CHUNKS search does (issue 44)."""
+    _, workdir = single_user
+    proc = subprocess.run(
+        [ANATID, "search", str(workdir / "memory.duckdb"), query],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.splitlines()[1]  # the header, then the best hit
+    assert "DocumentChunk" in first and "Bob grows green apples" in first
 
 
 def test_two_users_datasets_are_isolated_files_with_access_control(tmp_path):

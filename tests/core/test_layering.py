@@ -281,6 +281,7 @@ API = {
     "anatid_core.eraser",
     "anatid_core.hits",
     "anatid_core.index_builder",
+    "anatid_core.name_lookup",
     "anatid_core.rank_fusion",
     "anatid_core.reads",
     "anatid_core.restore",
