@@ -15,7 +15,10 @@ from typing import Any, Protocol, cast
 from ..base.errors import CypherError
 from . import functions
 from .aggregates import AGGREGATES
+from .errors import unsupported
 from .graph import Graph
+from .limits import Deadline, check_list, unbounded
+from .regex_guard import explosive
 from .syntax import (
     Binary,
     Call,
@@ -52,6 +55,7 @@ class Evaluator:
         self.params = params
         self.graph = graph
         self.matcher: PatternTester | None = None
+        self.deadline: Deadline = unbounded()
         self._regexes: dict[str, re.Pattern[str]] = {}
         self._dispatch: dict[type, Callable[[Any, Row, Mapping[int, Any] | None], Any]] = {
             Literal: lambda e, r, a: e.value,
@@ -180,7 +184,9 @@ class Evaluator:
                 return left.endswith(right)
             if op == "CONTAINS":
                 return right in left
-            return self._regex(e, right).fullmatch(left) is not None
+            compiled = self._regex(e, right)
+            self.deadline.check()
+            return compiled.fullmatch(left) is not None
         return self._arithmetic(e, left, right)
 
     def _logic(self, e: Binary, row: Row, aggs: Any) -> bool | None:
@@ -213,6 +219,15 @@ class Evaluator:
     def _regex(self, e: Binary, pattern: str) -> re.Pattern[str]:
         compiled = self._regexes.get(pattern)
         if compiled is None:
+            why = explosive(pattern)
+            if why is not None:
+                raise unsupported(
+                    self.source,
+                    e.pos,
+                    f"the regular expression {pattern!r}",
+                    f"{why}, so one match can run for hours and no deadline can stop it; "
+                    "write it without the nested repetition, as (a+)+ is a+",
+                )
             try:
                 compiled = self._regexes[pattern] = re.compile(pattern)
             except re.error as exc:
@@ -223,8 +238,10 @@ class Evaluator:
         op = e.op
         if op == "+":
             if isinstance(left, list):
+                check_list(len(left) + (len(right) if isinstance(right, list) else 1))
                 return left + right if isinstance(right, list) else [*left, right]
             if isinstance(right, list):
+                check_list(len(right) + 1)
                 return [left, *right]
             if isinstance(left, str) and isinstance(right, (str, int, float)):
                 return left + (right if isinstance(right, str) else functions.to_string(right))
@@ -291,6 +308,7 @@ class Evaluator:
             return None
         out = []
         for item in source:
+            self.deadline.check()
             inner = {**row, e.var: item}
             if e.where is not None and not self.truth(e.where, inner, aggs):
                 continue
@@ -301,7 +319,10 @@ class Evaluator:
         source = self._items(e, row, aggs)
         if source is None:
             return None
-        results = [self.truth(e.where, {**row, e.var: item}, aggs) for item in source]
+        results = []
+        for item in source:
+            self.deadline.check()
+            results.append(self.truth(e.where, {**row, e.var: item}, aggs))
         trues = sum(1 for r in results if r is True)
         unknown = any(r is None for r in results)
         if e.kind == "all":

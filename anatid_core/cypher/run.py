@@ -8,6 +8,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from .engine import CypherResult, Engine
+from .limits import Deadline, timeout_seconds
 from .parser import parse
 from .shape import Procedure, RecordShape, Shape
 from .target import ReadTarget
@@ -26,16 +27,19 @@ def run_cypher(
     params: Mapping[str, Any] | None = None,
     *,
     shape: Shape | None = None,
+    timeout: float | None = None,
 ) -> CypherResult:
     """Run read-only ``query`` with ``params`` on a store or view, records shown by ``shape``
-    (the core's own record shape by default)."""
+    (the core's own record shape by default), within ``timeout`` seconds (else
+    ``ANATID_CYPHER_TIMEOUT``, else 30 s: :mod:`.limits`); past it, CypherTimeout."""
+    deadline = Deadline(timeout_seconds(timeout))
     if not isinstance(query, str):
         raise InvalidInput(f"a Cypher query is a str, got {type(query).__name__}")
     if params is not None and not isinstance(params, Mapping):
         raise InvalidInput(f"Cypher parameters are a mapping, got {type(params).__name__}")
     tree = _parse(query)
     values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
-    return Engine(query, values, target, shape or _RECORDS).run(tree)
+    return Engine(query, values, target, shape or _RECORDS, deadline).run(tree)
 
 
 def parameter_value(value: Any) -> Any:
