@@ -86,10 +86,7 @@ class Evaluator:
         return self._dispatch[type(expr)](expr, row, aggs)
 
     def truth(self, expr: Expr, row: Row, aggs: Mapping[int, Any] | None = None) -> bool | None:
-        value = self.eval(expr, row, aggs)
-        if value is None or isinstance(value, bool):
-            return value
-        raise self.error(expr, f"expected a boolean, got {type_name(value)} {_show(value)}")
+        return self._truth_of(expr, self.eval(expr, row, aggs))
 
     # ------------------------------------------------------------------------------ atoms
 
@@ -156,10 +153,21 @@ class Evaluator:
         return -value if e.op == "-" else value
 
     def _binary(self, e: Binary, row: Row, aggs: Any) -> Any:
+        """A chain of binary operators down the left (a OR b OR c ..., a + b + c ...) folded
+        in a loop from its innermost operand, so that 10,000 of them need no deep recursion."""
+        spine = [e]
+        while isinstance(spine[-1].left, Binary):
+            spine.append(spine[-1].left)
+        value = self.eval(spine[-1].left, row, aggs)
+        for node in reversed(spine):
+            value = self._apply(node, value, row, aggs)
+        return value
+
+    def _apply(self, e: Binary, left: Any, row: Row, aggs: Any) -> Any:
+        """``e`` given its left operand's value."""
         op = e.op
         if op in ("AND", "OR", "XOR"):
-            return self._logic(e, row, aggs)
-        left = self.eval(e.left, row, aggs)
+            return self._logic(e, self._truth_of(e.left, left), row, aggs)
         right = self.eval(e.right, row, aggs)
         if op == "=":
             return equals(left, right)
@@ -189,8 +197,12 @@ class Evaluator:
             return compiled.fullmatch(left) is not None
         return self._arithmetic(e, left, right)
 
-    def _logic(self, e: Binary, row: Row, aggs: Any) -> bool | None:
-        left = self.truth(e.left, row, aggs)
+    def _truth_of(self, expr: Expr, value: Any) -> bool | None:
+        if value is None or isinstance(value, bool):
+            return value
+        raise self.error(expr, f"expected a boolean, got {type_name(value)} {_show(value)}")
+
+    def _logic(self, e: Binary, left: bool | None, row: Row, aggs: Any) -> bool | None:
         if e.op == "AND" and left is False:
             return False
         if e.op == "OR" and left is True:

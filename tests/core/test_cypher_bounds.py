@@ -170,3 +170,103 @@ def test_lists_under_the_bound_are_answered(store: Store, small_limits):
 def test_limit_errors_are_cypher_errors():
     assert issubclass(CypherLimitExceeded, CypherError)
     assert issubclass(CypherTimeout, CypherError)
+
+
+# ------------------------------------------------------------------- (d) flat chains parse
+
+
+def test_ten_thousand_ored_equalities_parse_and_answer(store: Store):
+    store.upsert_nodes(Node(id=f"p{i}", name=f"p{i}") for i in range(20))
+    where = " OR ".join(f"n.name = 'p{i}'" for i in range(0, 10_000, 3))
+    where += " OR " + " OR ".join(f"n.id = 'q{i}'" for i in range(6_700))
+    rows = store.cypher(f"MATCH (n) WHERE {where} RETURN n.id ORDER BY n.id").rows
+    assert sorted(rows) == sorted((f"p{i}",) for i in range(0, 20, 3))
+
+
+def test_a_thousand_ands_and_long_sums_and_in_lists_answer(store: Store):
+    ands = " AND ".join(["1 < 2"] * 1_000)
+    total = " + ".join(["1"] * 10_000)
+    members = ", ".join(str(i) for i in range(10_000))
+    query = f"RETURN {ands} AS a, {total} AS s, 9999 IN [{members}] AS i, 1 - 2 - 3 AS d"
+    assert store.cypher(query).rows == [(True, 10_000, True, -4)]
+
+
+def test_a_long_chain_in_a_projection_with_an_aggregate(store: Store):
+    total = " + ".join(["1"] * 5_000)
+    assert store.cypher(f"UNWIND [1, 2] AS x RETURN count(x) + {total} AS n").rows == [(5_002,)]
+
+
+def test_chains_keep_left_associativity_and_precedence(store: Store):
+    query = (
+        "RETURN 1 + 2 + 'a' AS s, 'a' + 1 + 2 AS t, 2 * 3 ^ 2 AS p, -2 ^ 2 AS q, "
+        "NOT true OR true AS n, true OR false AND false AS o, 1 < 2 < 3 AS c, "
+        "10 - 2 - 3 AS m, 24 / 4 / 2 AS d, null IS NULL AND 1 IN [1] AS i"
+    )
+    assert store.cypher(query).records() == [
+        {
+            "s": "3a",
+            "t": "a12",
+            "p": 18.0,
+            "q": 4.0,
+            "n": True,
+            "o": True,
+            "c": True,
+            "m": 5,
+            "d": 3,
+            "i": True,
+        }
+    ]
+
+
+# ---------------------------------------------------------------------- (e) nesting depth
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "RETURN " + "(" * 300 + "1" + ")" * 300,
+        "RETURN " + "[" * 300 + "1" + "]" * 300,
+        "RETURN " + "coalesce(" * 300 + "1" + ")" * 300,
+        "RETURN " + "NOT " * 1_000 + "true",
+        "RETURN " + "-" * 1_000 + "1",
+        "RETURN " + "CASE WHEN true THEN " * 300 + "1" + " END" * 300,
+        "MATCH (n {a: " + "{a: " * 300 + "1" + "}" * 301 + ") RETURN n",
+    ],
+    ids=["brackets", "lists", "calls", "nots", "signs", "case", "pattern-map"],
+)
+def test_nesting_past_the_bound_is_cypher_unsupported(store: Store, query):
+    with pytest.raises(CypherUnsupported, match="nested more than 100 levels"):
+        store.cypher(query)
+
+
+def test_nesting_within_the_bound_is_answered(store: Store):
+    depth = int(limits.LIMITS["depth"]) - 2
+    assert store.cypher("RETURN " + "(" * depth + "1" + ")" * depth + " AS x").rows == [(1,)]
+    nested = store.cypher("RETURN " + "[" * depth + "1" + "]" * depth + " AS x").rows[0][0]
+    for _ in range(depth - 1):
+        nested = nested[0]
+    assert nested == [1]
+
+
+def test_a_deeply_nested_list_parameter_is_a_typed_error(store: Store):
+    value: list = [1]
+    for _ in range(20_000):
+        value = [value]
+    with pytest.raises(CypherLimitExceeded) as caught:
+        store.cypher("RETURN $p AS p", {"p": value})
+    assert caught.value.limit == "depth"
+
+
+def test_a_deep_caller_stack_gets_a_typed_error_not_recursion_error(store: Store):
+    query = "RETURN " + "(" * 95 + "1" + ")" * 95
+
+    def descend(n: int) -> object:
+        return store.cypher(query) if n == 0 else descend(n - 1)
+
+    import sys
+
+    room = sys.getrecursionlimit()
+    try:
+        descend(room - 300)
+    except CypherLimitExceeded as exc:
+        assert exc.limit == "depth"
