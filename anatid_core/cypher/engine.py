@@ -172,14 +172,20 @@ class Engine:
             record = self.graph.record(value)
             if record is None:
                 return None
-            return self.graph.shape.node_value(record, self.graph.properties(value))
+            return self.graph.shape.node_value(record, _present(self.graph.properties(value)))
         if isinstance(value, RelRef):
-            return self.graph.shape.rel_value(value.record, self.graph.properties(value))
+            return self.graph.shape.rel_value(value.record, _present(self.graph.properties(value)))
         if isinstance(value, list):
             return [self._out(v) for v in value]
         if isinstance(value, dict):
             return {k: self._out(v) for k, v in value.items()}
         return value
+
+
+def _present(props: dict[str, Any]) -> dict[str, Any]:
+    """A returned node's or relationship's properties: a null one is absent, as in Neo4j
+    (a property set to null does not exist; keys() and properties() omit it too)."""
+    return {k: v for k, v in props.items() if v is not None}
 
 
 __all__ = ["CypherResult", "Engine"]

@@ -23,6 +23,7 @@ from .syntax import (
     ListOf,
     Literal,
     MapOf,
+    MapProjection,
     NodePattern,
     Param,
     PatternPart,
@@ -277,8 +278,35 @@ class ExpressionParser:
             call = self.maybe_call()
             if call is not None:
                 return call
+        if self.peek().kind == "op" and self.peek().text == "{":
+            return self.map_projection()
         self.advance()
         return Var(tok.pos, tok.text)
+
+    def map_projection(self) -> MapProjection:
+        """``n {.a, .*, key: expr, v}`` (Neo4j's map projection)."""
+        tok = self.advance()
+        self.expect_op("{")
+        items: list[tuple[str, str, Expr | None]] = []
+        while not self.at_op("}"):
+            if self.accept_op("."):
+                if self.accept_op("*"):
+                    items.append(("*", "", None))
+                else:
+                    items.append((".", self.name("a property name or *"), None))
+            elif self.tok.kind == "ident" and self.peek().kind == "op" and self.peek().text == ":":
+                key = self.advance().text
+                self.advance()
+                items.append((":", key, self.expression()))
+            elif self.tok.kind == "ident":
+                var = self.advance()
+                items.append(("var", var.text, Var(var.pos, var.text)))
+            else:
+                raise self.error("expected .property, .*, key: value or a variable")
+            if not self.accept_op(","):
+                break
+        self.expect_op("}")
+        return MapProjection(tok.pos, Var(tok.pos, tok.text), items)
 
     def maybe_call(self) -> Expr | None:
         """A function call ``name(...)`` or ``ns.name(...)``; None if the name is a variable

@@ -31,6 +31,7 @@ from .syntax import (
     ListOf,
     Literal,
     MapOf,
+    MapProjection,
     Param,
     PatternPart,
     PatternPredicate,
@@ -66,6 +67,7 @@ class Evaluator:
             Slice: self._slice,
             ListOf: lambda e, r, a: [self.eval(i, r, a) for i in e.items],
             MapOf: lambda e, r, a: {k: self.eval(v, r, a) for k, v in e.items},
+            MapProjection: self._map_projection,
             Unary: self._unary,
             Binary: self._binary,
             IsNull: lambda e, r, a: (self.eval(e.operand, r, a) is None) != e.negated,
@@ -138,6 +140,34 @@ class Evaluator:
         if not isinstance(subject, list):
             raise self.error(e, f"cannot slice {type_name(subject)}")
         return subject[start:end]
+
+    def _map_projection(self, e: MapProjection, row: Row, aggs: Any) -> Any:
+        """Neo4j's semantics: null if the subject is null; ``.key`` is null when the property
+        is missing; ``.*`` every property (nulls are absent); a later key replaces an earlier."""
+        subject = self.eval(e.subject, row, aggs)
+        if subject is None:
+            return None
+        if not isinstance(subject, (dict, NodeRef, RelRef)):
+            what = type_name(subject)
+            raise self.error(e, f"a map projection needs a node, relationship or map, got {what}")
+        out: dict[str, Any] = {}
+        for kind, key, expr in e.items:
+            if kind == "*":
+                if isinstance(subject, dict):
+                    out.update(subject)
+                else:
+                    props = self.graph.properties(subject)
+                    out.update((k, v) for k, v in props.items() if v is not None)
+            elif kind == ".":
+                out[key] = (
+                    subject.get(key)
+                    if isinstance(subject, dict)
+                    else self.graph.property(subject, key)
+                )
+            else:
+                assert expr is not None
+                out[key] = self.eval(expr, row, aggs)
+        return out
 
     # -------------------------------------------------------------------------- operators
 

@@ -106,3 +106,14 @@ async def test_the_drivers_cypher_timeout_bounds_raw_cypher(monkeypatch: pytest.
         assert records == [{"n": n}]
     finally:
         await d.close()
+
+
+async def test_a_returned_relationship_omits_null_properties_as_neo4j_does(graphiti, driver):
+    await add(graphiti, "Alice works at Acme.", 1)
+    records, _, _ = await driver.execute_query(
+        "MATCH ()-[e:RELATES_TO]->() RETURN e, keys(e) AS keys, e {.uuid, .expired_at} AS p"
+    )
+    [record] = records
+    assert None not in record["e"].values()
+    assert sorted(record["e"]) == sorted(record["keys"])
+    assert record["p"] == {"uuid": record["e"]["uuid"], "expired_at": None}
