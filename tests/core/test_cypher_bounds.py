@@ -22,19 +22,17 @@ from anatid_core.cypher.limits import Deadline
 
 @pytest.fixture
 def small_limits(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
-    bounds = dict(limits.LIMITS)
-    bounds.update(rows=20_000, steps=50_000, list=10_000)
-    monkeypatch.setattr(limits, "LIMITS", bounds)
-    return bounds
+    for key, value in {"rows": 20_000, "steps": 50_000, "list": 10_000}.items():
+        monkeypatch.setitem(limits.LIMITS, key, value)
+    return limits.LIMITS
 
 
 @pytest.fixture
 def no_size_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the deadline can stop the query (so that a fast machine cannot meet a size bound
     first); the deadline stops it long before the memory fills."""
-    bounds = dict(limits.LIMITS)
-    bounds.update(rows=10**12, steps=10**12)
-    monkeypatch.setattr(limits, "LIMITS", bounds)
+    monkeypatch.setitem(limits.LIMITS, "rows", 10**12)
+    monkeypatch.setitem(limits.LIMITS, "steps", 10**12)
 
 
 def ring(store: Store, n: int) -> None:
@@ -270,3 +268,12 @@ def test_a_deep_caller_stack_gets_a_typed_error_not_recursion_error(store: Store
         descend(room - 300)
     except CypherLimitExceeded as exc:
         assert exc.limit == "depth"
+
+
+def test_the_depth_bound_is_a_setting(store: Store, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(limits.LIMITS, "depth", 10)
+    with pytest.raises(CypherUnsupported, match="nested more than 10 levels"):
+        store.cypher("RETURN " + "(" * 12 + "1" + ")" * 12)
+    with pytest.raises(CypherLimitExceeded):
+        store.cypher("RETURN $p", {"p": [[[[[[[[[[[[1]]]]]]]]]]]]})
+    assert store.cypher("RETURN " + "(" * 8 + "1" + ")" * 8 + " AS x").rows == [(1,)]

@@ -85,7 +85,8 @@ async def test_the_drivers_cypher_timeout_bounds_raw_cypher(monkeypatch: pytest.
     from anatid_core import CypherTimeout, Edge, Node
     from anatid_core.cypher import limits
 
-    monkeypatch.setattr(limits, "LIMITS", {**limits.LIMITS, "rows": 10**12, "steps": 10**12})
+    monkeypatch.setitem(limits.LIMITS, "rows", 10**12)
+    monkeypatch.setitem(limits.LIMITS, "steps", 10**12)
     d = GraphitiDriver(":memory:", cypher_timeout=0.2)
     try:
         n = 40
