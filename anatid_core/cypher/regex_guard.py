@@ -3,15 +3,19 @@
 Python's ``re`` backtracks: ``'(a+)+$'`` against 41 characters takes longer than anyone
 waits, and a deadline cannot cut one match short. The core may not depend on a linear-time
 engine (RE2), so ``=~`` refuses the patterns that cause it: a repeated group that itself
-repeats something (``(a+)+``, ``(a*)*``, ``(\\w+\\s?)*``), and a repeated alternation whose
-branches can start with the same character (``(a|a)*``, ``(a|ab)+``, ``(.|x)*``). The scan is
-conservative: it may refuse a pattern that would have been quick, never the reverse for
-these shapes.
+repeats something (``(a+)+``, ``(a*)*``, ``(\\w+\\s?)*``), a repeated alternation whose
+branches can start with the same character (``(a|a)*``, ``(a|ab)+``, ``(.|x)*``), and three
+unbounded repetitions in a row with nothing fixed between them (``.*.*.*x``: polynomial, but
+of a high power; ``.*foo.*bar.*`` is fine). The scan is conservative: it may refuse a pattern
+that would have been quick, never the reverse for these shapes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+#: Repetitions in a row that are refused: '.*.*.*x' against 200 characters takes 8 s.
+_RUN = 3
 
 #: The first character of a branch we cannot name (a class, ``.``, an escape such as ``\\w``).
 _ANY = "\x00any"
@@ -23,6 +27,8 @@ class _Group:
     firsts: list[str | None] = field(default_factory=list)  # each branch's first character
     first: str | None = None  # this branch's, so far
     started: bool = False  # this branch has an atom
+    run: int = 0  # repetitions in a row with no fixed atom between them
+    bare: bool = False  # the last atom has no quantifier (yet)
 
 
 @dataclass
@@ -33,7 +39,7 @@ class _Atom:
 
 
 def explosive(pattern: str) -> str | None:
-    """Why ``pattern`` can backtrack exponentially, or None if it has neither shape."""
+    """Why ``pattern`` can backtrack for too long, or None if it has none of the shapes."""
     stack = [_Group()]
     last: _Atom | None = None
     i, n = 0, len(pattern)
@@ -64,27 +70,41 @@ def explosive(pattern: str) -> str | None:
         elif c == "|":
             top.firsts.append(top.first)
             top.first, top.started, last = None, False, None
+            top.run, top.bare = 0, False
             i += 1
             continue
         elif c in "*+?{":
-            many, i = _quantifier(pattern, i)
+            many, unbounded, i = _quantifier(pattern, i)
             if many is None:  # a '{' that is not a quantifier: a literal
                 last = _Atom("{")
-            elif last is not None and many:
-                if last.repeats:
-                    return "a repeated group repeats something inside it (as (a+)+)"
-                if last.overlapping:
-                    return "a repeated alternation has branches that start alike (as (a|a)*)"
-                top.inner_repeat = True
-            continue
+            else:
+                top.bare = False
+                if last is not None and many:
+                    if last.repeats:
+                        return "a repeated group repeats something inside it (as (a+)+)"
+                    if last.overlapping:
+                        return "a repeated alternation has branches that start alike (as (a|a)*)"
+                    top.inner_repeat = True
+                    top.run += unbounded
+                    if top.run >= _RUN:
+                        return (
+                            f"{_RUN} repetitions follow each other with nothing fixed between "
+                            "them (as .*.*.*), so a match takes time growing as the value's "
+                            f"length to the power {_RUN} or more"
+                        )
+                continue
         elif c in "^$":
             i += 1
             continue
         else:
             last = _Atom(_ANY if c == "." else c)
             i += 1
-        if last is not None and not top.started:
-            top.first, top.started = last.first, True
+        if last is not None:
+            if top.bare:  # the atom before was fixed: the run of repetitions is broken
+                top.run = 0
+            top.bare = True
+            if not top.started:
+                top.first, top.started = last.first, True
     return None
 
 
@@ -119,21 +139,23 @@ def _group_start(pattern: str, i: int) -> int:
     return j + 1 if pattern[j : j + 1] in (":", "=", "!") else j
 
 
-def _quantifier(pattern: str, i: int) -> tuple[bool | None, int]:
+def _quantifier(pattern: str, i: int) -> tuple[bool | None, bool, int]:
     """Whether the quantifier at ``i`` lets its atom repeat more than once (None: not a
-    quantifier), and the index after it (and after a lazy ``?`` or possessive ``+``)."""
+    quantifier), whether without an upper bound, and the index after it (and after a lazy
+    ``?`` or possessive ``+``)."""
     c = pattern[i]
     if c == "{":
         end = pattern.find("}", i)
         body = pattern[i + 1 : end] if end > 0 else ""
         low, comma, high = body.partition(",")
         if not body or not (low or high) or not (low + high).isdigit():
-            return None, i + 1
+            return None, False, i + 1
         many = bool(comma) and (not high or int(high) > 1) or (not comma and int(low) > 1)
+        unbounded = bool(comma) and not high
         i = end + 1
     else:
-        many = c in "*+"
+        many = unbounded = c in "*+"
         i += 1
     if pattern[i : i + 1] in ("?", "+"):
         i += 1
-    return many, i
+    return many, unbounded, i
