@@ -290,7 +290,12 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
     # ----------------------------------------------------------------------------- cypher
 
     def cypher(
-        self, query: str, params: Mapping[str, Any] | None = None, *, shape: Shape | None = None
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        shape: Shape | None = None,
+        timeout: float | None = None,
     ) -> CypherResult:
         """Run a read-only Cypher query (docs/cypher.md: the subset, the shapes of values).
 
@@ -299,8 +304,10 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         raises CypherUnsupported naming it and its place. ``shape`` says how records look as
         nodes and relationships (a driver passes its host's); by default a node's labels are
         its labels and its properties its ``props`` with ``id``, ``name``, ``group``, ``text``.
+        ``timeout`` (seconds; else ``ANATID_CYPHER_TIMEOUT``, else 30) bounds how long it runs:
+        past it, CypherTimeout.
         """
-        return run_cypher(self, query, params, shape=shape)
+        return run_cypher(self, query, params, shape=shape, timeout=timeout)
 
     # ---------------------------------------------------------------------------- history
 

@@ -18,7 +18,10 @@
     └── (InvalidInput)
         ├── CypherSyntaxError     (.position, .line, .column: the query does not parse)
         └── CypherError           (a query that parses but cannot run: a missing $parameter,
-                                   a type error such as 'a' * 2)
+            │                      a type error such as 'a' * 2)
+            ├── CypherTimeout         (.seconds: the query ran past its deadline)
+            └── CypherLimitExceeded   (.limit: it would hold more rows, list items or
+                                       nesting than anatid_core.cypher.limits.LIMITS allows)
 
 Every message says what was wrong and what to do. Drivers map these onto the host's own error
 types in one place each.
@@ -138,9 +141,31 @@ class CypherError(InvalidInput):
     wrong type for an operator or function (``'a' * 2``), an unknown variable."""
 
 
+class CypherTimeout(CypherError):
+    """The query ran past its deadline (``timeout=`` of ``cypher()``, a driver's
+    ``cypher_timeout``, ``ANATID_CYPHER_TIMEOUT``, else 30 s) and was stopped; ``seconds`` is
+    the deadline it had. Nothing was written; narrow the query or give it more time."""
+
+    def __init__(self, message: str, *, seconds: float = 0.0) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+
+
+class CypherLimitExceeded(CypherError):
+    """The query would hold more than a bound of ``anatid_core.cypher.limits.LIMITS`` allows
+    (rows, list items, path steps, nesting depth); ``limit`` names the bound. It stopped
+    before filling the memory of the process that holds the store."""
+
+    def __init__(self, message: str, *, limit: str = "") -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
 __all__ = [
     "AnatidError",
     "CypherError",
+    "CypherLimitExceeded",
+    "CypherTimeout",
     "CypherSyntaxError",
     "CypherUnsupported",
     "CypherWriteRefused",

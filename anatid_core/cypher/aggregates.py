@@ -37,19 +37,15 @@ class Evaluator(Protocol):
 def aggregate_calls(expr: Expr) -> list[Call]:
     """The aggregate calls in ``expr`` (not those nested in another aggregate's argument)."""
     found: list[Call] = []
-
-    def walk(node: Any) -> None:
+    stack: list[Any] = [expr]  # a loop, not a recursion: a chain of 10,000 ORs is 10,000 deep
+    while stack:
+        node = stack.pop()
         if isinstance(node, Call) and node.name in AGGREGATES:
             found.append(node)
-            return
-        if isinstance(node, Expr):
-            for value in vars(node).values():
-                walk(value)
+        elif isinstance(node, Expr):
+            stack.extend(reversed(list(vars(node).values())))
         elif isinstance(node, (list, tuple)):
-            for item in node:
-                walk(item)
-
-    walk(expr)
+            stack.extend(reversed(node))
     return found
 
 

@@ -16,6 +16,7 @@ from ..base.errors import CypherError
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph
+from .limits import Deadline, unbounded
 from .matching import Matcher
 from .procedures import CORE_PROCEDURES
 from .projection import Projector, distinct_rows
@@ -35,6 +36,9 @@ from .values import NodeRef, RelRef
 
 Stream = Iterator[list[Row]]
 
+#: Rows of one batch UNWIND gives.
+UNWIND_BATCH = 10_000
+
 
 @dataclass(frozen=True)
 class CypherResult:
@@ -53,11 +57,17 @@ class CypherResult:
 
 class Engine:
     def __init__(
-        self, source: str, params: Mapping[str, Any], target: ReadTarget, shape: Shape
+        self,
+        source: str,
+        params: Mapping[str, Any],
+        target: ReadTarget,
+        shape: Shape,
+        deadline: Deadline | None = None,
     ) -> None:
         self.source = source
         self.graph = Graph(target, shape)
         self.ev = Evaluator(source, params, self.graph)
+        self.deadline = self.ev.deadline = deadline or unbounded()
         self.matcher = Matcher(self.ev, self.graph)
         self.projector = Projector(self.ev)
 
@@ -80,7 +90,11 @@ class Engine:
         columns: list[str] = []
         for clause in query.clauses:
             stream, columns = self._clause(clause, stream, columns)
-        return columns, [row for batch in stream for row in batch]
+        rows: list[Row] = []
+        for batch in stream:
+            self.deadline.check()
+            rows.extend(batch)
+        return columns, rows
 
     def _clause(
         self, clause: Clause, stream: Stream, columns: list[str]
@@ -88,7 +102,7 @@ class Engine:
         if isinstance(clause, Match):
             return (out for batch in stream for out in self.matcher.match(clause, batch)), []
         if isinstance(clause, Unwind):
-            return (self._unwind(clause, batch) for batch in stream), []
+            return self._unwind(clause, stream), []
         if isinstance(clause, With):
             projected, names = self.projector.project(clause.projection, stream)
             if clause.where is not None:
@@ -101,15 +115,24 @@ class Engine:
             return self._call(clause, stream)
         raise unsupported(self.source, clause.pos, type(clause).__name__)
 
-    def _unwind(self, clause: Unwind, batch: list[Row]) -> list[Row]:
-        out = []
-        for row in batch:
-            value = self.ev.eval(clause.expr, row)
-            if value is None:
-                continue
-            items = value if isinstance(value, list) else [value]
-            out.extend({**row, clause.var: item} for item in items)
-        return out
+    def _unwind(self, clause: Unwind, stream: Stream) -> Stream:
+        """The rows of UNWIND in batches of at most ``UNWIND_BATCH``: a long list streams, so
+        a LIMIT after it stops early and no batch outgrows the row bound."""
+        out: list[Row] = []
+        for batch in stream:
+            for row in batch:
+                self.deadline.check()
+                value = self.ev.eval(clause.expr, row)
+                if value is None:
+                    continue
+                for item in value if isinstance(value, list) else [value]:
+                    out.append({**row, clause.var: item})
+                    if len(out) >= UNWIND_BATCH:
+                        yield out
+                        out = []
+                        self.deadline.check()
+        if out:
+            yield out
 
     # ------------------------------------------------------------------------ procedures
 
@@ -149,14 +172,20 @@ class Engine:
             record = self.graph.record(value)
             if record is None:
                 return None
-            return self.graph.shape.node_value(record, self.graph.properties(value))
+            return self.graph.shape.node_value(record, _present(self.graph.properties(value)))
         if isinstance(value, RelRef):
-            return self.graph.shape.rel_value(value.record, self.graph.properties(value))
+            return self.graph.shape.rel_value(value.record, _present(self.graph.properties(value)))
         if isinstance(value, list):
             return [self._out(v) for v in value]
         if isinstance(value, dict):
             return {k: self._out(v) for k, v in value.items()}
         return value
+
+
+def _present(props: dict[str, Any]) -> dict[str, Any]:
+    """A returned node's or relationship's properties: a null one is absent, as in Neo4j
+    (a property set to null does not exist; keys() and properties() omit it too)."""
+    return {k: v for k, v in props.items() if v is not None}
 
 
 __all__ = ["CypherResult", "Engine"]

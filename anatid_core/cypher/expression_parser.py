@@ -1,14 +1,16 @@
 """Parsing Cypher expressions and patterns (the clauses are in :mod:`.parser`).
 
-A recursive-descent parser over the tokens of :mod:`.lexer`, one method per precedence level
-of openCypher's grammar: OR, XOR, AND, NOT, comparison, string/list/null predicates, + -,
-* / %, ^, unary, then postfix (property, index, slice, label test) and atoms.
+A precedence-climbing parser over the tokens of :mod:`.lexer`, with openCypher's levels:
+OR, XOR, AND, NOT, comparison, string/list/null predicates, + -, * / %, ^, unary, then
+postfix (property, index, slice, label test) and atoms. A chain of operators is a loop (issue
+42: 10,000 ORs parse); nesting is bounded by ``LIMITS["depth"]``.
 """
 
 from __future__ import annotations
 
 from .errors import syntax_error, unsupported
 from .lexer import Token
+from .limits import LIMITS
 from .syntax import (
     Binary,
     Call,
@@ -21,6 +23,7 @@ from .syntax import (
     ListOf,
     Literal,
     MapOf,
+    MapProjection,
     NodePattern,
     Param,
     PatternPart,
@@ -34,6 +37,21 @@ from .syntax import (
 )
 
 _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "=~")
+#: Precedence levels, loosest first: OR, XOR, AND, NOT (prefix), comparisons, string/list/null
+#: predicates, + -, * / %, ^; unary signs and postfix bind tighter still.
+_NOT, _COMPARISON = 4, 5
+_WORD_LEVELS: dict[str, int] = {
+    "OR": 1,
+    "XOR": 2,
+    "AND": 3,
+    "IN": 6,
+    "STARTS": 6,
+    "ENDS": 6,
+    "CONTAINS": 6,
+}
+_WORD_LEVELS["IS"] = 6
+_OP_LEVELS: dict[str, int] = dict.fromkeys(_COMPARISONS, _COMPARISON)
+_OP_LEVELS.update({"+": 7, "-": 7, "*": 8, "/": 8, "%": 8, "^": 9})
 _QUANTIFIERS = ("ALL", "ANY", "NONE", "SINGLE")
 
 
@@ -46,6 +64,7 @@ class ExpressionParser:
         self.source = query
         self.tokens = tokens
         self.i = 0
+        self.depth = 0
 
     # ---------------------------------------------------------------------------- the cursor
 
@@ -107,103 +126,95 @@ class ExpressionParser:
     # ------------------------------------------------------------------------ expressions
 
     def expression(self) -> Expr:
-        return self.or_expr()
+        """One expression; nested ones (brackets, lists, maps, arguments, prefix operators)
+        count towards ``LIMITS["depth"]``, past which the query is CypherUnsupported, never a
+        RecursionError (issue 42)."""
+        self.nest(1, self.tok)
+        try:
+            return self.binary(1)
+        finally:
+            self.depth -= 1
 
-    def or_expr(self) -> Expr:
-        left = self.xor_expr()
-        while self.at_word("OR"):
-            pos = self.advance().pos
-            left = Binary(pos, "OR", left, self.xor_expr())
-        return left
+    def nest(self, levels: int, tok: Token) -> None:
+        """Go ``levels`` deeper (the caller comes back up), or refuse past the bound."""
+        self.depth += levels
+        if self.depth > LIMITS["depth"]:
+            self.depth -= levels
+            raise unsupported(
+                self.source,
+                tok.pos,
+                f"an expression nested more than {int(LIMITS['depth'])} levels deep",
+                "flatten it: a chain such as a OR b OR c ... is not nesting",
+            )
 
-    def xor_expr(self) -> Expr:
-        left = self.and_expr()
-        while self.at_word("XOR"):
-            pos = self.advance().pos
-            left = Binary(pos, "XOR", left, self.and_expr())
-        return left
+    def binary_op(self) -> int:
+        """The precedence of the binary operator at the cursor (0: none)."""
+        tok = self.tok
+        if tok.kind == "op":
+            return _OP_LEVELS.get(tok.text, 0)
+        if tok.kind == "ident" and not tok.quoted:
+            return _WORD_LEVELS.get(tok.text.upper(), 0)
+        return 0
 
-    def and_expr(self) -> Expr:
-        left = self.not_expr()
-        while self.at_word("AND"):
-            pos = self.advance().pos
-            left = Binary(pos, "AND", left, self.not_expr())
-        return left
-
-    def not_expr(self) -> Expr:
-        if self.at_word("NOT"):
-            pos = self.advance().pos
-            return Unary(pos, "NOT", self.not_expr())
-        return self.comparison()
-
-    def comparison(self) -> Expr:
-        left = self.predicate_expr()
-        pairs: list[Expr] = []
-        while self.at_op(*_COMPARISONS):
-            tok = self.advance()
-            right = self.predicate_expr()
-            op = "<>" if tok.text == "!=" else tok.text
-            pairs.append(Binary(tok.pos, op, left, right))
-            left = right
-        if not pairs:
-            return left
-        # a < b < c means a < b AND b < c
-        out = pairs[0]
-        for more in pairs[1:]:
-            out = Binary(more.pos, "AND", out, more)
-        return out
-
-    def predicate_expr(self) -> Expr:
-        left = self.additive()
+    def binary(self, level: int) -> Expr:
+        """Operators binding at ``level`` or tighter, by precedence climbing: a chain of one
+        level (10,000 ORs, a long sum) is a loop, not a recursion per operator."""
+        left = self.operand(level)
         while True:
+            op_level = self.binary_op()
+            if not op_level or op_level < level:
+                return left
             tok = self.tok
-            if self.at_word("IN"):
-                self.advance()
-                left = Binary(tok.pos, "IN", left, self.additive())
-            elif self.at_word("STARTS", "ENDS"):
-                self.advance()
-                self.expect_word("WITH")
-                left = Binary(tok.pos, tok.text.upper(), left, self.additive())
-            elif self.at_word("CONTAINS"):
-                self.advance()
-                left = Binary(tok.pos, "CONTAINS", left, self.additive())
-            elif self.at_word("IS"):
+            if op_level == _COMPARISON:
+                left = self.comparison(left)
+            elif tok.is_word("IS"):
                 self.advance()
                 negated = self.accept_word("NOT")
                 self.expect_word("NULL")
                 left = IsNull(tok.pos, left, negated)
             else:
-                return left
+                self.advance()
+                op = tok.text if tok.kind == "op" else tok.text.upper()
+                if op in ("STARTS", "ENDS"):
+                    self.expect_word("WITH")
+                left = Binary(tok.pos, op, left, self.binary(op_level + 1))
 
-    def additive(self) -> Expr:
-        left = self.multiplicative()
-        while self.at_op("+", "-"):
+    def comparison(self, left: Expr) -> Expr:
+        """``a < b < c`` means a < b AND b < c."""
+        pairs: list[Expr] = []
+        while self.at_op(*_COMPARISONS):
             tok = self.advance()
-            left = Binary(tok.pos, tok.text, left, self.multiplicative())
-        return left
+            right = self.binary(_COMPARISON + 1)
+            op = "<>" if tok.text == "!=" else tok.text
+            pairs.append(Binary(tok.pos, op, left, right))
+            left = right
+        out = pairs[0]
+        for more in pairs[1:]:
+            out = Binary(more.pos, "AND", out, more)
+        return out
 
-    def multiplicative(self) -> Expr:
-        left = self.power()
-        while self.at_op("*", "/", "%"):
-            tok = self.advance()
-            left = Binary(tok.pos, tok.text, left, self.power())
-        return left
-
-    def power(self) -> Expr:
-        left = self.unary()
-        while self.at_op("^"):
-            tok = self.advance()
-            left = Binary(tok.pos, "^", left, self.unary())
-        return left
-
-    def unary(self) -> Expr:
-        if self.at_op("-", "+"):
-            tok = self.advance()
-            operand = self.unary()
-            if tok.text == "-" and isinstance(operand, Literal) and _is_number(operand.value):
-                return Literal(tok.pos, -operand.value)
-            return Unary(tok.pos, tok.text, operand)
-        return self.postfix()
+    def operand(self, level: int) -> Expr:
+        """Prefix NOTs (below comparisons), then unary signs, then a postfix expression. Each
+        prefix nests its operand one level deeper (NOT NOT ... is evaluated recursively)."""
+        nots: list[Token] = []
+        while level <= _NOT and self.at_word("NOT"):
+            nots.append(self.advance())
+        signs: list[Token] = []
+        if not nots:
+            while self.at_op("-", "+"):
+                signs.append(self.advance())
+        prefixes = nots or signs
+        self.nest(len(prefixes), prefixes[0] if prefixes else self.tok)
+        try:
+            expr = self.binary(_NOT + 1) if nots else self.postfix()
+        finally:
+            self.depth -= len(prefixes)
+        for tok in reversed(prefixes):
+            if tok.text == "-" and isinstance(expr, Literal) and _is_number(expr.value):
+                expr = Literal(tok.pos, -expr.value)
+            else:
+                expr = Unary(tok.pos, tok.text.upper() if nots else tok.text, expr)
+        return expr
 
     def postfix(self) -> Expr:
         expr = self.atom()
@@ -267,8 +278,35 @@ class ExpressionParser:
             call = self.maybe_call()
             if call is not None:
                 return call
+        if self.peek().kind == "op" and self.peek().text == "{":
+            return self.map_projection()
         self.advance()
         return Var(tok.pos, tok.text)
+
+    def map_projection(self) -> MapProjection:
+        """``n {.a, .*, key: expr, v}`` (Neo4j's map projection)."""
+        tok = self.advance()
+        self.expect_op("{")
+        items: list[tuple[str, str, Expr | None]] = []
+        while not self.at_op("}"):
+            if self.accept_op("."):
+                if self.accept_op("*"):
+                    items.append(("*", "", None))
+                else:
+                    items.append((".", self.name("a property name or *"), None))
+            elif self.tok.kind == "ident" and self.peek().kind == "op" and self.peek().text == ":":
+                key = self.advance().text
+                self.advance()
+                items.append((":", key, self.expression()))
+            elif self.tok.kind == "ident":
+                var = self.advance()
+                items.append(("var", var.text, Var(var.pos, var.text)))
+            else:
+                raise self.error("expected .property, .*, key: value or a variable")
+            if not self.accept_op(","):
+                break
+        self.expect_op("}")
+        return MapProjection(tok.pos, Var(tok.pos, tok.text), items)
 
     def maybe_call(self) -> Expr | None:
         """A function call ``name(...)`` or ``ns.name(...)``; None if the name is a variable

@@ -15,7 +15,10 @@ from typing import Any, Protocol, cast
 from ..base.errors import CypherError
 from . import functions
 from .aggregates import AGGREGATES
+from .errors import unsupported
 from .graph import Graph
+from .limits import Deadline, check_list, unbounded
+from .regex_guard import explosive
 from .syntax import (
     Binary,
     Call,
@@ -28,6 +31,7 @@ from .syntax import (
     ListOf,
     Literal,
     MapOf,
+    MapProjection,
     Param,
     PatternPart,
     PatternPredicate,
@@ -52,6 +56,7 @@ class Evaluator:
         self.params = params
         self.graph = graph
         self.matcher: PatternTester | None = None
+        self.deadline: Deadline = unbounded()
         self._regexes: dict[str, re.Pattern[str]] = {}
         self._dispatch: dict[type, Callable[[Any, Row, Mapping[int, Any] | None], Any]] = {
             Literal: lambda e, r, a: e.value,
@@ -62,6 +67,7 @@ class Evaluator:
             Slice: self._slice,
             ListOf: lambda e, r, a: [self.eval(i, r, a) for i in e.items],
             MapOf: lambda e, r, a: {k: self.eval(v, r, a) for k, v in e.items},
+            MapProjection: self._map_projection,
             Unary: self._unary,
             Binary: self._binary,
             IsNull: lambda e, r, a: (self.eval(e.operand, r, a) is None) != e.negated,
@@ -82,10 +88,7 @@ class Evaluator:
         return self._dispatch[type(expr)](expr, row, aggs)
 
     def truth(self, expr: Expr, row: Row, aggs: Mapping[int, Any] | None = None) -> bool | None:
-        value = self.eval(expr, row, aggs)
-        if value is None or isinstance(value, bool):
-            return value
-        raise self.error(expr, f"expected a boolean, got {type_name(value)} {_show(value)}")
+        return self._truth_of(expr, self.eval(expr, row, aggs))
 
     # ------------------------------------------------------------------------------ atoms
 
@@ -138,6 +141,34 @@ class Evaluator:
             raise self.error(e, f"cannot slice {type_name(subject)}")
         return subject[start:end]
 
+    def _map_projection(self, e: MapProjection, row: Row, aggs: Any) -> Any:
+        """Neo4j's semantics: null if the subject is null; ``.key`` is null when the property
+        is missing; ``.*`` every property (nulls are absent); a later key replaces an earlier."""
+        subject = self.eval(e.subject, row, aggs)
+        if subject is None:
+            return None
+        if not isinstance(subject, (dict, NodeRef, RelRef)):
+            what = type_name(subject)
+            raise self.error(e, f"a map projection needs a node, relationship or map, got {what}")
+        out: dict[str, Any] = {}
+        for kind, key, expr in e.items:
+            if kind == "*":
+                if isinstance(subject, dict):
+                    out.update(subject)
+                else:
+                    props = self.graph.properties(subject)
+                    out.update((k, v) for k, v in props.items() if v is not None)
+            elif kind == ".":
+                out[key] = (
+                    subject.get(key)
+                    if isinstance(subject, dict)
+                    else self.graph.property(subject, key)
+                )
+            else:
+                assert expr is not None
+                out[key] = self.eval(expr, row, aggs)
+        return out
+
     # -------------------------------------------------------------------------- operators
 
     def _unary(self, e: Unary, row: Row, aggs: Any) -> Any:
@@ -152,10 +183,21 @@ class Evaluator:
         return -value if e.op == "-" else value
 
     def _binary(self, e: Binary, row: Row, aggs: Any) -> Any:
+        """A chain of binary operators down the left (a OR b OR c ..., a + b + c ...) folded
+        in a loop from its innermost operand, so that 10,000 of them need no deep recursion."""
+        spine = [e]
+        while isinstance(spine[-1].left, Binary):
+            spine.append(spine[-1].left)
+        value = self.eval(spine[-1].left, row, aggs)
+        for node in reversed(spine):
+            value = self._apply(node, value, row, aggs)
+        return value
+
+    def _apply(self, e: Binary, left: Any, row: Row, aggs: Any) -> Any:
+        """``e`` given its left operand's value."""
         op = e.op
         if op in ("AND", "OR", "XOR"):
-            return self._logic(e, row, aggs)
-        left = self.eval(e.left, row, aggs)
+            return self._logic(e, self._truth_of(e.left, left), row, aggs)
         right = self.eval(e.right, row, aggs)
         if op == "=":
             return equals(left, right)
@@ -180,11 +222,17 @@ class Evaluator:
                 return left.endswith(right)
             if op == "CONTAINS":
                 return right in left
-            return self._regex(e, right).fullmatch(left) is not None
+            compiled = self._regex(e, right)
+            self.deadline.check()
+            return compiled.fullmatch(left) is not None
         return self._arithmetic(e, left, right)
 
-    def _logic(self, e: Binary, row: Row, aggs: Any) -> bool | None:
-        left = self.truth(e.left, row, aggs)
+    def _truth_of(self, expr: Expr, value: Any) -> bool | None:
+        if value is None or isinstance(value, bool):
+            return value
+        raise self.error(expr, f"expected a boolean, got {type_name(value)} {_show(value)}")
+
+    def _logic(self, e: Binary, left: bool | None, row: Row, aggs: Any) -> bool | None:
         if e.op == "AND" and left is False:
             return False
         if e.op == "OR" and left is True:
@@ -213,6 +261,15 @@ class Evaluator:
     def _regex(self, e: Binary, pattern: str) -> re.Pattern[str]:
         compiled = self._regexes.get(pattern)
         if compiled is None:
+            why = explosive(pattern)
+            if why is not None:
+                raise unsupported(
+                    self.source,
+                    e.pos,
+                    f"the regular expression {pattern!r}",
+                    f"{why}, so one match can run for hours and no deadline can stop it; "
+                    "write it without the nested repetition, as (a+)+ is a+",
+                )
             try:
                 compiled = self._regexes[pattern] = re.compile(pattern)
             except re.error as exc:
@@ -223,8 +280,10 @@ class Evaluator:
         op = e.op
         if op == "+":
             if isinstance(left, list):
+                check_list(len(left) + (len(right) if isinstance(right, list) else 1))
                 return left + right if isinstance(right, list) else [*left, right]
             if isinstance(right, list):
+                check_list(len(right) + 1)
                 return [left, *right]
             if isinstance(left, str) and isinstance(right, (str, int, float)):
                 return left + (right if isinstance(right, str) else functions.to_string(right))
@@ -291,6 +350,7 @@ class Evaluator:
             return None
         out = []
         for item in source:
+            self.deadline.check()
             inner = {**row, e.var: item}
             if e.where is not None and not self.truth(e.where, inner, aggs):
                 continue
@@ -301,7 +361,10 @@ class Evaluator:
         source = self._items(e, row, aggs)
         if source is None:
             return None
-        results = [self.truth(e.where, {**row, e.var: item}, aggs) for item in source]
+        results = []
+        for item in source:
+            self.deadline.check()
+            results.append(self.truth(e.where, {**row, e.var: item}, aggs))
         trues = sum(1 for r in results if r is True)
         unknown = any(r is None for r in results)
         if e.kind == "all":

@@ -16,6 +16,7 @@ from typing import Any
 
 from .errors import unsupported
 from .graph import Graph
+from .limits import check_list
 from .syntax import Call
 from .values import NodeRef, RelRef, is_number, type_name
 
@@ -178,7 +179,9 @@ def _range(ev: Graph, args: list[Any]) -> Any:
     step = _need(args[2], int, "an integer") if len(args) == 3 else 1
     if step == 0:
         raise ArgumentError("the step must not be 0")
-    return list(range(start, end + (1 if step > 0 else -1), step))
+    numbers = range(start, end + (1 if step > 0 else -1), step)
+    check_list(len(numbers))
+    return list(numbers)
 
 
 # ----------------------------------------------------------------------------------- strings

@@ -1,25 +1,112 @@
-"""How many rows a query may hold at once.
+"""How much a query may hold at once, how deep it may nest, and how long it may run (issue 42).
 
 A cartesian product of two large scans, or an unbounded variable-length relationship over a
-dense graph, grows without end; past ``LIMITS["rows"]`` partial matches in one batch, or rows
-gathered by one aggregating, DISTINCT or ORDER BY projection, the query stops with a
-``CypherError`` instead of filling the memory of the process that holds the store.
+dense graph or a long ring, grows without end; a ``range(0, 1000000000)`` builds a list as
+long. Each is checked while it grows, not after: past a bound of ``LIMITS`` the query stops
+with :class:`~anatid_core.CypherLimitExceeded` instead of filling the memory of the process
+that holds the store. Nesting deeper than ``LIMITS["depth"]`` (brackets, lists, a list
+parameter) is :class:`~anatid_core.CypherUnsupported` (or CypherLimitExceeded for a
+parameter), never a RecursionError.
+
+Every query has a deadline: ``timeout=`` of ``cypher()``, else a driver's ``cypher_timeout``,
+else the environment's ``ANATID_CYPHER_TIMEOUT`` (seconds), else ``LIMITS["timeout"]``. The
+matcher, projections, UNWIND, list building and regular expressions check it as they go;
+past it, :class:`~anatid_core.CypherTimeout`. A check cannot cut one regular-expression match
+short, so patterns whose backtracking can explode are refused before they run
+(:mod:`.regex_guard`).
 """
 
 from __future__ import annotations
 
-from ..base.errors import CypherError
+import math
+import os
+import time
 
-LIMITS = {"rows": 2_000_000}
+from ..base.errors import CypherLimitExceeded, CypherTimeout, InvalidInput
+
+#: rows: partial matches in one batch, or rows gathered by one aggregating, DISTINCT or
+#: ORDER BY projection. steps: relationships held by the paths of one variable-length
+#: expansion (a path of 800 steps holds 800). list: items of one list a query builds.
+#: depth: nesting of expressions and parameters. timeout: seconds, when nothing else says.
+LIMITS: dict[str, float] = {
+    "rows": 2_000_000,
+    "steps": 10_000_000,
+    "list": 10_000_000,
+    "depth": 100,
+    "timeout": 30.0,
+}
+
+TIMEOUT_ENV = "ANATID_CYPHER_TIMEOUT"
+
+_ADVICE = {
+    "rows": (
+        "two unconnected patterns multiply, and an unbounded variable-length relationship "
+        "grows with the graph): connect or narrow the patterns, bound the length (*1..3), or "
+        "let a LIMIT stop the reads (a RETURN without ORDER BY, DISTINCT or aggregates streams)"
+    ),
+    "steps": (
+        "an unbounded variable-length relationship over a long chain or ring holds every "
+        "path it has walked): bound the length (*1..3) or start from fewer nodes"
+    ),
+    "list": "a range() or a list built by the query): build a shorter list",
+}
 
 
-def check_size(rows: int) -> None:
-    limit = LIMITS["rows"]
+def check_size(rows: int, limit_name: str = "rows") -> None:
+    """Raise CypherLimitExceeded if ``rows`` is over the bound ``LIMITS[limit_name]``."""
+    limit = int(LIMITS[limit_name])
     if rows > limit:
-        raise CypherError(
-            f"the query holds more than {limit:,} rows at once (two unconnected patterns "
-            "multiply, and an unbounded variable-length relationship grows with the graph): "
-            "connect or narrow the patterns, bound the length (*1..3), or let a LIMIT stop the "
-            "reads (a RETURN without ORDER BY, DISTINCT or aggregates streams); "
-            "anatid_core.cypher.limits.LIMITS['rows'] sets the bound"
+        what = {"rows": "rows", "steps": "path steps", "list": "list items"}[limit_name]
+        raise CypherLimitExceeded(
+            f"the query holds more than {limit:,} {what} at once ({_ADVICE[limit_name]}; "
+            f"anatid_core.cypher.limits.LIMITS[{limit_name!r}] sets the bound",
+            limit=limit_name,
         )
+
+
+def check_list(length: int) -> None:
+    check_size(length, "list")
+
+
+def timeout_seconds(timeout: float | None) -> float:
+    """The deadline of one query: ``timeout`` if given, else ``ANATID_CYPHER_TIMEOUT``, else
+    ``LIMITS["timeout"]``. Read at each call: importing anatid reads no environment."""
+    if timeout is None:
+        text = os.environ.get(TIMEOUT_ENV, "").strip()
+        if not text:
+            return float(LIMITS["timeout"])
+        try:
+            timeout = float(text)
+        except ValueError:
+            raise InvalidInput(
+                f"{TIMEOUT_ENV}={text!r} is not a number of seconds; set it to e.g. 30"
+            ) from None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise InvalidInput(f"a Cypher timeout is a number of seconds, got {timeout!r}")
+    if math.isnan(timeout) or timeout <= 0:
+        raise InvalidInput(f"a Cypher timeout is a positive number of seconds, got {timeout!r}")
+    return float(timeout)
+
+
+class Deadline:
+    """The instant a query must be answered by; ``check()`` raises CypherTimeout past it."""
+
+    __slots__ = ("at", "seconds")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.at:
+            raise CypherTimeout(
+                f"the Cypher query ran past its deadline of {self.seconds:g} s and was stopped "
+                f"(nothing was written): narrow it, or give it more time with timeout= "
+                f"(Store.cypher), the driver's cypher_timeout or {TIMEOUT_ENV}",
+                seconds=self.seconds,
+            )
+
+
+def unbounded() -> Deadline:
+    """A deadline that never passes, for engines built outside ``run_cypher``."""
+    return Deadline(math.inf)

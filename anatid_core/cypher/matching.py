@@ -205,6 +205,7 @@ class Matcher:
     ) -> list[Partial]:
         out = []
         for p in partials:
+            self.ev.deadline.check()
             for ref in refs:
                 if self._node_fits(node, ref, p.row):
                     row = {**p.row, _name(node): ref}
@@ -312,6 +313,8 @@ class Matcher:
         bound = rel.var is not None and rel.var in batch[0].row
         out = []
         for p, id in zip(batch, ids, strict=True):
+            self.ev.deadline.check()
+            check_size(len(out))
             for ref, other in adjacency[id]:
                 if ref.id in p.used or not self._rel_fits(rel, ref, p.row):
                     continue
@@ -333,22 +336,31 @@ class Matcher:
         # each path: (partial, current node id, rels so far)
         paths = [(p, _node_of(p, here).id, ()) for p in batch]
         depth = 0
+        # what the paths found so far hold, checked as they grow (issue 42: a ring of 800
+        # nodes under -[*]-> filled 3 GB before the check after each step ran)
+        steps = 0
         while paths:
             if depth >= rel.min_hops:
                 for p, at, rels in paths:
                     row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
                     out.append((Partial(row, p.used | {r.id for r in rels}), self.graph.node(at)))
+                    steps += depth
+                check_size(steps, "steps")
             if rel.max_hops is not None and depth >= rel.max_hops:
                 break
+            self.ev.deadline.check()
             adjacency = self.graph.expand([at for _, at, _ in paths], direction, types, [])
             grown = []
             for p, at, rels in paths:
+                self.ev.deadline.check()
                 taken = {r.id for r in rels}
                 for ref, other in adjacency[at]:
                     if ref.id in taken or ref.id in p.used or not self._rel_fits(rel, ref, p.row):
                         continue
                     grown.append((p, other, (*rels, ref)))
-            check_size(len(grown) + len(out))
+                    steps += depth + 1
+                check_size(len(grown) + len(out))
+                check_size(steps, "steps")
             paths = grown
             depth += 1
         return out

@@ -41,6 +41,7 @@ class Projector:
             return self._streamed(proj, items, names, batches), names
         rows: list[Row] = []
         for batch in batches:
+            self.ev.deadline.check()
             rows.extend(batch)
             check_size(len(rows))
         if aggregating:
@@ -76,6 +77,7 @@ class Projector:
         if stop == 0:
             return
         for batch in batches:
+            self.ev.deadline.check()
             lo = max(0, start - seen)
             hi = len(batch) if stop is None else max(0, min(len(batch), stop - seen))
             seen += len(batch)

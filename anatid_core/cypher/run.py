@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from ..base.errors import InvalidInput
+from ..base.errors import CypherLimitExceeded, InvalidInput
 from .engine import CypherResult, Engine
+from .limits import LIMITS, Deadline, timeout_seconds
 from .parser import parse
 from .shape import Procedure, RecordShape, Shape
 from .target import ReadTarget
@@ -26,28 +27,46 @@ def run_cypher(
     params: Mapping[str, Any] | None = None,
     *,
     shape: Shape | None = None,
+    timeout: float | None = None,
 ) -> CypherResult:
     """Run read-only ``query`` with ``params`` on a store or view, records shown by ``shape``
-    (the core's own record shape by default)."""
+    (the core's own record shape by default), within ``timeout`` seconds (else
+    ``ANATID_CYPHER_TIMEOUT``, else 30 s: :mod:`.limits`); past it, CypherTimeout."""
+    deadline = Deadline(timeout_seconds(timeout))
     if not isinstance(query, str):
         raise InvalidInput(f"a Cypher query is a str, got {type(query).__name__}")
     if params is not None and not isinstance(params, Mapping):
         raise InvalidInput(f"Cypher parameters are a mapping, got {type(params).__name__}")
-    tree = _parse(query)
-    values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
-    return Engine(query, values, target, shape or _RECORDS).run(tree)
+    try:
+        tree = _parse(query)
+        values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
+        return Engine(query, values, target, shape or _RECORDS, deadline).run(tree)
+    except RecursionError:
+        # LIMITS["depth"] keeps a query within Python's stack from a shallow caller; one that
+        # calls from deep in its own stack can still run out first
+        raise CypherLimitExceeded(
+            "the Cypher query nests too deeply for the Python stack it was called from "
+            f"(anatid's bound is {int(LIMITS['depth'])} levels); flatten it",
+            limit="depth",
+        ) from None
 
 
-def parameter_value(value: Any) -> Any:
+def parameter_value(value: Any, depth: int = 0) -> Any:
     """A parameter as a Cypher value: tuples (and arrays) are lists, mappings dicts, as the
-    Neo4j driver sends them."""
+    Neo4j driver sends them. Nested deeper than ``LIMITS["depth"]``: CypherLimitExceeded."""
+    if depth > LIMITS["depth"]:
+        raise CypherLimitExceeded(
+            f"a Cypher parameter nests lists or maps more than {int(LIMITS['depth'])} levels "
+            "deep; flatten it (anatid_core.cypher.limits.LIMITS['depth'] sets the bound)",
+            limit="depth",
+        )
     if isinstance(value, (list, tuple)):
-        return [parameter_value(v) for v in value]
+        return [parameter_value(v, depth + 1) for v in value]
     if isinstance(value, Mapping):
-        return {str(k): parameter_value(v) for k, v in value.items()}
+        return {str(k): parameter_value(v, depth + 1) for k, v in value.items()}
     tolist = getattr(value, "tolist", None)
     if callable(tolist) and not isinstance(value, (str, bytes)):
-        return parameter_value(tolist())
+        return parameter_value(tolist(), depth)
     return value
 
 

@@ -61,6 +61,15 @@ class MapOf(Expr):
 
 
 @dataclass(eq=False)
+class MapProjection(Expr):
+    """``n {.a, .*, b: expr, v}``: each item is (kind, key, expr): ``"."`` a property, ``"*"``
+    every property, ``":"`` a key given a value, ``"var"`` a variable under its own name."""
+
+    subject: Expr
+    items: list[tuple[str, str, Expr | None]]
+
+
+@dataclass(eq=False)
 class Unary(Expr):
     op: str  # "-", "+", "NOT"
     operand: Expr

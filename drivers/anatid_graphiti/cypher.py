@@ -35,9 +35,14 @@ MENTION_COUNT = normalise(
 
 
 def answer(
-    db: StoreRunner, query: str, params: dict[str, Any], as_of: datetime | None = None
+    db: StoreRunner,
+    query: str,
+    params: dict[str, Any],
+    as_of: datetime | None = None,
+    timeout: float | None = None,
 ) -> Awaitable[Records]:
-    """The records of read-only ``query``, as dicts from column to value."""
+    """The records of read-only ``query``, as dicts from column to value, within ``timeout``
+    seconds (the driver's ``cypher_timeout``; None: the core's default)."""
     if isinstance(query, str) and normalise(query) == MENTION_COUNT:
         erasure.start_episode_removal()
     if as_of is not None and not isinstance(as_of, datetime):
@@ -45,7 +50,7 @@ def answer(
 
     def run(r: ReadTarget) -> Records:
         target = r if as_of is None else r.as_of(tx_time=as_of)
-        return target.cypher(query, params, shape=SHAPE).records()
+        return target.cypher(query, params, shape=SHAPE, timeout=timeout).records()
 
     return db.read(run)
 

@@ -123,17 +123,24 @@ class GraphitiDriver(GraphDriver):
         database: str = "default",
         store: Store | None = None,
         audit_deletes: bool = False,
+        cypher_timeout: float | None = None,
     ) -> None:
+        """``cypher_timeout`` (seconds) bounds each raw Cypher query (``execute_query``,
+        ``session().run``); None leaves it to ``ANATID_CYPHER_TIMEOUT``, else 30 s. Past it,
+        ``CypherTimeout``."""
         owns = store is None
         store = store if store is not None else Store.open(path, read_only=read_only)
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="anatid-graphiti")
         reason = f"{store.path} was opened read_only" if store.read_only else None
         runner = StoreRunner(store, pool, read_only_reason=reason, audit_deletes=audit_deletes)
-        self._setup(runner, owns=owns, database=database)
+        self._setup(runner, owns=owns, database=database, cypher_timeout=cypher_timeout)
         self._owns_threads = True
 
-    def _setup(self, runner: StoreRunner, *, owns: bool, database: str) -> None:
+    def _setup(
+        self, runner: StoreRunner, *, owns: bool, database: str, cypher_timeout: float | None
+    ) -> None:
         self.runner = runner
+        self.cypher_timeout = cypher_timeout
         self._owns_store = owns
         self._owns_threads = False  # as_of views share their driver's threads
         self._database = database
@@ -166,7 +173,9 @@ class GraphitiDriver(GraphDriver):
         params.update(kwargs.get("params") or {})
 
         async def run() -> tuple[list[dict[str, Any]], None, list[str]]:
-            records = await cypher.answer(self.runner, cypher_query_, params, kwargs.get("as_of_"))
+            records = await cypher.answer(
+                self.runner, cypher_query_, params, kwargs.get("as_of_"), self.cypher_timeout
+            )
             return records, None, list(records[0]) if records else []
 
         return run()
@@ -218,7 +227,12 @@ class GraphitiDriver(GraphDriver):
         view = self.store.as_of(tx_time=tx, valid_time=valid)
         past = object.__new__(GraphitiDriver)
         reason = f"this driver is a view of the past (as_of tx_time={tx}, valid_time={valid})"
-        past._setup(self.runner.view(view, reason), owns=False, database=self._database)
+        past._setup(
+            self.runner.view(view, reason),
+            owns=False,
+            database=self._database,
+            cypher_timeout=self.cypher_timeout,
+        )
         return past
 
     async def history(self, uuid: str) -> list[Version]:

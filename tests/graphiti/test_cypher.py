@@ -79,3 +79,41 @@ async def test_the_past_through_as_of_and_an_as_of_driver(graphiti, driver: Grap
 async def test_outside_the_subset_is_named(driver):
     with pytest.raises(CypherUnsupported, match="CALL apoc.meta.schema"):
         await driver.execute_query("CALL apoc.meta.schema() YIELD value RETURN value")
+
+
+async def test_the_drivers_cypher_timeout_bounds_raw_cypher(monkeypatch: pytest.MonkeyPatch):
+    from anatid_core import CypherTimeout, Edge, Node
+    from anatid_core.cypher import limits
+
+    monkeypatch.setattr(limits, "LIMITS", {**limits.LIMITS, "rows": 10**12, "steps": 10**12})
+    d = GraphitiDriver(":memory:", cypher_timeout=0.2)
+    try:
+        n = 40
+        d.store.upsert_nodes(Node(id=f"k{i}", labels=("Entity",)) for i in range(n))
+        d.store.upsert_edges(
+            Edge(id=f"k{i}-{j}", src=f"k{i}", dst=f"k{j}", rel="RELATES_TO")
+            for i in range(n)
+            for j in range(n)
+            if i != j
+        )
+        with pytest.raises(CypherTimeout):
+            await d.execute_query("MATCH (a:Entity)-[*]->(b) RETURN count(*) AS n")
+        with pytest.raises(CypherTimeout):
+            await d.as_of(datetime.now(timezone.utc)).execute_query(
+                "MATCH (a:Entity)-[*]->(b) RETURN count(*) AS n"
+            )
+        records, _, _ = await d.execute_query("MATCH (a:Entity) RETURN count(a) AS n")
+        assert records == [{"n": n}]
+    finally:
+        await d.close()
+
+
+async def test_a_returned_relationship_omits_null_properties_as_neo4j_does(graphiti, driver):
+    await add(graphiti, "Alice works at Acme.", 1)
+    records, _, _ = await driver.execute_query(
+        "MATCH ()-[e:RELATES_TO]->() RETURN e, keys(e) AS keys, e {.uuid, .expired_at} AS p"
+    )
+    [record] = records
+    assert None not in record["e"].values()
+    assert sorted(record["e"]) == sorted(record["keys"])
+    assert record["p"] == {"uuid": record["e"]["uuid"], "expired_at": None}
