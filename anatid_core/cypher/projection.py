@@ -47,7 +47,10 @@ class Projector:
         if aggregating:
             out, keep = self._grouped(items, names, rows), None
         else:
-            out = [self._row(items, names, row) for row in rows]
+            out = []
+            for row in rows:
+                self.ev.deadline.check()
+                out.append(self._row(items, names, row))
             keep = rows
         if proj.distinct:
             out, keep = distinct_rows(out, names), None
@@ -91,6 +94,7 @@ class Projector:
         calls: list[Call] = [c for item in items for c in aggregate_calls(item.expr)]
         groups: dict[Any, tuple[Row, list[Row]]] = {}
         for row in rows:
+            self.ev.deadline.check()
             values = {n: self.ev.eval(i.expr, row) for i, n in keys}
             key = tuple(group_key(v) for v in values.values())
             groups.setdefault(key, (values, []))[1].append(row)
@@ -98,6 +102,7 @@ class Projector:
             groups[()] = ({}, [])  # aggregates over no rows: count 0, collect []
         out = []
         for values, members in groups.values():
+            self.ev.deadline.check()
             aggs = {id(c): compute(self.ev, c, members) for c in calls}
             sample = members[0] if members else {}
             row = dict(values)
@@ -119,6 +124,7 @@ class Projector:
         by_text = {item.text: name for item, name in zip(items, names, strict=True)}
         keyed = []
         for i, row in enumerate(out):
+            self.ev.deadline.check()
             scope = row if projected_only or before is None else {**before[i], **row}
             keys = []
             for sort in proj.order:
@@ -130,6 +136,7 @@ class Projector:
             keyed.append((keys, row))
 
         def cmp(a: tuple[list[Any], Row], b: tuple[list[Any], Row]) -> int:
+            self.ev.deadline.check()
             for sort, x, y in zip(proj.order, a[0], b[0], strict=True):
                 c = order(x, y)
                 if c:

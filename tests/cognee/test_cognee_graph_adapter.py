@@ -491,3 +491,17 @@ async def test_update_chunk_index_moves_only_the_index(graph):
     assert (await graph.as_of(moved_at).get_node(cid))["chunk_index"] == 1
     await graph.update_chunk_index({})
     assert graph.supports_incremental_chunk_updates
+
+
+async def test_query_takes_its_deadline_from_the_environment(graph, monkeypatch):
+    # Cognee's query() has no timeout argument: ANATID_CYPHER_TIMEOUT bounds it (issue 42)
+    from anatid_core import CypherTimeout
+
+    monkeypatch.setenv("ANATID_CYPHER_TIMEOUT", "0.05")
+    slow = "UNWIND range(1, 3000) AS i RETURN size([x IN range(1, 3000) WHERE x % 7 = i])"
+    with pytest.raises(Exception) as info:  # noqa: PT011 (Cognee's mapped type, checked below)
+        await graph.query(slow)
+    assert isinstance(info.value.__cause__, CypherTimeout)
+    assert "deadline" in str(info.value)
+    monkeypatch.setenv("ANATID_CYPHER_TIMEOUT", "30")
+    assert await graph.query("RETURN 1") == [(1,)]
