@@ -92,6 +92,12 @@ def add_cypher(subs: Subcommands) -> None:
         metavar="NAME=VALUE",
         help="a value for $NAME (repeatable); VALUE is read as JSON when it parses, else text",
     )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop the query after this long (default: $ANATID_CYPHER_TIMEOUT, else 30)",
+    )
     time_options(p)
     json_option(p)
 
@@ -117,7 +123,9 @@ def cmd_cypher(args: argparse.Namespace) -> int:
     except ParamError as exc:
         raise CommandError(str(exc)) from None
     with open_store(args.file) as store:
-        result = reader_for(store, args).cypher(args.query, params, shape=PrintedShape())
+        result = reader_for(store, args).cypher(
+            args.query, params, shape=PrintedShape(), timeout=args.timeout
+        )
     if args.json:
         print(to_json({"columns": result.columns, "rows": result.records()}, indent=2))
         return 0

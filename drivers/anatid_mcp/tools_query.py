@@ -22,6 +22,8 @@ from .responses import ErrorResponse, QueryGraphResponse
 
 #: The most rows one call returns, whatever the client asks: an MCP answer is read by a model.
 MAX_ROWS = 1_000
+#: The longest a client may let one query run (seconds): a server serves others meanwhile.
+MAX_TIMEOUT = 120
 #: The longest query text accepted (a generated query is long, not this long).
 MAX_QUERY_CHARS = 100_000
 
@@ -50,6 +52,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:
         params: dict[str, Any] | None = None,
         as_of: str | None = None,
         max_rows: int = 100,
+        timeout_seconds: int = 30,
     ) -> QueryGraphResponse | ErrorResponse:
         """Run a read-only Cypher query over the memory and return its rows.
 
@@ -64,6 +67,7 @@ def register(mcp: FastMCP, memory: Memory) -> None:
             params: Optional values for the query's $parameters
             as_of: Optional ISO-8601 instant: answer from what the memory knew then
             max_rows: The most rows to return (1 to 1000, default: 100)
+            timeout_seconds: Stop the query after this many seconds (1 to 120, default: 30)
         """
         if not isinstance(query, str) or not query.strip():
             raise BadInput("query must be a non-empty Cypher query")
@@ -72,8 +76,11 @@ def register(mcp: FastMCP, memory: Memory) -> None:
         if params is not None and not isinstance(params, dict):
             raise BadInput("params must be an object of parameter names to values")
         limit = positive("max_rows", max_rows, limit=MAX_ROWS)
+        seconds = positive("timeout_seconds", timeout_seconds, limit=MAX_TIMEOUT)
         driver = memory.at(parse_time("as_of", as_of))
-        records, _, columns = await driver.execute_query(query, params=dict(params or {}))
+        records, _, columns = await driver.execute_query(
+            query, params=dict(params or {}), timeout_=seconds
+        )
         shown = [
             {column: without_embeddings(value) for column, value in row.items()}
             for row in records[:limit]
@@ -85,4 +92,4 @@ def register(mcp: FastMCP, memory: Memory) -> None:
         )
 
 
-__all__ = ["MAX_QUERY_CHARS", "MAX_ROWS", "register", "without_embeddings"]
+__all__ = ["MAX_QUERY_CHARS", "MAX_ROWS", "MAX_TIMEOUT", "register", "without_embeddings"]

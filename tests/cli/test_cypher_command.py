@@ -80,3 +80,9 @@ def test_writes_bad_queries_and_bad_parameters_exit_2_with_one_line(seeded: Seed
     assert param.code == 2 and "NAME=VALUE" in param.err
     missing = anatid("cypher", seeded.path.parent / "nope.duckdb", "RETURN 1")
     assert missing.code == 2 and "Traceback" not in missing.err
+
+
+def test_a_query_past_its_timeout_stops_with_exit_2(seeded: Seeded) -> None:
+    slow = "UNWIND range(1, 9000000) AS i WITH i WHERE i % 7 = 0 RETURN count(*) AS n"
+    r = anatid("cypher", seeded.path, slow, "--timeout", "0.5")
+    assert r.code == 2 and "deadline of 0.5 s" in r.err, r.err

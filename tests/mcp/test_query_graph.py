@@ -64,3 +64,9 @@ async def test_query_graph_refuses_writes_and_bad_queries(memory_path):
         assert "empty" in await refuse(s, "query_graph", query="   ")
         assert "max_rows" in await refuse(s, "query_graph", query=FACTS, max_rows=0)
         assert "as_of" in await refuse(s, "query_graph", query=FACTS, as_of="yesterday")
+        slow = "UNWIND range(1, 9000000) AS i WITH i WHERE i % 7 = 0 RETURN count(*) AS n"
+        stopped = await refuse(s, "query_graph", query=slow, timeout_seconds=1)
+        assert "deadline of 1 s" in stopped, stopped
+        assert "timeout_seconds" in await refuse(
+            s, "query_graph", query=FACTS, timeout_seconds=1000
+        )
