@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, cast
 
-from .base.codec import check_id, to_micros
+from .base.codec import check_id, from_micros, to_micros
 from .base.model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
 from .cypher.run import CypherResult, Shape, run_cypher
 from .graph.evidence import EvidenceReads
@@ -69,6 +69,12 @@ def _valid_from_bound(where: Where | None) -> int | None:
         return None
     micros = to_micros(value, what="valid_from")
     return micros if cond.op == "<=" else micros - 1
+
+
+class _Pinnable(Protocol):
+    """A Store or a View: what a Reader is when it runs a query (both can pin an instant)."""
+
+    def as_of(self, tx_time: datetime | None, valid_time: datetime | None) -> Any: ...
 
 
 @verbs_take_turns
@@ -306,8 +312,30 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         its labels and its properties its ``props`` with ``id``, ``name``, ``group``, ``text``.
         ``timeout`` (seconds; else ``ANATID_CYPHER_TIMEOUT``, else 30) bounds how long it runs:
         past it, CypherTimeout.
+
+        A long query does not keep other processes out: when one waits for the file, the
+        query hands it over between two reads and takes it back; from then on it reads the
+        snapshot of the instant it had reached (``as_of`` that instant), so its answer is the
+        answer of one instant, whatever is written meanwhile.
         """
-        return run_cypher(self, query, params, shape=shape, timeout=timeout)
+        return run_cypher(
+            self, query, params, shape=shape, timeout=timeout, pause=self._cypher_pause
+        )
+
+    def _cypher_pause(self, target: Any) -> Any:
+        """Offer the file to a waiting process in the middle of a query (:meth:`cypher`); the
+        view to read from afterwards: a current view is pinned to the instant every commit so
+        far is at or before, first (a view of a past instant stays as it is)."""
+        connection = self.connection
+        if not connection.others_wait():
+            return None
+        pinned = None
+        if target is self and self.visibility.tx_us is None:
+            instant = from_micros(connection.committed_until())
+            valid = from_micros(self.visibility.valid_us)
+            pinned = cast(_Pinnable, self).as_of(instant, valid)
+        connection.pause()
+        return pinned
 
     # ---------------------------------------------------------------------------- history
 

@@ -11,6 +11,7 @@ from anatid_core import LEASE, SETTINGS, __version__
 
 from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
 from .communities import add_communities
+from .cypher import add_cypher
 from .erasures import cmd_compact, cmd_erase, cmd_erasures
 from .graph_parser import add_graph_commands
 from .indexing import cmd_index
@@ -64,6 +65,7 @@ def build_parser() -> Parser:
         _add_compact,
         _add_index,
         add_communities,
+        add_cypher,
     ):
         add(subs)
     return parser

@@ -8,7 +8,7 @@ what the shape says a returned node is).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,11 @@ class CypherResult:
         return len(self.rows)
 
 
+#: Given what the engine reads, offers the file to a waiting process; returns what to read
+#: from afterwards (a snapshot of the same instant), or None to read on from the same target.
+Pause = Callable[[ReadTarget], "ReadTarget | None"]
+
+
 class Engine:
     def __init__(
         self,
@@ -63,13 +68,23 @@ class Engine:
         target: ReadTarget,
         shape: Shape,
         deadline: Deadline | None = None,
+        pause: Pause | None = None,
     ) -> None:
         self.source = source
         self.graph = Graph(target, shape)
         self.ev = Evaluator(source, params, self.graph)
         self.deadline = self.ev.deadline = deadline or unbounded()
+        if pause is not None:
+            self.deadline.pause = lambda: self._pause(pause)
         self.matcher = Matcher(self.ev, self.graph)
         self.projector = Projector(self.ev)
+
+    def _pause(self, pause: Pause) -> None:
+        """Let another process have the file; read on from what ``pause`` returns (a snapshot
+        of the instant the query had reached), or the same target."""
+        target = pause(self.graph.target)
+        if target is not None:
+            self.graph.target = target
 
     def run(self, tree: Query) -> CypherResult:
         results = [self._single(part) for part in tree.parts]

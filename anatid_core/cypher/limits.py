@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 
 from ..base.errors import CypherLimitExceeded, CypherTimeout, InvalidInput
 
@@ -88,17 +89,31 @@ def timeout_seconds(timeout: float | None) -> float:
     return float(timeout)
 
 
-class Deadline:
-    """The instant a query must be answered by; ``check()`` raises CypherTimeout past it."""
+#: How often (seconds) a running query offers the file to a process that waits for it.
+PAUSE_EVERY = 0.01
 
-    __slots__ = ("at", "seconds")
+
+class Deadline:
+    """The instant a query must be answered by; ``check()`` raises CypherTimeout past it.
+
+    ``check()`` is also where a long query lets other processes have the file: every
+    ``PAUSE_EVERY`` seconds it calls ``pause`` (set by the engine), which hands the file over
+    if another process waits and reads on from a snapshot afterwards."""
+
+    __slots__ = ("at", "next_pause", "pause", "seconds")
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.at = time.monotonic() + seconds
+        self.pause: Callable[[], None] | None = None
+        self.next_pause = 0.0
 
     def check(self) -> None:
-        if time.monotonic() > self.at:
+        now = time.monotonic()
+        if self.pause is not None and now >= self.next_pause:
+            self.next_pause = now + PAUSE_EVERY
+            self.pause()
+        if now > self.at:
             raise CypherTimeout(
                 f"the Cypher query ran past its deadline of {self.seconds:g} s and was stopped "
                 f"(nothing was written): narrow it, or give it more time with timeout= "

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..base.errors import CypherLimitExceeded, InvalidInput
-from .engine import CypherResult, Engine
+from .engine import CypherResult, Engine, Pause
 from .limits import LIMITS, Deadline, timeout_seconds
 from .parser import parse
 from .shape import Procedure, RecordShape, Shape
@@ -28,10 +28,12 @@ def run_cypher(
     *,
     shape: Shape | None = None,
     timeout: float | None = None,
+    pause: Pause | None = None,
 ) -> CypherResult:
     """Run read-only ``query`` with ``params`` on a store or view, records shown by ``shape``
     (the core's own record shape by default), within ``timeout`` seconds (else
-    ``ANATID_CYPHER_TIMEOUT``, else 30 s: :mod:`.limits`); past it, CypherTimeout."""
+    ``ANATID_CYPHER_TIMEOUT``, else 30 s: :mod:`.limits`); past it, CypherTimeout. ``pause``
+    (the store's) lets other processes have the file while the query runs."""
     deadline = Deadline(timeout_seconds(timeout))
     if not isinstance(query, str):
         raise InvalidInput(f"a Cypher query is a str, got {type(query).__name__}")
@@ -40,7 +42,7 @@ def run_cypher(
     try:
         tree = _parse(query)
         values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
-        return Engine(query, values, target, shape or _RECORDS, deadline).run(tree)
+        return Engine(query, values, target, shape or _RECORDS, deadline, pause).run(tree)
     except RecursionError:
         # LIMITS["depth"] keeps a query within Python's stack from a shallow caller; one that
         # calls from deep in its own stack can still run out first

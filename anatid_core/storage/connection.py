@@ -253,6 +253,24 @@ class Connection:
         turns = self._turns
         return _NO_TURN if turns is None else turns.turn(wait=not self.refuses_waiting())
 
+    def others_wait(self) -> bool:
+        """Whether another process waits for the file now."""
+        return self._turns is not None and self._turns.others_wait()
+
+    def pause(self) -> bool:
+        """Let a waiting process have the file in the middle of a long read, then take it back
+        (:meth:`FileTurns.pause`); True if it was handed over. A no-op in memory, in a
+        transaction, or inside another verb."""
+        return self._turns is not None and self._turns.pause()
+
+    def committed_until(self) -> int:
+        """An instant (microseconds) at or before which every transaction this process knows
+        of is committed: an ``as_of`` read at it sees the same versions for as long as no
+        version is purged, whatever is written after."""
+        tx = self._tx
+        last = self._last_tx_us
+        return last if tx is None else min(last, tx.time_us - 1)
+
     @contextmanager
     def without_waiting(self) -> Iterator[None]:
         """Reads on this thread, inside the block, answer from memory at once or raise

@@ -148,6 +148,34 @@ class FileTurns:
             self._busy = True
         self._hand_over()
 
+    def others_wait(self) -> bool:
+        """Whether another process waits for the file (the watcher saw it ask)."""
+        return self._wanted
+
+    def pause(self) -> bool:
+        """Hand the file over in the middle of a long operation, and wait to take it back.
+
+        Only from this thread's outermost turn (a verb inside a transaction or inside another
+        verb keeps its turn whole), only when another process waits, and only after holding
+        the file ``WATCH["min_hold"]``. Operations of other threads in flight finish first, as
+        between two operations. True if the file was handed over (and is held again now): the
+        caller must not assume that nothing was written meanwhile."""
+        if getattr(self._local, "depth", 0) != 1:
+            return False
+        with self._cond:
+            if not self._wanted or self._busy or not self.lease.held:
+                return False
+            if time.monotonic() - self._taken_at < WATCH["min_hold"]:
+                return False
+        handovers = self.handovers
+        self._local.depth = 0
+        try:
+            self._leave()
+        finally:
+            self._enter()  # waits for the file; raises (typed) if it cannot have it back
+            self._local.depth = 1
+        return self.handovers != handovers
+
     @contextmanager
     def exclusive(self) -> Iterator[None]:
         """Hold the file with no other operation of this process in flight (compaction swaps

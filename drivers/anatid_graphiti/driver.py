@@ -166,15 +166,21 @@ class GraphitiDriver(GraphDriver):
     def execute_query(self, cypher_query_: str, **kwargs: Any) -> Coroutine[Any, Any, Any]:
         """Run a read-only Cypher query (``anatid_core``'s engine, Graphiti's property names:
         see :mod:`anatid_graphiti.cypher`); returns ``(records, None, keys)`` with each record a
-        dict. ``as_of_=<datetime>`` asks it of the graph as the store knew it then; a write
+        dict. ``as_of_=<datetime>`` asks it of the graph as the store knew it then;
+        ``timeout_=<seconds>`` bounds this query (else the driver's ``cypher_timeout``); a write
         clause raises ``CypherWriteRefused``."""
-        reserved = ("routing_", "database_", "params", "as_of_")
+        reserved = ("routing_", "database_", "params", "as_of_", "timeout_")
         params = {k: v for k, v in kwargs.items() if k not in reserved}
         params.update(kwargs.get("params") or {})
 
         async def run() -> tuple[list[dict[str, Any]], None, list[str]]:
+            timeout = kwargs.get("timeout_")
             records = await cypher.answer(
-                self.runner, cypher_query_, params, kwargs.get("as_of_"), self.cypher_timeout
+                self.runner,
+                cypher_query_,
+                params,
+                kwargs.get("as_of_"),
+                self.cypher_timeout if timeout is None else timeout,
             )
             return records, None, list(records[0]) if records else []
 

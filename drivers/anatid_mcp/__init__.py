@@ -24,6 +24,7 @@ READ_TOOLS = (
     "what_changed",
     "shortest_path",
     "explain",
+    "query_graph",
 )
 WRITE_TOOLS = (
     "add_memory",

@@ -17,7 +17,7 @@ import pydantic_core
 from graphiti_core.errors import EdgeNotFoundError, GroupIdValidationError, NodeNotFoundError
 from mcp.types import CallToolResult, TextContent
 
-from anatid_core import AnatidError, InvalidInput, ReadOnlyError, StoreLocked
+from anatid_core import AnatidError, CypherError, InvalidInput, ReadOnlyError, StoreLocked
 
 from .clients import NotConfigured
 from .inputs import BadInput
@@ -36,6 +36,7 @@ EXPECTED = (
     InvalidInput,
     ReadOnlyError,
     StoreLocked,
+    CypherError,  # refused or bad query: the message says what and where
 )
 
 

@@ -167,3 +167,14 @@ class ExplainResponse(TypedDict):
     message: str
     facts: list[LinkingFactResult]
     paths: list[PathResult]
+
+
+class QueryGraphResponse(TypedDict):
+    """``query_graph``: the query's columns, its rows (column to value; nodes and
+    relationships as their property maps, instants as ISO-8601 text), and whether rows were
+    left out by ``max_rows``."""
+
+    message: str
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    truncated: bool

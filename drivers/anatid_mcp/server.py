@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp.server.fastmcp import FastMCP
 
-from . import tools_graph, tools_read, tools_time, tools_write
+from . import tools_graph, tools_query, tools_read, tools_time, tools_write
 from .memory import Memory
 
 log = logging.getLogger("anatid_mcp")
@@ -64,6 +64,7 @@ def build(memory: Memory, *, host: str = "127.0.0.1", port: int = 8000) -> FastM
     tools_read.register(mcp, memory)
     tools_time.register(mcp, memory)
     tools_graph.register(mcp, memory)
+    tools_query.register(mcp, memory)
     if not memory.options.read_only:
         tools_write.register(mcp, memory)
     return mcp

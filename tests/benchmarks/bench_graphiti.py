@@ -380,7 +380,9 @@ def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, A
     cmd += ["--dim", os.environ.get("ANATID_BENCH_DIM", str(DIM))]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"{backend} worker failed:\n{done.stderr[-3000:]}")
+        raise SystemExit(
+            f"{backend} worker failed:\n{done.stderr[:3000]}\n...\n{done.stderr[-3000:]}"
+        )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -226,6 +226,11 @@ def test_writes_are_refused_and_leave_the_graph_as_it_was(runs):
     assert runs["ladybug"]["host.rekey_fast_move"] is True
     assert runs["anatid"]["host.rekey_fast_move"] is False
     assert runs["anatid"]["cypher.write"]["$error"] == "CypherSearchError"
+    # Cognee replaces every adapter error with one fixed sentence; ours is the error's cause
+    # (raise ... from), which a Python caller reads and Cognee's log line shows.
+    assert "An error occurred during the execution" in runs["anatid"]["cypher.write"]["message"]
+    cause = runs["anatid"]["cypher.write"]["cause"]
+    assert "DETACH DELETE writes, at line 1" in cause and "nothing was written" in cause, cause
     assert rows(runs["anatid"], "cypher.after_write") == rows(runs["anatid"], "cypher.types")
     assert rows(runs["ladybug"], "cypher.after_write") == []
 

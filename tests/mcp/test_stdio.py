@@ -65,6 +65,7 @@ GRAPHITI_TOOLS = {
         ["group_ids", "max_depth", "as_of"],
     ),
     "explain": (["source_node_uuid", "target_node_uuid"], ["group_ids", "max_depth", "as_of"]),
+    "query_graph": (["query"], ["params", "as_of", "max_rows", "timeout_seconds"]),
 }
 
 

@@ -33,6 +33,8 @@ async def call_every_tool(s: ClientSession) -> set[str]:
     assert [e["uuid"] for e in path["edges"]] == [facts[0]["uuid"]]
     why = await use("explain", source_node_uuid=alice, target_node_uuid=acme, max_depth=1)
     assert [f["episodes"][0]["uuid"] for f in why["facts"]] == [episode["uuid"]]
+    rows = await use("query_graph", query="MATCH ()-[r:RELATES_TO]->() RETURN r.uuid AS uuid")
+    assert rows["rows"] == [{"uuid": facts[0]["uuid"]}]
     triplet = await use(
         "add_triplet",
         source_node_name="Carol",

@@ -77,6 +77,9 @@ class Recorder:
             value = await call()
         except Exception as exc:  # a step's error is part of what is compared
             self.results[name] = {"$error": type(exc).__name__, "message": str(exc)[:500]}
+            cause = exc.__cause__
+            if cause is not None:  # what a host's generic error wraps (raise ... from)
+                self.results[name]["cause"] = f"{type(cause).__name__}: {cause}"[:500]
             if os.environ.get("ANATID_DIFF_TRACE"):
                 traceback.print_exc()
             return None
