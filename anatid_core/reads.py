@@ -11,11 +11,10 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base.codec import check_id, to_micros
 from .base.model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
-from .cypher.run import CypherResult, Shape, run_cypher
 from .graph.evidence import EvidenceReads
 from .graph.hubs import HubReads
 from .graph.neighbourhood import NeighbourhoodReads
@@ -42,6 +41,9 @@ from .storage.rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .storage.turns import WouldWait, verbs_take_turns
 from .text_search import bm25_ranking, bm25_search
 from .vector_search import cosine_ranking, cosine_search
+
+if TYPE_CHECKING:  # the engine is imported by the first query (issue 44: not by `anatid stats`)
+    from .cypher.run import CypherResult, Shape
 
 #: Most records the in-memory recency order walks for one newest-first query before SQL answers.
 NEWEST_SCAN = 5_000
@@ -297,6 +299,8 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         nodes and relationships (a driver passes its host's); by default a node's labels are
         its labels and its properties its ``props`` with ``id``, ``name``, ``group``, ``text``.
         """
+        from .cypher.run import run_cypher
+
         return run_cypher(self, query, params, shape=shape)
 
     # ---------------------------------------------------------------------------- history

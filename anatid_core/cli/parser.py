@@ -1,6 +1,8 @@
 """``anatid``'s parser: the subcommands, their options and help texts (docs/cli.md is generated
-from them). What each subcommand does is in :mod:`.commands`, :mod:`.search` and :mod:`.records`;
-running one and reporting its failure is :func:`anatid_core.cli.main`.
+from them). What each subcommand does is in :mod:`.commands`, :mod:`.search`, :mod:`.records` and
+the others, named ``"module:function"`` and imported only when that subcommand runs (issue 44:
+``anatid --help`` and ``anatid stats`` paid for every command's imports); running one and
+reporting its failure is :func:`anatid_core.cli.main`.
 """
 
 from __future__ import annotations
@@ -9,14 +11,8 @@ import argparse
 
 from anatid_core import LEASE, SETTINGS, __version__
 
-from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
-from .communities import add_communities
-from .erasures import cmd_compact, cmd_erase, cmd_erasures
-from .graph_parser import add_graph_commands
-from .indexing import cmd_index
+from .graph_parser import add_communities, add_graph_commands
 from .options import Parser, Subcommands, group_option, json_option, subcommand, time_options
-from .records import cmd_history, cmd_show
-from .search import cmd_search
 
 PROG = "anatid"
 
@@ -81,7 +77,7 @@ def _add_stats(subs: Subcommands) -> None:
         build, size and age), and index health (the verdict of anatid check, with index files
         trusted by their stamps: anatid check reads every byte of them).""",
         "anatid stats memory.duckdb",
-        cmd_stats,
+        "commands:cmd_stats",
     )
     p.add_argument(
         "--no-check", action="store_true", help="skip the health check (faster on huge files)"
@@ -108,7 +104,7 @@ def _add_search(subs: Subcommands) -> None:
         anatid search memory.duckdb "Alice" --graph-weight 2
         anatid search memory.duckdb "Acme" --kind edge --as-of 2024-05-01T12:00:00Z
         anatid search memory.duckdb "Acme" --embedding query.json --space default""",
-        cmd_search,
+        "search:cmd_search",
     )
     p.add_argument("query", metavar="TEXT", help="words to search for")
     group_option(p)
@@ -178,7 +174,7 @@ def _add_show(subs: Subcommands) -> None:
         anatid show memory.duckdb alice
         anatid show memory.duckdb "Alice Smith"
         anatid show memory.duckdb alice --as-of 2024-05-01""",
-        cmd_show,
+        "records:cmd_show",
     )
     p.add_argument("id", metavar="ID", help="the node or edge id; or a node's name, or its start")
     p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
@@ -201,7 +197,7 @@ def _add_history(subs: Subcommands) -> None:
         record's versions (1 is its first); "version id" numbers the versions of every record
         in the file together, so one record's version ids rise with gaps between them.""",
         "anatid history memory.duckdb alice",
-        cmd_history,
+        "records:cmd_history",
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
@@ -222,7 +218,7 @@ def _add_export(subs: Subcommands) -> None:
         """
         anatid export memory.duckdb > graph.jsonl
         anatid export memory.duckdb --format graphml --as-of 2024-05-01 --out may.graphml""",
-        cmd_export,
+        "export:cmd_export",
     )
     p.add_argument(
         "--format",
@@ -261,7 +257,7 @@ def _add_check(subs: Subcommands) -> None:
         problems and exits 1; a file that is not an anatid store exits 2. Never writes: a
         damaged file is left as it was, for a backup or a salvage.""",
         "anatid check memory.duckdb && echo healthy",
-        cmd_check,
+        "commands:cmd_check",
     )
 
 
@@ -278,7 +274,7 @@ def _add_view(subs: Subcommands) -> None:
         (the 4th change), ?step=-1 (the last) or ?t=2024-05-01T12:00:00Z.""",
         """
         anatid view memory.duckdb --out memory.html""",
-        cmd_view,
+        "viewer:cmd_view",
     )
     p.add_argument(
         "--out",
@@ -302,7 +298,7 @@ def _add_erasures(subs: Subcommands) -> None:
         """
         anatid erasures memory.duckdb
         anatid erasures memory.duckdb --pending --json""",
-        cmd_erasures,
+        "erasures:cmd_erasures",
     )
     p.add_argument("--pending", action="store_true", help="only erasures not yet compacted")
     json_option(p)
@@ -323,7 +319,7 @@ def _add_erase(subs: Subcommands) -> None:
         """
         anatid erase memory.duckdb --node alice
         anatid erase memory.duckdb --group user-42 --json""",
-        cmd_erase,
+        "erasures:cmd_erase",
     )
     p.add_argument("--node", action="append", metavar="ID", help="a node id (repeatable)")
     p.add_argument("--edge", action="append", metavar="ID", help="an edge id (repeatable)")
@@ -347,7 +343,7 @@ def _add_compact(subs: Subcommands) -> None:
         receipts gone. Also returns the space deleted rows took. Needs free disk space about the
         size of the file.""",
         "anatid compact memory.duckdb",
-        cmd_compact,
+        "erasures:cmd_compact",
     )
     json_option(p)
 
@@ -367,7 +363,7 @@ def _add_index(subs: Subcommands) -> None:
         """
         anatid index memory.duckdb
         anatid index memory.duckdb --min-rows 5000""",
-        cmd_index,
+        "indexing:cmd_index",
     )
     p.add_argument(
         "--min-rows",
