@@ -11,11 +11,10 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .base.codec import check_id, from_micros, to_micros
 from .base.model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
-from .cypher.run import CypherResult, Shape, run_cypher
 from .graph.evidence import EvidenceReads
 from .graph.hubs import HubReads
 from .graph.neighbourhood import NeighbourhoodReads
@@ -43,6 +42,9 @@ from .storage.sql import rows_in
 from .storage.turns import WouldWait, verbs_take_turns
 from .text_search import bm25_ranking, bm25_search
 from .vector_search import cosine_ranking, cosine_search
+
+if TYPE_CHECKING:  # the engine is imported by the first query (issue 44: not by `anatid stats`)
+    from .cypher.run import CypherResult, Shape
 
 #: Most records the in-memory recency order walks for one newest-first query before SQL answers.
 NEWEST_SCAN = 5_000
@@ -318,6 +320,8 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         snapshot of the instant it had reached (``as_of`` that instant), so its answer is the
         answer of one instant, whatever is written meanwhile.
         """
+        from .cypher.run import run_cypher
+
         return run_cypher(
             self, query, params, shape=shape, timeout=timeout, pause=self._cypher_pause
         )

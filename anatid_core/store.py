@@ -37,10 +37,11 @@ __all__ = ["SETTINGS", "Store"]
 class Store(Eraser, Reader):
     """A bitemporal property graph in one DuckDB file. Thread-safe; writes are serialised."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, *, records_in_memory: bool = True) -> None:
         self.path = connection.path
         self.read_only = connection.read_only
-        super().__init__(connection, Indexes(connection), Visibility())
+        indexes = Indexes(connection, records_in_memory=records_in_memory)
+        super().__init__(connection, indexes, Visibility())
         if not self.read_only and self.path != ":memory:":
             with connection.turn():  # the writer's lease is exclusive: nobody compacts now
                 remove_leftovers(self.path)
@@ -53,6 +54,7 @@ class Store(Eraser, Reader):
         read_only: bool = False,
         memory_limit: str | None = None,
         bulk_load: bool = False,
+        records_in_memory: bool = True,
     ) -> Store:
         """Open (creating if needed) a store file; ``":memory:"`` gives a private in-memory store.
 
@@ -60,6 +62,9 @@ class Store(Eraser, Reader):
         default is 80% of RAM). ``bulk_load`` suits a process that fills the file in large
         writes and then closes it: the file is checkpointed at close only, and no current
         records are kept in memory (:meth:`anatid_core.storage.connection.Connection.open`).
+        ``records_in_memory=False`` suits a process that reads a few records and exits (the
+        ``anatid`` command): reads by id go to SQL instead of first loading every current record
+        of the kind into memory (1.5 s at 150k records, to show one; issue 44).
         """
         return cls(
             Connection.open(
@@ -67,7 +72,8 @@ class Store(Eraser, Reader):
                 read_only=read_only,
                 memory_limit=memory_limit,
                 bulk_load=bulk_load,
-            )
+            ),
+            records_in_memory=records_in_memory,
         )
 
     def close(self) -> None:

@@ -1,29 +1,17 @@
-"""What ``anatid stats``, ``export``, ``check`` and ``view`` do, given their parsed arguments
-(``search`` is in :mod:`.search`, ``show`` and ``history`` in :mod:`.records`; the parser is in
-:mod:`.parser`)."""
+"""What ``anatid stats`` and ``check`` do, given their parsed arguments (``export`` is in
+:mod:`.export`, ``view`` in :mod:`.viewer`, ``search`` in :mod:`.search`, ``show`` and ``history``
+in :mod:`.records`; the parser is in :mod:`.parser`)."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Iterable, Iterator
-from typing import Any, TextIO
+from typing import Any
 
-from anatid_core import Edge, IndexState, Item, Kind, Node, Store, StoreCorrupt, View
+from anatid_core import IndexState, StoreCorrupt
 
-from .export import current, timeline, with_endpoints, write_graphml, write_jsonl
-from .files import open_store, output, output_path, reader_for
-from .status import EXIT_PROBLEMS, CommandError
+from .files import open_store
+from .status import EXIT_PROBLEMS
 from .terminal import human_bytes, pairs, table, to_json
-from .viewer import payload, render
-
-#: Above this many nodes the HTML page still works but lays out slowly (seconds) and is crowded.
-VIEW_COMFORTABLE_NODES = 5000
-
-#: Records per embeddings query in a JSON Lines export with --embeddings.
-EXPORT_CHUNK = 5000
-
 
 # -------------------------------------------------------------------------------------- stats
 
@@ -125,62 +113,6 @@ def _index_json(i: IndexState) -> dict[str, Any]:
     }
 
 
-# ------------------------------------------------------------------------------------- export
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    if args.history and (args.as_of or args.valid_at):
-        raise CommandError(
-            "--history exports every version; it cannot be combined with --as-of/--valid-at"
-        )
-    if args.format == "graphml" and (args.history or args.embeddings):
-        raise CommandError(
-            "--history and --embeddings need --format jsonl (GraphML holds one version per id and no vectors)"
-        )
-    if args.history and args.embeddings:
-        raise CommandError("--embeddings exports the vectors of visible versions; drop --history")
-    target = output_path(args.out, source=args.file)
-    with open_store(args.file) as store, output(target, like=args.file) as out:
-        reader = reader_for(store, args)
-        if args.format == "graphml":
-            nodes, edges = with_endpoints(
-                reader,
-                [n for n in current(reader, "node", args.group) if isinstance(n, Node)],
-                [e for e in current(reader, "edge", args.group) if isinstance(e, Edge)],
-            )
-            n, e = write_graphml(out, nodes, edges)
-        else:
-            n = _export_jsonl(out, reader, "node", args)
-            e = _export_jsonl(out, reader, "edge", args)
-    if args.out not in (None, "-"):
-        print(f"wrote {n} nodes and {e} edges to {args.out}", file=sys.stderr)
-    return 0
-
-
-def _export_jsonl(out: TextIO, reader: Store | View, kind: Kind, args: argparse.Namespace) -> int:
-    """Write the records of ``kind`` (every version with --history), with their vectors when
-    --embeddings asks; the count written."""
-    source = (timeline if args.history else current)(reader, kind, args.group)
-    count = 0
-    for chunk in _chunks(source, EXPORT_CHUNK):
-        vectors = (
-            reader.get_embeddings([i.id for i in chunk], kind=kind) if args.embeddings else None
-        )
-        count += write_jsonl(out, chunk, vectors)
-    return count
-
-
-def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
-    chunk: list[Item] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 # -------------------------------------------------------------------------------------- check
 
 
@@ -217,38 +149,3 @@ def _damage(problems: list[str]) -> str | None:
     """The problem of ``Store.check()`` that says the file cannot be read whole, if any (the
     check words it "... the file is truncated or damaged; restore it from a backup")."""
     return next((p for p in problems if "truncated or damaged" in p), None)
-
-
-# --------------------------------------------------------------------------------------- view
-
-
-def default_page_name(store_file: str) -> str:
-    """``memory.duckdb`` -> ``memory.html`` in the current folder; never the store itself (a
-    store named ``memory.html`` gets ``memory.html.html``)."""
-    name = os.path.splitext(os.path.basename(store_file))[0] + ".html"
-    if os.path.exists(name) and os.path.samefile(name, store_file):
-        return os.path.basename(store_file) + ".html"
-    return name
-
-
-def cmd_view(args: argparse.Namespace) -> int:
-    name = args.out or default_page_name(args.file)
-    target = output_path(name, source=args.file)
-    with open_store(args.file) as store:
-        data = payload(store, title=os.path.basename(args.file), groups=args.group)
-    page = render(data)
-    with output(target, like=args.file) as out:
-        out.write(page)
-    ids = len({v["id"] for v in data["nodes"]})
-    if target is not None:
-        print(
-            f"wrote {name}: {ids} nodes, {len(data['nodes'])} node versions, "
-            f"{len(data['edges'])} edge versions; open it in a browser",
-            file=sys.stderr,
-        )
-    if ids > VIEW_COMFORTABLE_NODES:
-        print(
-            f"note: {ids} nodes make a slow, crowded page; --group draws one group at a time",
-            file=sys.stderr,
-        )
-    return 0

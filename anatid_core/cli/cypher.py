@@ -1,5 +1,6 @@
 """``anatid cypher``: a read-only Cypher query against a file, as ``sqlite3 FILE 'SQL'`` is for
-SQL (issue 42). The engine is the store's own (docs/cypher.md: the subset, what is refused)."""
+SQL (issue 42). The engine is the store's own (docs/cypher.md: the subset, what is refused);
+the subcommand's options are in :mod:`.parser`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from typing import Any
 from anatid_core import Edge, Node, RecordShape
 
 from .files import open_store, reader_for
-from .options import Subcommands, json_option, subcommand, time_options
 from .status import CommandError
 from .terminal import one_line, plain, table, to_json
 
@@ -64,44 +64,6 @@ class ParamError(ValueError):
     """A --param that is not NAME=VALUE."""
 
 
-def add_cypher(subs: Subcommands) -> None:
-    p = subcommand(
-        subs,
-        "cypher",
-        "run a read-only Cypher query",
-        """
-        Runs one read-only Cypher query (MATCH ... RETURN ...) against the file and prints its
-        rows as a table, or as JSON with --json. The graph is the store's: a node has its
-        labels and the properties id, name, group and text beside its own props; a
-        relationship's type is its rel. Writes (CREATE, MERGE, SET, DELETE, ...) are refused
-        before anything is read; a construct outside the subset is named with its place in the
-        query (docs/cypher.md). --param NAME=VALUE gives $NAME a value, read as JSON when it is
-        JSON (42, true, "text", [1, 2], {"k": 1}) and as text otherwise. --as-of reads the
-        graph as the store knew it then.""",
-        """
-        anatid cypher memory.duckdb 'MATCH (n) RETURN labels(n) AS labels, count(*) AS n'
-        anatid cypher memory.duckdb 'MATCH (a)-[r]->(b) WHERE a.name = $who RETURN b.name, type(r)' --param who=Alice
-        anatid cypher memory.duckdb 'MATCH (n) RETURN n LIMIT 5' --as-of 2024-05-01 --json""",
-        cmd_cypher,
-    )
-    p.add_argument("query", metavar="QUERY", help="the Cypher query (quote it for the shell)")
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a value for $NAME (repeatable); VALUE is read as JSON when it parses, else text",
-    )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        metavar="SECONDS",
-        help="stop the query after this long (default: $ANATID_CYPHER_TIMEOUT, else 30)",
-    )
-    time_options(p)
-    json_option(p)
-
-
 def params_of(given: list[str]) -> dict[str, Any]:
     """``NAME=VALUE`` pairs as query parameters."""
     out: dict[str, Any] = {}
@@ -148,4 +110,4 @@ def _cell(value: Any) -> Any:
     return one_line(json.dumps(plain(value), ensure_ascii=False), CELL_WIDTH)
 
 
-__all__ = ["add_cypher", "cmd_cypher", "params_of"]
+__all__ = ["PrintedShape", "cmd_cypher", "params_of"]

@@ -1,4 +1,4 @@
-"""Writing a graph out as JSON Lines or GraphML, for ``anatid export``.
+"""``anatid export``: writing a graph out as JSON Lines or GraphML.
 
 Records are read in pages, so a large file is streamed rather than held in memory twice. Values
 are made JSON-ready by :func:`anatid_core.cli.terminal.plain` (datetimes as ISO strings): an export is
@@ -7,14 +7,18 @@ for reading in other tools; the store file itself is the exact backup.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
 
 from anatid_core import Edge, Item, Kind, Node, Store, View
 
+from .files import open_store, output, output_path, reader_for
+from .status import CommandError
 from .terminal import plain
 
 #: Records fetched per query while exporting.
@@ -169,3 +173,63 @@ def write_graphml(out: TextIO, nodes: Iterable[Node], edges: Iterable[Edge]) -> 
         e_count += 1
     out.write("  </graph>\n</graphml>\n")
     return n_count, e_count
+
+
+#: Records per embeddings query in a JSON Lines export with --embeddings.
+EXPORT_CHUNK = 5000
+
+
+# ------------------------------------------------------------------------------------- export
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.history and (args.as_of or args.valid_at):
+        raise CommandError(
+            "--history exports every version; it cannot be combined with --as-of/--valid-at"
+        )
+    if args.format == "graphml" and (args.history or args.embeddings):
+        raise CommandError(
+            "--history and --embeddings need --format jsonl (GraphML holds one version per id and no vectors)"
+        )
+    if args.history and args.embeddings:
+        raise CommandError("--embeddings exports the vectors of visible versions; drop --history")
+    target = output_path(args.out, source=args.file)
+    with open_store(args.file) as store, output(target, like=args.file) as out:
+        reader = reader_for(store, args)
+        if args.format == "graphml":
+            nodes, edges = with_endpoints(
+                reader,
+                [n for n in current(reader, "node", args.group) if isinstance(n, Node)],
+                [e for e in current(reader, "edge", args.group) if isinstance(e, Edge)],
+            )
+            n, e = write_graphml(out, nodes, edges)
+        else:
+            n = _export_jsonl(out, reader, "node", args)
+            e = _export_jsonl(out, reader, "edge", args)
+    if args.out not in (None, "-"):
+        print(f"wrote {n} nodes and {e} edges to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _export_jsonl(out: TextIO, reader: Store | View, kind: Kind, args: argparse.Namespace) -> int:
+    """Write the records of ``kind`` (every version with --history), with their vectors when
+    --embeddings asks; the count written."""
+    source = (timeline if args.history else current)(reader, kind, args.group)
+    count = 0
+    for chunk in _chunks(source, EXPORT_CHUNK):
+        vectors = (
+            reader.get_embeddings([i.id for i in chunk], kind=kind) if args.embeddings else None
+        )
+        count += write_jsonl(out, chunk, vectors)
+    return count
+
+
+def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    chunk: list[Item] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -28,7 +28,9 @@ from .terminal import parse_time
 def open_store(path: str) -> Store:
     if not os.path.exists(path):
         raise CommandError(f"{path}: no such file")
-    return Store.open(path, read_only=True)
+    # A command reads a few records and exits: loading every current record into memory first
+    # (what a long-lived process gains from) would cost it more than its reads (issue 44).
+    return Store.open(path, read_only=True, records_in_memory=False)
 
 
 def open_store_for_writing(path: str) -> Store:

@@ -1,16 +1,19 @@
 """The parser of the graph verbs (issue 17): ``anatid path``, ``explain``, ``neighbours``,
-``hubs`` and ``provenance`` (what they do is in :mod:`.graph`)."""
+``hubs``, ``provenance`` and ``communities`` (what they do is in :mod:`.graph` and
+:mod:`.communities`, imported when one of them runs)."""
 
 from __future__ import annotations
 
-from .graph import cmd_explain, cmd_hubs, cmd_neighbours, cmd_path, cmd_provenance
 from .options import (
     Subcommands,
     depth_option,
     direction_option,
     evidence_options,
     graph_options,
+    group_option,
+    json_option,
     subcommand,
+    time_options,
 )
 
 
@@ -30,7 +33,7 @@ def _add_path(subs: Subcommands) -> None:
         """
         anatid path memory.duckdb alice paris
         anatid path memory.duckdb alice paris --group g1 --as-of 2024-05-01 --json""",
-        cmd_path,
+        "graph:cmd_path",
     )
     p.add_argument("src", metavar="SRC", help="the node to start from")
     p.add_argument("dst", metavar="DST", help="the node to reach")
@@ -54,7 +57,7 @@ def _add_explain(subs: Subcommands) -> None:
         """
         anatid explain memory.duckdb alice acme
         anatid explain memory.duckdb alice acme --evidence-rel MENTIONS --evidence-prop episodes""",
-        cmd_explain,
+        "graph:cmd_explain",
     )
     p.add_argument("a", metavar="A", help="a node id")
     p.add_argument("b", metavar="B", help="another node id")
@@ -72,7 +75,7 @@ def _add_neighbours(subs: Subcommands) -> None:
         The nodes at the other end of the node's edges (of --rel), by id.""",
         """
         anatid neighbours memory.duckdb alice --direction out --rel WORKS_AT""",
-        cmd_neighbours,
+        "graph:cmd_neighbours",
     )
     p.add_argument("id", metavar="ID", help="the node id")
     direction_option(p)
@@ -89,7 +92,7 @@ def _add_hubs(subs: Subcommands) -> None:
         ones; a self-loop counts twice), most first.""",
         """
         anatid hubs memory.duckdb --k 5 --label Entity""",
-        cmd_hubs,
+        "graph:cmd_hubs",
     )
     p.add_argument("--k", type=int, default=10, metavar="N", help="how many (default 10)")
     direction_option(p)
@@ -106,9 +109,44 @@ def _add_provenance(subs: Subcommands) -> None:
         --evidence-rel and --evidence-prop) as of now or --as-of.""",
         """
         anatid provenance memory.duckdb e-acme --evidence-prop episodes""",
-        cmd_provenance,
+        "graph:cmd_provenance",
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
     evidence_options(p)
     graph_options(p, rels=False)
+
+
+def add_communities(subs: Subcommands) -> None:
+    p = subcommand(
+        subs,
+        "communities",
+        "a deterministic partition of the graph into communities (modularity)",
+        """
+        Groups the nodes into communities by modularity over the visible edges (taken as
+        undirected; parallel edges weigh more): igraph's Leiden with the graph extra installed,
+        else a plain Louvain. The same graph always gives the same
+        partition, largest community first. --group restricts the graph to those groups' nodes
+        and edges; --rel to those relationship types.""",
+        "anatid communities memory.duckdb --group g1 --as-of 2024-06-01",
+        "communities:cmd_communities",
+    )
+    for add in (time_options, group_option, json_option):
+        add(p)
+    p.add_argument(
+        "--rel", action="append", metavar="R", help="only edges of this type (repeatable)"
+    )
+    p.add_argument(
+        "--resolution",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="above 1: more, smaller communities; below 1: fewer, larger ones (default 1.0)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=20,
+        metavar="N",
+        help="communities to print (default 20; --json prints them all)",
+    )

@@ -5,8 +5,8 @@ graph-verb options (:mod:`.parser` and the modules that add their own subcommand
 from __future__ import annotations
 
 import argparse
+import importlib
 import textwrap
-from collections.abc import Callable
 from typing import Any, NoReturn, Protocol
 
 TIME_HELP = (
@@ -33,8 +33,10 @@ def subcommand(
     summary: str,
     description: str,
     example: str,
-    func: Callable[[argparse.Namespace], int],
+    func: str,
 ) -> argparse.ArgumentParser:
+    """A subcommand with its FILE argument; ``func`` is ``"module:function"`` in this package,
+    imported when the subcommand runs (only what the command uses is imported)."""
     p = subs.add_parser(
         name,
         help=summary,
@@ -42,9 +44,23 @@ def subcommand(
         epilog="example:\n" + textwrap.indent(textwrap.dedent(example).strip(), "  "),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.set_defaults(func=func)
+    p.set_defaults(func=Command(func))
     p.add_argument("file", metavar="FILE", help="an anatid store file (.duckdb)")
     return p
+
+
+class Command:
+    """A subcommand's function, named ``"module:function"``, imported on the first call."""
+
+    def __init__(self, target: str) -> None:
+        self.module, _, self.name = target.partition(":")
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        module = importlib.import_module(f".{self.module}", __package__)
+        return int(getattr(module, self.name)(args))
+
+    def __repr__(self) -> str:
+        return f"Command({self.module}:{self.name})"
 
 
 def time_options(p: argparse.ArgumentParser) -> None:

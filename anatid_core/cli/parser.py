@@ -1,6 +1,8 @@
 """``anatid``'s parser: the subcommands, their options and help texts (docs/cli.md is generated
-from them). What each subcommand does is in :mod:`.commands`, :mod:`.search` and :mod:`.records`;
-running one and reporting its failure is :func:`anatid_core.cli.main`.
+from them). What each subcommand does is in :mod:`.commands`, :mod:`.search`, :mod:`.records` and
+the others, named ``"module:function"`` and imported only when that subcommand runs (issue 44:
+``anatid --help`` and ``anatid stats`` paid for every command's imports); running one and
+reporting its failure is :func:`anatid_core.cli.main`.
 """
 
 from __future__ import annotations
@@ -9,15 +11,8 @@ import argparse
 
 from anatid_core import LEASE, SETTINGS, __version__
 
-from .commands import cmd_check, cmd_export, cmd_stats, cmd_view
-from .communities import add_communities
-from .cypher import add_cypher
-from .erasures import cmd_compact, cmd_erase, cmd_erasures
-from .graph_parser import add_graph_commands
-from .indexing import cmd_index
+from .graph_parser import add_communities, add_graph_commands
 from .options import Parser, Subcommands, group_option, json_option, subcommand, time_options
-from .records import cmd_history, cmd_show
-from .search import cmd_search
 
 PROG = "anatid"
 
@@ -65,7 +60,7 @@ def build_parser() -> Parser:
         _add_compact,
         _add_index,
         add_communities,
-        add_cypher,
+        _add_cypher,
     ):
         add(subs)
     return parser
@@ -83,7 +78,7 @@ def _add_stats(subs: Subcommands) -> None:
         build, size and age), and index health (the verdict of anatid check, with index files
         trusted by their stamps: anatid check reads every byte of them).""",
         "anatid stats memory.duckdb",
-        cmd_stats,
+        "commands:cmd_stats",
     )
     p.add_argument(
         "--no-check", action="store_true", help="skip the health check (faster on huge files)"
@@ -110,7 +105,7 @@ def _add_search(subs: Subcommands) -> None:
         anatid search memory.duckdb "Alice" --graph-weight 2
         anatid search memory.duckdb "Acme" --kind edge --as-of 2024-05-01T12:00:00Z
         anatid search memory.duckdb "Acme" --embedding query.json --space default""",
-        cmd_search,
+        "search:cmd_search",
     )
     p.add_argument("query", metavar="TEXT", help="words to search for")
     group_option(p)
@@ -180,7 +175,7 @@ def _add_show(subs: Subcommands) -> None:
         anatid show memory.duckdb alice
         anatid show memory.duckdb "Alice Smith"
         anatid show memory.duckdb alice --as-of 2024-05-01""",
-        cmd_show,
+        "records:cmd_show",
     )
     p.add_argument("id", metavar="ID", help="the node or edge id; or a node's name, or its start")
     p.add_argument("--kind", choices=("node", "edge"), help="look only among nodes or edges")
@@ -203,7 +198,7 @@ def _add_history(subs: Subcommands) -> None:
         record's versions (1 is its first); "version id" numbers the versions of every record
         in the file together, so one record's version ids rise with gaps between them.""",
         "anatid history memory.duckdb alice",
-        cmd_history,
+        "records:cmd_history",
     )
     p.add_argument("id", metavar="ID", help="the node or edge id")
     p.add_argument("--kind", choices=("node", "edge"), help="only the node or only the edge")
@@ -224,7 +219,7 @@ def _add_export(subs: Subcommands) -> None:
         """
         anatid export memory.duckdb > graph.jsonl
         anatid export memory.duckdb --format graphml --as-of 2024-05-01 --out may.graphml""",
-        cmd_export,
+        "export:cmd_export",
     )
     p.add_argument(
         "--format",
@@ -263,7 +258,7 @@ def _add_check(subs: Subcommands) -> None:
         problems and exits 1; a file that is not an anatid store exits 2. Never writes: a
         damaged file is left as it was, for a backup or a salvage.""",
         "anatid check memory.duckdb && echo healthy",
-        cmd_check,
+        "commands:cmd_check",
     )
 
 
@@ -280,7 +275,7 @@ def _add_view(subs: Subcommands) -> None:
         (the 4th change), ?step=-1 (the last) or ?t=2024-05-01T12:00:00Z.""",
         """
         anatid view memory.duckdb --out memory.html""",
-        cmd_view,
+        "viewer:cmd_view",
     )
     p.add_argument(
         "--out",
@@ -304,7 +299,7 @@ def _add_erasures(subs: Subcommands) -> None:
         """
         anatid erasures memory.duckdb
         anatid erasures memory.duckdb --pending --json""",
-        cmd_erasures,
+        "erasures:cmd_erasures",
     )
     p.add_argument("--pending", action="store_true", help="only erasures not yet compacted")
     json_option(p)
@@ -325,7 +320,7 @@ def _add_erase(subs: Subcommands) -> None:
         """
         anatid erase memory.duckdb --node alice
         anatid erase memory.duckdb --group user-42 --json""",
-        cmd_erase,
+        "erasures:cmd_erase",
     )
     p.add_argument("--node", action="append", metavar="ID", help="a node id (repeatable)")
     p.add_argument("--edge", action="append", metavar="ID", help="an edge id (repeatable)")
@@ -349,7 +344,7 @@ def _add_compact(subs: Subcommands) -> None:
         receipts gone. Also returns the space deleted rows took. Needs free disk space about the
         size of the file.""",
         "anatid compact memory.duckdb",
-        cmd_compact,
+        "erasures:cmd_compact",
     )
     json_option(p)
 
@@ -369,7 +364,7 @@ def _add_index(subs: Subcommands) -> None:
         """
         anatid index memory.duckdb
         anatid index memory.duckdb --min-rows 5000""",
-        cmd_index,
+        "indexing:cmd_index",
     )
     p.add_argument(
         "--min-rows",
@@ -378,4 +373,42 @@ def _add_index(subs: Subcommands) -> None:
         metavar="N",
         help=f"smallest space to index, in embeddings (default {SETTINGS['ann_min_rows']})",
     )
+    json_option(p)
+
+
+def _add_cypher(subs: Subcommands) -> None:
+    p = subcommand(
+        subs,
+        "cypher",
+        "run a read-only Cypher query",
+        """
+        Runs one read-only Cypher query (MATCH ... RETURN ...) against the file and prints its
+        rows as a table, or as JSON with --json. The graph is the store's: a node has its
+        labels and the properties id, name, group and text beside its own props; a
+        relationship's type is its rel. Writes (CREATE, MERGE, SET, DELETE, ...) are refused
+        before anything is read; a construct outside the subset is named with its place in the
+        query (docs/cypher.md). --param NAME=VALUE gives $NAME a value, read as JSON when it is
+        JSON (42, true, "text", [1, 2], {"k": 1}) and as text otherwise. --as-of reads the
+        graph as the store knew it then.""",
+        """
+        anatid cypher memory.duckdb 'MATCH (n) RETURN labels(n) AS labels, count(*) AS n'
+        anatid cypher memory.duckdb 'MATCH (a)-[r]->(b) WHERE a.name = $who RETURN b.name, type(r)' --param who=Alice
+        anatid cypher memory.duckdb 'MATCH (n) RETURN n LIMIT 5' --as-of 2024-05-01 --json""",
+        "cypher:cmd_cypher",
+    )
+    p.add_argument("query", metavar="QUERY", help="the Cypher query (quote it for the shell)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a value for $NAME (repeatable); VALUE is read as JSON when it parses, else text",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop the query after this long (default: $ANATID_CYPHER_TIMEOUT, else 30)",
+    )
+    time_options(p)
     json_option(p)

@@ -1,4 +1,5 @@
-"""The self-contained HTML page of ``anatid view``: the graph, with a slider over transaction time.
+"""``anatid view`` and its self-contained HTML page: the graph, with a slider over transaction
+time.
 
 Every version of every node and edge goes into the page with its transaction interval
 ``[tx_from, tx_to)``, so the page can show the graph as the store knew it at any instant without
@@ -11,13 +12,17 @@ names each one (Graphiti's ``RELATES_TO`` named ``WORKS_AT``) reads by its names
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import sys
 from datetime import datetime, timedelta, timezone
 from importlib import resources
 from typing import Any
 
 from anatid_core import Edge, Node, Store, View
 
+from .files import open_store, output, output_path
 from .terminal import fmt_time
 
 #: Characters of ``text`` kept per version in the page (the page is for looking, not for backup).
@@ -91,3 +96,42 @@ def render(data: dict[str, Any]) -> str:
     before, after = template.split("__ANATID_DATA__")
     title_in = "__ANATID_TITLE__"
     return before.replace(title_in, title) + blob + after.replace(title_in, title)
+
+
+#: Above this many nodes the HTML page still works but lays out slowly (seconds) and is crowded.
+VIEW_COMFORTABLE_NODES = 5000
+
+
+# --------------------------------------------------------------------------------------- view
+
+
+def default_page_name(store_file: str) -> str:
+    """``memory.duckdb`` -> ``memory.html`` in the current folder; never the store itself (a
+    store named ``memory.html`` gets ``memory.html.html``)."""
+    name = os.path.splitext(os.path.basename(store_file))[0] + ".html"
+    if os.path.exists(name) and os.path.samefile(name, store_file):
+        return os.path.basename(store_file) + ".html"
+    return name
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    name = args.out or default_page_name(args.file)
+    target = output_path(name, source=args.file)
+    with open_store(args.file) as store:
+        data = payload(store, title=os.path.basename(args.file), groups=args.group)
+    page = render(data)
+    with output(target, like=args.file) as out:
+        out.write(page)
+    ids = len({v["id"] for v in data["nodes"]})
+    if target is not None:
+        print(
+            f"wrote {name}: {ids} nodes, {len(data['nodes'])} node versions, "
+            f"{len(data['edges'])} edge versions; open it in a browser",
+            file=sys.stderr,
+        )
+    if ids > VIEW_COMFORTABLE_NODES:
+        print(
+            f"note: {ids} nodes make a slow, crowded page; --group draws one group at a time",
+            file=sys.stderr,
+        )
+    return 0

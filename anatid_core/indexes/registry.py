@@ -68,12 +68,13 @@ KINDS: tuple[Kind, ...] = ("node", "edge")
 class Indexes:
     """The derived structures of one store, kept in step with its file."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, *, records_in_memory: bool = True) -> None:
         self.connection = connection
         self._all: list[Index] = []
         bulk = connection.bulk_load  # a bulk load reads nothing back: no records in memory
+        off = bulk or not records_in_memory  # nor does a process that reads a few and exits
         self.current = self.register(
-            CurrentRecords(connection, lambda: 0 if bulk else SETTINGS["current_records_limit"])
+            CurrentRecords(connection, lambda: 0 if off else SETTINGS["current_records_limit"])
         )
         self.text = self.register(TextIndex(connection))
         self.vectors = self.register(VectorIndex(connection))

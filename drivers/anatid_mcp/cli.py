@@ -9,6 +9,9 @@
 
 Configuration as in Graphiti's MCP server: ``--config config.yaml`` (same keys), the same
 environment variables (``OPENAI_API_KEY``, ``MODEL_NAME`` ...), and the same provider flags.
+
+``--help`` and a bad option are answered on the standard library alone: Graphiti, the MCP SDK,
+the model clients and the store are imported once the arguments are read (issue 44).
 """
 
 from __future__ import annotations
@@ -20,13 +23,8 @@ import os
 import sys
 from typing import Any
 
-from anatid_core import AnatidError
-
 from . import __version__
-from .config import ConfigError, load
-from .inputs import MAX_BODY_CHARS
-from .memory import Memory, Options, default_path
-from .server import build, is_loopback, serve_http, serve_stdio
+from .defaults import MAX_BODY_CHARS, default_path
 
 log = logging.getLogger("anatid_mcp")
 
@@ -104,6 +102,8 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def semaphore_limit() -> int:
+    from .config import ConfigError
+
     raw = os.environ.get("SEMAPHORE_LIMIT", "10")
     if not raw.isdigit() or int(raw) < 1:
         raise ConfigError(f"SEMAPHORE_LIMIT must be a whole number >= 1, got {raw!r}")
@@ -113,6 +113,8 @@ def semaphore_limit() -> int:
 def bind_host(args: argparse.Namespace, configured: str) -> str:
     """``--host`` if given; a configured host only if it is loopback. Graphiti's own config.yaml
     says 0.0.0.0, and reusing it must not open the memory to the network unasked."""
+    from .server import is_loopback
+
     if args.host:
         return args.host
     if not is_loopback(configured):
@@ -127,6 +129,10 @@ def bind_host(args: argparse.Namespace, configured: str) -> str:
 
 
 async def run(args: argparse.Namespace) -> None:
+    from .config import load
+    from .memory import Memory, Options
+    from .server import build, serve_http, serve_stdio
+
     config = load(args.config, overrides=overrides(args))
     options = Options(
         path=args.path or default_path(),
@@ -167,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_body < 1:
         print("anatid-mcp: --max-body must be at least 1", file=sys.stderr)
         return 2
+    from anatid_core import AnatidError
+
+    from .config import ConfigError
+
     try:
         asyncio.run(run(args))
     except (ConfigError, OSError, AnatidError) as exc:

@@ -20,9 +20,7 @@ from graphiti_core.search.search_filters import SearchFilters
 
 from anatid_core import InvalidInput, check_names
 
-#: The largest episode body accepted, in characters (``--max-body`` changes it). An LLM reads the
-#: whole body for every episode; beyond this a client should split it into several episodes.
-MAX_BODY_CHARS = 200_000
+from .defaults import MAX_BODY_CHARS
 
 #: The most results one search or listing returns.
 MAX_RESULTS = 1_000

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import sys
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +19,8 @@ from pydantic import BaseModel, create_model
 
 from .clients import Clients, build_clients, stand_ins
 from .config import Config
-from .inputs import MAX_BODY_CHARS, BadInput
+from .defaults import MAX_BODY_CHARS, default_path
+from .inputs import BadInput
 from .queue import EpisodeQueue, Journal
 
 log = logging.getLogger("anatid_mcp")
@@ -144,24 +143,6 @@ class Memory:
             "edge_types": self.edge_types,
             "edge_type_map": self.edge_type_map,
         }
-
-
-def default_path() -> str:
-    """``$ANATID_MCP_PATH``, else ``memory.duckdb`` in the user's data directory; a
-    ``memory.anatid`` there (the earlier default name) is kept when no ``memory.duckdb`` is."""
-    if os.environ.get("ANATID_MCP_PATH"):
-        return os.environ["ANATID_MCP_PATH"]
-    if os.name == "nt":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    folder = base / "anatid-mcp"
-    current, earlier = folder / "memory.duckdb", folder / "memory.anatid"
-    # A memory written under the earlier default name stays the memory: renaming the default
-    # must not start users on an empty one.
-    return str(earlier if earlier.exists() and not current.exists() else current)
 
 
 __all__ = ["Memory", "Options", "default_path"]

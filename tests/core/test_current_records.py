@@ -246,6 +246,19 @@ def test_past_the_limit_sql_answers(store: Store, monkeypatch: pytest.MonkeyPatc
     _same_as_sql(store, NODES, EDGES)
 
 
+def test_a_store_opened_without_records_in_memory_reads_by_sql(store: Store) -> None:
+    """``records_in_memory=False`` (the command line's one-shot reads): nothing is loaded, and
+    every read answers as from memory (issue 44)."""
+    in_memory = (store.get_nodes(NODES), store.get_edges(EDGES))
+    path = store.path
+    store.close()
+    with Store.open(path, read_only=True, records_in_memory=False) as s:
+        _same_as_sql(s, NODES, EDGES)
+        assert (s.get_nodes(NODES), s.get_edges(EDGES)) == in_memory
+        assert s.indexes.current.loaded("node") is None
+        assert s.indexes.current.loaded("edge") is None
+
+
 def _in_another_process(path: str, body: str) -> None:
     code = f"""
         from anatid_core import Edge, Node, Store
