@@ -9,7 +9,7 @@ import shutil
 import sys
 from typing import TextIO
 
-from .. import BuildProgress
+from anatid_core import BuildProgress
 
 
 class ProgressBar:
@@ -18,30 +18,30 @@ class ProgressBar:
     def __init__(self, stream: TextIO | None = None, *, force: bool = False) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.on = force or _is_terminal(self.stream)
-        self._width = 0  # of the line drawn last, to blank what a shorter one leaves
-        self._phase: tuple[str, str | None, str] | None = None
-        self._phase_started = 0.0  # the build's seconds when this phase began
+        self.width = 0  # of the line drawn last, to blank what a shorter one leaves
+        self.phase: tuple[str, str | None, str] | None = None
+        self.phase_started = 0.0  # the build's seconds when this phase began
 
     def __call__(self, p: BuildProgress) -> None:
         if not self.on:
             return
-        if (p.kind, p.space, p.phase) != self._phase:
-            self._phase, self._phase_started = (p.kind, p.space, p.phase), p.seconds
+        if (p.kind, p.space, p.phase) != self.phase:
+            self.phase, self.phase_started = (p.kind, p.space, p.phase), p.seconds
         width = shutil.get_terminal_size((100, 20)).columns - 1
-        self._draw(line(p, width, since=self._phase_started))
+        self.draw(line(p, width, since=self.phase_started))
 
     def close(self) -> None:
         """End the line drawn last (the command's own output starts on a fresh line)."""
-        if self.on and self._width:
+        if self.on and self.width:
             self.stream.write("\n")
             self.stream.flush()
-            self._width = 0
+            self.width = 0
 
-    def _draw(self, text: str) -> None:
-        pad = " " * max(0, self._width - len(text))
+    def draw(self, text: str) -> None:
+        pad = " " * max(0, self.width - len(text))
         self.stream.write(f"\r{text}{pad}")
         self.stream.flush()
-        self._width = len(text)
+        self.width = len(text)
 
 
 def line(p: BuildProgress, width: int = 100, *, since: float = 0.0) -> str:

@@ -241,7 +241,9 @@ def main() -> None:
                 shutil.copyfile(cached, store)
             work = os.path.join(tmp, name)
             os.makedirs(work)
-            results[name] = run_worker(name, args, qpath, store, work)
+            results[name] = r = run_worker(name, args, qpath, store, work)
+            said = r.get("error") or f"{r['seconds']:,.1f} s, {r['peak_rss_mb']:,.0f} MB"
+            print(f"# {name}: {said}", flush=True)  # before the table: a long run shows
             if name == "anatid":
                 for leftover in (store, store + ".anatid-index"):
                     shutil.rmtree(leftover, ignore_errors=True) if os.path.isdir(
