@@ -11,13 +11,14 @@ same connection and indexes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 from .base.errors import InvalidInput
-from .base.model import IndexBuild, IndexState, Kind
+from .base.model import BuildProgress, IndexBuild, IndexState, Kind
 from .base.settings import SETTINGS
 from .eraser import Eraser
 from .indexes.registry import Indexes
@@ -163,7 +164,12 @@ class Store(Eraser, Reader):
             return []
         return self.indexes.states()
 
-    def build_indexes(self, *, min_rows: int | None = None) -> list[IndexBuild]:
+    def build_indexes(
+        self,
+        *,
+        min_rows: int | None = None,
+        progress: Callable[[BuildProgress], None] | None = None,
+    ) -> list[IndexBuild]:
         """Build the persistent index of every vector space with at least ``min_rows``
         embeddings and the text index of each kind with at least ``min_rows`` versions
         (default ``SETTINGS["ann_min_rows"]``), or bring an existing one up to date with what
@@ -181,5 +187,8 @@ class Store(Eraser, Reader):
         wanted: list[tuple[Kind, str | None]] = [(s[0], s[1]) for s in spaces]
         texts: list[tuple[Kind, str | None]] = [("node", None), ("edge", None)]
         wanted += texts
-        built = [self.indexes.build(kind, space, min_rows=min_rows) for kind, space in wanted]
+        built = [
+            self.indexes.build(kind, space, min_rows=min_rows, progress=progress)
+            for kind, space in wanted
+        ]
         return [b for b in built if b is not None]

@@ -213,8 +213,26 @@ class IndexBuild:
     file: str
 
 
+@dataclass(frozen=True)
+class BuildProgress:
+    """How far one persistent index build has got, as handed to the ``progress`` callback of
+    :meth:`Store.build_indexes` (issue 41): the index (``space`` None: a kind's text index), the
+    phase (a vector space: ``'flat'`` writes its exact index, ``'adding'`` reads and adds to the
+    graph, ``'saving'``; a text index: ``'reading'``, ``'writing'``), the rows done and to do
+    in that phase (``done`` never decreases within a phase and ends at ``total``) and the
+    seconds since this index's build started."""
+
+    kind: Kind
+    space: str | None
+    phase: str
+    done: int
+    total: int
+    seconds: float
+
+
 __all__ = [
     "DEFAULT_SPACE",
+    "BuildProgress",
     "Compaction",
     "Cond",
     "Direction",

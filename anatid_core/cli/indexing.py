@@ -1,10 +1,12 @@
-"""What ``anatid index`` does (issue 34): build or merge the store's persistent vector indexes."""
+"""What ``anatid index`` does (issue 34): build or merge the store's persistent vector indexes,
+with a progress line on a terminal (issue 41: :mod:`~.progress_bar`)."""
 
 from __future__ import annotations
 
 import argparse
 
 from .files import open_store_for_writing
+from .progress_bar import ProgressBar
 from .status import CommandError
 from .terminal import human_bytes, to_json
 
@@ -12,8 +14,12 @@ from .terminal import human_bytes, to_json
 def cmd_index(args: argparse.Namespace) -> int:
     if args.min_rows is not None and args.min_rows < 0:
         raise CommandError(f"--min-rows must be >= 0, got {args.min_rows}")
-    with open_store_for_writing(args.file) as store:
-        done = store.build_indexes(min_rows=args.min_rows)
+    bar = ProgressBar()  # on a terminal only
+    try:
+        with open_store_for_writing(args.file) as store:
+            done = store.build_indexes(min_rows=args.min_rows, progress=bar)
+    finally:
+        bar.close()
     rows = [
         {
             "kind": b.kind,

@@ -360,7 +360,9 @@ def _add_index(subs: Subcommands) -> None:
         written since it was built. Every process that searches the store maps it (opening costs
         milliseconds and no memory of its own) instead of loading the space's vectors; what was
         written after the last build is searched exactly until the next one. The folder is
-        derived data: deleting it loses nothing. Other processes may keep writing meanwhile.""",
+        derived data: deleting it loses nothing. Other processes may keep writing meanwhile.
+        On a terminal, one line on stderr shows each index's progress (phase, rows done of
+        total, rows a second, time left); nothing is drawn when stderr is not a terminal.""",
         """
         anatid index memory.duckdb
         anatid index memory.duckdb --min-rows 5000""",

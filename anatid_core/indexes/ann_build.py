@@ -27,22 +27,19 @@ from typing import Any, NamedTuple
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 
 from ..base.errors import ReadOnlyError
 from ..base.model import IndexBuild, Kind
 from ..storage import index_files, index_ties
 from ..storage.connection import Connection
-from ..storage.embeddings import arrow_numbers, space_table
+from ..storage.embeddings import space_table
 from ..storage.flat_file import write_flat
 from ..storage.index_files import Manifest
-from ..storage.rows import table_of
-from ..storage.sql import arrow_table, one, vid_column
-from .ann import ANN, normalised, valid_manifest
-
-#: Embeddings read per turn on the file while building.
-BUILD_BATCH_ROWS = 16_384
-#: Embeddings added to the graph at a time (a stop request is seen between two).
-ADD_BATCH_ROWS = 2_048
+from ..storage.sql import one
+from .ann import ANN, valid_manifest
+from .ann_feed import Adder, batches, vids_to_read
+from .build_progress import Progress, Reporter
 
 
 def build_space(
@@ -53,12 +50,14 @@ def build_space(
     min_rows: int,
     stop: threading.Event | None = None,
     wait: bool = True,
+    progress: Progress | None = None,
 ) -> IndexBuild | None:
     """Build or merge the index of one space; None when the space is too small for one (and
     has none), ``stop`` was set (checked between batches), or another build of this store's
     indexes is under way and ``wait`` is False (else this one waits for it, then merges what
-    that one left)."""
-    started = time.perf_counter()
+    that one left). ``progress`` is called on this thread (:mod:`~.build_progress`); what it
+    raises ends the build unpublished and propagates."""
+    report_progress = Reporter(progress, kind, space)
     path = connection.path
     with connection.turn():
         table = space_table(connection.cursor(), kind, space)
@@ -75,67 +74,113 @@ def build_space(
     )
     if start is None:
         return None
-    top, manifest, sid, ends, token = start
     with build_lock(path, wait) as held:
         if not held:
             return None
-        if wait:  # another build may have finished meanwhile
-            with connection.turn():
-                manifest = valid_manifest(connection.cursor(), path, kind, space)
-        if manifest is None:
-            index_files.remove_space(path, kind, space)  # a stale one: never merged into
-            if ANN["flat_first"]:  # searchable in seconds; the graph follows
-                flat = _flat(connection, kind, space, tbl, dim, start, stop)
-                if flat is None:
-                    return None
-        elif manifest.high >= top and not is_flat(manifest):
-            return report(kind, space, 0, manifest, started, path)
-        # A flat index is never merged into: the graph is built from the first version.
-        base = manifest if manifest is not None and not is_flat(manifest) else None
-        index = _start(base, path, dim)
-        low = base.high if base is not None else 0
-        all_vids, all_ids = _old_keys(base, path)
-        added = 0
-        for vids, mat, ids in _batches(connection, kind, tbl, dim, low, top):
-            for at in range(0, len(vids), ADD_BATCH_ROWS):
-                if stop is not None and stop.is_set():
-                    return None
-                part = slice(at, at + ADD_BATCH_ROWS)
-                index.add(
-                    vids[part].astype(np.uint64),
-                    normalised(mat[part]),
-                    threads=int(ANN["build_threads"]),
-                )
-            all_vids.append(vids)
-            all_ids.extend(ids)
-            added += len(vids)
-        if stop is not None and stop.is_set():
-            return None
-        written = index_files.temp_path(path, kind, space)
-        keys = index_files.temp_path(path, kind, space)
-        with index_files.writing(path):
-            index.save(written)
-            index_files.write_keys(keys, np.concatenate(all_vids), all_ids)
-        index_files.sync_file(written)
-        count = len(index)
-        del index
-        new = Manifest(
-            store_id=sid,
-            kind=kind,
-            space=space,
-            dim=dim,
-            high=top,
-            count=count,
-            fingerprint=ends,
-            file=index_files.index_file_name(kind, space, top),
-            size=os.path.getsize(written),
-            keys=index_files.keys_file_name(kind, space, top),
-            keys_size=os.path.getsize(keys),
-            token=token,
+        return _build_held(connection, kind, space, tbl, dim, start, stop, report_progress)
+
+
+def _build_held(
+    connection: Connection,
+    kind: Kind,
+    space: str,
+    tbl: str,
+    dim: int,
+    start: Start,
+    stop: threading.Event | None,
+    report_progress: Reporter,
+) -> IndexBuild | None:
+    """The build, once this process holds the store's build lock."""
+    path = connection.path
+    with connection.turn():  # another build may have finished meanwhile
+        manifest = valid_manifest(connection.cursor(), path, kind, space)
+    if manifest is None:
+        index_files.remove_space(path, kind, space)  # a stale one: never merged into
+        if ANN["flat_first"]:  # searchable in seconds; the graph follows
+            if _flat(connection, kind, space, tbl, dim, start, stop, report_progress) is None:
+                return None
+    elif manifest.high >= start.top and not is_flat(manifest):
+        return report(kind, space, 0, manifest, report_progress.started, path)
+    # A flat index is never merged into: the graph is built from the first version.
+    base = manifest if manifest is not None and not is_flat(manifest) else None
+    index = _start(base, path, dim)
+    vids = vids_to_read(connection, tbl, base.high if base is not None else 0, start.top)
+    added = _add(connection, kind, tbl, dim, vids, index, stop, report_progress)
+    if added is None:
+        return None
+    got_vids, got_ids = added
+    old_vids, old_ids = _old_keys(base, path)
+    report_progress("saving", 0, 1)
+    written = index_files.temp_path(path, kind, space)
+    keys = index_files.temp_path(path, kind, space)
+    with index_files.writing(path):
+        index.save(written)
+        index_files.write_keys(
+            keys, np.concatenate([old_vids, *got_vids]), _joined(old_ids, got_ids)
         )
-        if not publish_built(connection, tbl, written, keys, new):
-            return None
-        return report(kind, space, added, new, started, path)
+    index_files.sync_file(written)
+    count = len(index)
+    del index
+    new = Manifest(
+        store_id=start.store_id,
+        kind=kind,
+        space=space,
+        dim=dim,
+        high=start.top,
+        count=count,
+        fingerprint=start.ends,
+        file=index_files.index_file_name(kind, space, start.top),
+        size=os.path.getsize(written),
+        keys=index_files.keys_file_name(kind, space, start.top),
+        keys_size=os.path.getsize(keys),
+        token=start.token,
+    )
+    if not publish_built(connection, tbl, written, keys, new):
+        return None
+    report_progress("saving", 1, 1, final=True)
+    added_rows = sum(len(v) for v in got_vids)
+    return report(kind, space, added_rows, new, report_progress.started, path)
+
+
+def _add(
+    connection: Connection,
+    kind: Kind,
+    tbl: str,
+    dim: int,
+    vids: np.ndarray,
+    index: Any,
+    stop: threading.Event | None,
+    report_progress: Reporter,
+) -> tuple[list[np.ndarray], list[pa.Array]] | None:
+    """Add the embeddings ``vids`` lists to ``index``, reading batch k+1 while batch k is
+    added (:mod:`~.ann_feed`); their version and record ids, or None if stopped."""
+    total = len(vids)
+    all_vids: list[np.ndarray] = []
+    all_ids: list[pa.Array] = []
+    adder = Adder(index, stop)
+    report_progress("adding", 0, total)
+    try:
+        for got, ids, mat in batches(connection, kind, tbl, dim, vids):
+            adder.put(got, mat, report_progress, total)
+            report_progress("adding", adder.added, total)
+            del mat
+            all_vids.append(got)
+            all_ids.append(ids)
+            if adder.stopped():
+                break
+        adder.finish(report_progress, total)
+    except BaseException:
+        adder.abandon()
+        raise
+    if adder.stopped():
+        return None
+    report_progress("adding", adder.added, total, final=True)
+    return all_vids, all_ids
+
+
+def _joined(first: pa.Array, rest: list[pa.Array]) -> pa.Array:
+    """Record id arrays as one (DuckDB's and a keys file's string types differ)."""
+    return pa.concat_arrays([a.cast(pa.large_string()) for a in [first, *rest]])
 
 
 def is_flat(m: Manifest) -> bool:
@@ -151,6 +196,7 @@ def _flat(
     dim: int,
     start: Start,
     stop: threading.Event | None,
+    report_progress: Reporter,
 ) -> Manifest | None:
     """Write and publish the space's flat index (every embedding up to ``start.top``,
     normalised, in one mapped matrix): a fresh process searches it exactly, mapping it,
@@ -159,23 +205,34 @@ def _flat(
     written = index_files.temp_path(path, kind, space)
     keys = index_files.temp_path(path, kind, space)
     all_vids: list[np.ndarray] = []
-    all_ids: list[str] = []
+    all_ids: list[pa.Array] = []
+    vids = vids_to_read(connection, tbl, 0, start.top)
+    total = len(vids)
+    report_progress("flat", 0, total)
 
     def rows() -> Iterator[np.ndarray]:
-        for vids, mat, ids in _batches(connection, kind, tbl, dim, 0, start.top):
+        done = 0
+        for got, ids, mat in batches(connection, kind, tbl, dim, vids):
             if stop is not None and stop.is_set():
                 return
-            all_vids.append(vids)
-            all_ids.extend(ids)
-            yield normalised(mat)
+            all_vids.append(got)
+            all_ids.append(ids)
+            done += len(got)
+            yield mat
+            report_progress("flat", done, total)
 
     with index_files.writing(path):
-        count = write_flat(written, dim, rows())
+        try:
+            count = write_flat(written, dim, rows())
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(written)
+            raise
         if stop is not None and stop.is_set():
             os.remove(written)
             return None
-        vids = np.concatenate(all_vids) if all_vids else np.zeros(0, dtype=np.int64)
-        index_files.write_keys(keys, vids, all_ids)
+        got = np.concatenate(all_vids) if all_vids else np.zeros(0, dtype=np.int64)
+        index_files.write_keys(keys, got, _joined(pa.array([], pa.large_string()), all_ids))
     new = Manifest(
         store_id=start.store_id,
         kind=kind,
@@ -190,7 +247,10 @@ def _flat(
         keys_size=os.path.getsize(keys),
         token=start.token,
     )
-    return new if publish_built(connection, tbl, written, keys, new) else None
+    if not publish_built(connection, tbl, written, keys, new):
+        return None
+    report_progress("flat", count, total, final=True)
+    return new
 
 
 def publish_built(
@@ -227,6 +287,7 @@ class Start(NamedTuple):
     store_id: str
     ends: str
     token: str
+    rows: int = 0  # the table's rows up to ``top``: what progress reports count towards
 
 
 def starting(
@@ -250,13 +311,13 @@ def starting(
     index_files.make_folder(connection.path)
     with connection.transaction() as tx:
         cur = tx.cursor
-        row = one(cur, f"SELECT coalesce(max(vid), 0) FROM {table}")
-        top = int(row[0]) if row else 0
+        row = one(cur, f"SELECT coalesce(max(vid), 0), count(*) FROM {table}")
+        top, rows = (int(row[0]), int(row[1])) if row else (0, 0)
         manifest = valid(cur)
         sid = index_ties.make_store_id(cur)
         ends = fingerprint(cur, table, top)
         token = index_ties.new_token(cur, stem)
-    return Start(top, manifest, sid, ends, token)
+    return Start(top, manifest, sid, ends, token, rows)
 
 
 def report(
@@ -299,46 +360,12 @@ def _start(manifest: Manifest | None, path: str, dim: int) -> Any:
     )
 
 
-def _old_keys(manifest: Manifest | None, path: str) -> tuple[list[np.ndarray], list[str]]:
+def _old_keys(manifest: Manifest | None, path: str) -> tuple[np.ndarray, pa.Array]:
     """The version and record ids the index being merged into holds."""
     if manifest is None:
-        return [], []
+        return np.zeros(0, dtype=np.int64), pa.array([], type=pa.large_string())
     old = index_files.KeysFile(os.path.join(index_files.folder_of(path), manifest.keys))
-    vids, ids = old.all_ids()
-    return [np.array(vids, dtype=np.int64)], [str(i) for i in ids]
-
-
-def _batches(
-    connection: Connection, kind: Kind, tbl: str, dim: int, low: int, top: int
-) -> Iterator[tuple[np.ndarray, np.ndarray, list[str]]]:
-    """The embeddings with ``low < vid <= top`` and their record ids, a batch per turn.
-
-    The version ids are read first (8 bytes each), then each batch by a range of them: a
-    ``LIMIT`` after ``ORDER BY`` read every remaining embedding for each batch (6 s and 8.5 GB
-    for the first batch of a million at 1024 dims)."""
-    with connection.turn():
-        vids_all = vid_column(
-            connection.cursor(),
-            f"SELECT vid FROM {tbl} WHERE vid > ? AND vid <= ? ORDER BY vid",
-            [low, top],
-        )
-    for start in range(0, len(vids_all), BUILD_BATCH_ROWS):
-        first = int(vids_all[start])
-        last = int(vids_all[min(start + BUILD_BATCH_ROWS, len(vids_all)) - 1])
-        with connection.turn():
-            batch = arrow_table(
-                connection.cursor().execute(
-                    f"SELECT v.vid, v.embedding, r.id FROM {tbl} v "
-                    f"JOIN {table_of(kind)} r ON r.vid = v.vid "
-                    "WHERE v.vid BETWEEN ? AND ? AND r.vid BETWEEN ? AND ? ORDER BY v.vid",
-                    [first, last, first, last],
-                )
-            )
-        if batch.num_rows == 0:
-            continue  # purged meanwhile: the build is abandoned before it publishes
-        vids = arrow_numbers(batch.column(0).combine_chunks()).astype(np.int64)
-        mat = arrow_numbers(batch.column(1).combine_chunks().flatten()).astype(np.float32)
-        yield vids, mat.reshape(-1, dim), batch.column(2).to_pylist()
+    return np.array(old.vids, dtype=np.int64), old.id_array()
 
 
 def forget_older_builds(connection: Connection, m: Manifest) -> None:
@@ -364,8 +391,6 @@ def build_lock(path: str, wait: bool) -> Iterator[bool]:
 
 
 __all__ = [
-    "ADD_BATCH_ROWS",
-    "BUILD_BATCH_ROWS",
     "build_lock",
     "build_space",
     "forget_older_builds",

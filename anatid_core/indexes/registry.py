@@ -53,6 +53,7 @@ from .ann import ANN, VECTORS, AnnIndex
 from .ann_build import build_space
 from .ann_merger import Merger
 from .base import Index
+from .build_progress import Progress
 from .current_records import CurrentRecords
 from .graph_arrays import GraphCache
 from .text import TextIndex
@@ -112,17 +113,23 @@ class Indexes:
         *,
         min_rows: int | None = None,
         wait: bool = True,
+        progress: Progress | None = None,
     ) -> IndexBuild | None:
         """Build or merge one persistent index: a vector space's, or (``space`` None) the
-        kind's text index; then drop the in-memory structure it replaces."""
+        kind's text index, in this process (``progress``: :mod:`~.build_progress`); then drop
+        the in-memory structure it replaces."""
         rows = SETTINGS["ann_min_rows"] if min_rows is None else min_rows
         if space is None:
-            built = build_text(self.connection, kind, min_rows=rows, stop=stop, wait=wait)
+            built = build_text(
+                self.connection, kind, min_rows=rows, stop=stop, wait=wait, progress=progress
+            )
             if built is not None:  # searched through the file from now on
                 self.text_files.discard(kind)
                 self.text.discard(kind)
             return built
-        built = build_space(self.connection, kind, space, min_rows=rows, stop=stop, wait=wait)
+        built = build_space(
+            self.connection, kind, space, min_rows=rows, stop=stop, wait=wait, progress=progress
+        )
         if built is not None:  # searched through the index from now on
             self.ann.discard(kind, space)
             self.vectors.discard(kind, space)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-import time
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
@@ -30,6 +30,7 @@ from ..storage.sql import arrow_table
 from . import lifecycle
 from .ann import keys_structure
 from .ann_build import build_lock, publish_built, report, starting
+from .build_progress import Progress, Reporter
 
 #: Versions whose postings are read per turn on the file.
 TEXT_BATCH_ROWS = 65_536
@@ -104,10 +105,13 @@ def build_text(
     min_rows: int,
     stop: threading.Event | None = None,
     wait: bool = True,
+    progress: Progress | None = None,
 ) -> IndexBuild | None:
     """Build the kind's text index again if versions were written since (or first, if the kind
-    has ``min_rows`` versions); None as for :func:`~.ann_build.build_space`."""
-    started = time.perf_counter()
+    has ``min_rows`` versions); None, and ``progress``, as for
+    :func:`~.ann_build.build_space`."""
+    report_progress = Reporter(progress, kind, None)
+    started = report_progress.started
     path = connection.path
     table = table_of(kind)
     start = starting(
@@ -120,7 +124,7 @@ def build_text(
     )
     if start is None:
         return None
-    top, _, sid, ends, token = start
+    top, _, sid, ends, token, rows = start
     with build_lock(path, wait) as held:
         if not held:
             return None
@@ -128,10 +132,14 @@ def build_text(
             manifest = valid_text_manifest(connection.cursor(), path, kind)
         if manifest is not None and manifest.high >= top:
             return report(kind, None, 0, manifest, started, path)
-        read = _read_all(connection, kind, top, stop)
+        read = _read_all(
+            connection, kind, top, stop, lambda done: report_progress("reading", done, rows)
+        )
         if read is None:
             return None
         vids, ids, lens, words, codes, post_vids, tfs = read
+        report_progress("reading", len(vids), len(vids), final=True)
+        report_progress("writing", 0, 1)
         order = np.lexsort((post_vids, codes))
         codes, post_vids, tfs = codes[order], post_vids[order], tfs[order]
         if len(codes):
@@ -162,15 +170,21 @@ def build_text(
         )
         if not publish_built(connection, table, written, keys, new, index_ties.text_fingerprint):
             return None
+        report_progress("writing", 1, 1, final=True)
         return report(kind, None, len(vids), new, started, path)
 
 
 def _read_all(
-    connection: Connection, kind: Kind, top: int, stop: threading.Event | None
+    connection: Connection,
+    kind: Kind,
+    top: int,
+    stop: threading.Event | None,
+    read: Callable[[int], None],
 ) -> tuple[np.ndarray, list[str], np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray] | None:
     """Every version of ``kind`` up to ``top`` (vid, id, length) and its postings: the terms,
     sorted by their UTF-8 bytes (as the file's binary search compares), each posting's term
-    as a position among them, its version id and frequency; a batch of versions per turn."""
+    as a position among them, its version id and frequency; a batch of versions per turn,
+    ``read`` told the versions read so far after each."""
     table = table_of(kind)
     vids: list[np.ndarray] = []
     ids: list[str] = []
@@ -209,6 +223,7 @@ def _read_all(
         post_vids.append(arrow_numbers(posts.column(1).combine_chunks()).astype(np.int64))
         tfs.append(arrow_numbers(posts.column(2).combine_chunks()).astype(np.float32))
         low = high
+        read(sum(len(v) for v in vids))
     encoded = pa.chunked_array(terms, type=pa.string()).combine_chunks().dictionary_encode()
     words = encoded.dictionary.to_pylist()
     rank = np.empty(len(words), dtype=np.int64)

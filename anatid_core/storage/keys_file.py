@@ -13,6 +13,7 @@ import mmap
 import os
 
 import numpy as np
+import pyarrow as pa
 
 _KEYS_MAGIC = b"ANATKEY1"
 _HEAD = 24
@@ -60,6 +61,14 @@ class KeysFile:
             for ok, a, b in zip(found.tolist(), starts, ends, strict=True)
         ]
 
+    def id_array(self) -> pa.Array:
+        """Every record id, as one Arrow array over a copy of the blob (no Python strings: a
+        merge of a million writes them again in a few megabytes, issue 41)."""
+        count = len(self.vids)
+        return pa.LargeStringArray.from_buffers(
+            count, pa.py_buffer(np.array(self._offsets)), pa.py_buffer(np.array(self._blob))
+        )
+
     def all_ids(self) -> tuple[np.ndarray, list[str]]:
         """Every (version id, record id), for a merge that writes the file again."""
         return np.asarray(self.vids), self.ids_of(np.asarray(self.vids))  # type: ignore[return-value]
@@ -76,22 +85,38 @@ def mapped(path: str, dtype: type, offset: int, count: int) -> np.ndarray:
     return np.frombuffer(view, dtype=dtype, count=count, offset=offset)
 
 
-def write_keys(path: str, vids: np.ndarray, ids: list[str]) -> None:
-    """Write a keys file for ``vids`` (sorted) and their record ``ids``, synced."""
-    encoded = [i.encode("utf-8", "surrogatepass") for i in ids]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    if encoded:
-        np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    blob = b"".join(encoded)
+def write_keys(path: str, vids: np.ndarray, ids: list[str] | pa.Array) -> None:
+    """Write a keys file for ``vids`` (sorted) and their record ``ids`` (strings, or an Arrow
+    string array: its bytes are written as they are), synced."""
+    if isinstance(ids, pa.Array):
+        offsets, blob = _arrow_blob(ids)
+    else:
+        encoded = [i.encode("utf-8", "surrogatepass") for i in ids]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        if encoded:
+            np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        blob = b"".join(encoded)
     with open(path, "wb") as fh:
         fh.write(_KEYS_MAGIC)
-        fh.write(len(encoded).to_bytes(8, "little"))
+        fh.write((len(offsets) - 1).to_bytes(8, "little"))
         fh.write(len(blob).to_bytes(8, "little"))
         fh.write(np.ascontiguousarray(vids, dtype=np.int64).tobytes())
         fh.write(offsets.tobytes())
         fh.write(blob)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _arrow_blob(ids: pa.Array) -> tuple[np.ndarray, memoryview | bytes]:
+    """The offsets (from 0) and bytes of an Arrow string array without nulls."""
+    if len(ids) == 0:
+        return np.zeros(1, dtype=np.int64), b""
+    arr = ids.cast(pa.large_string())
+    raw = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    first, last = int(raw[0]), int(raw[-1])
+    data = arr.buffers()[2]
+    blob = memoryview(data)[first:last] if data is not None else b""
+    return raw - first, blob
 
 
 __all__ = ["KeysFile", "mapped", "write_keys"]
