@@ -4,6 +4,7 @@ is superseded (anatid_core.storage.publish)."""
 from __future__ import annotations
 
 import threading
+import time
 
 from anatid_core import Node, Store
 
@@ -40,6 +41,9 @@ def test_searches_never_see_part_of_a_transaction_or_a_vanishing_record() -> Non
                     n = len(store.search_text(f"tok{tag}", k=20))
                     if n not in (0, 8):
                         seen.append(f"batch {tag} half visible: {n}")
+                # Let the writer have the interpreter now and then: two readers spinning
+                # without a pause starved it for minutes on a loaded 2-core machine.
+                time.sleep(0.001)
 
         threads = [threading.Thread(target=writer)] + [
             threading.Thread(target=reader) for _ in range(2)
