@@ -121,19 +121,16 @@ def _build_held(
     index_files.sync_file(written)
     count = len(index)
     del index
-    new = Manifest(
-        store_id=start.store_id,
-        kind=kind,
-        space=space,
-        dim=dim,
-        high=start.top,
-        count=count,
-        fingerprint=start.ends,
+    new = built_manifest(
+        start,
+        kind,
+        space,
+        dim,
+        count,
+        written,
+        keys,
         file=index_files.index_file_name(kind, space, start.top),
-        size=os.path.getsize(written),
-        keys=index_files.keys_file_name(kind, space, start.top),
-        keys_size=os.path.getsize(keys),
-        token=start.token,
+        keys_name=index_files.keys_file_name(kind, space, start.top),
     )
     if not publish_built(connection, tbl, written, keys, new):
         return None
@@ -233,7 +230,38 @@ def _flat(
             return None
         got = np.concatenate(all_vids) if all_vids else np.zeros(0, dtype=np.int64)
         index_files.write_keys(keys, got, _joined(pa.array([], pa.large_string()), all_ids))
-    new = Manifest(
+    new = built_manifest(
+        start,
+        kind,
+        space,
+        dim,
+        count,
+        written,
+        keys,
+        file=index_files.flat_file_name(kind, space, start.top),
+        keys_name=index_files.keys_file_name(kind, space, start.top, flat=True),
+    )
+    if not publish_built(connection, tbl, written, keys, new):
+        return None
+    report_progress("flat", count, total, final=True)
+    return new
+
+
+def built_manifest(
+    start: Start,
+    kind: Kind,
+    space: str,
+    dim: int,
+    count: int,
+    written: str,
+    keys: str,
+    *,
+    file: str,
+    keys_name: str,
+) -> Manifest:
+    """The manifest of a vector or flat index just written to ``written`` (and its ``keys``),
+    under the names it is published as."""
+    return Manifest(
         store_id=start.store_id,
         kind=kind,
         space=space,
@@ -241,16 +269,12 @@ def _flat(
         high=start.top,
         count=count,
         fingerprint=start.ends,
-        file=index_files.flat_file_name(kind, space, start.top),
+        file=file,
         size=os.path.getsize(written),
-        keys=index_files.keys_file_name(kind, space, start.top, flat=True),
+        keys=keys_name,
         keys_size=os.path.getsize(keys),
         token=start.token,
     )
-    if not publish_built(connection, tbl, written, keys, new):
-        return None
-    report_progress("flat", count, total, final=True)
-    return new
 
 
 def publish_built(
