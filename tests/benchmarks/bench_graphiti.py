@@ -356,6 +356,9 @@ async def work(backend: str, size_name: str, repeat: int) -> dict[str, Any]:
         out[name] = await atimed(fn, repeat)
     check = await EntityEdge.get_by_uuid(driver, edge.uuid)
     assert check.fact == edge.fact
+    # The timings so far, in case the check below is what fails (FalkorDB Lite at 50k timed
+    # out on its socket there, twice, and took its figures with it).
+    print("MEASURED " + json.dumps(out), file=sys.stderr, flush=True)
     await check_stored(driver, data)
     server_mb = 0.0
     if backend.startswith("falkordb"):
@@ -380,6 +383,9 @@ def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, A
     cmd += ["--dim", os.environ.get("ANATID_BENCH_DIM", str(DIM))]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
+        measured = [line for line in done.stderr.splitlines() if line.startswith("MEASURED ")]
+        if measured:
+            print(f"{backend} (measured before it failed): {measured[-1][9:]}", flush=True)
         raise SystemExit(
             f"{backend} worker failed:\n{done.stderr[:3000]}\n...\n{done.stderr[-3000:]}"
         )
