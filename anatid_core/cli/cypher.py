@@ -76,6 +76,8 @@ def params_of(given: list[str]) -> dict[str, Any]:
             out[name] = json.loads(raw)
         except ValueError:
             out[name] = raw
+        except RecursionError:  # json's own stack, before the engine's depth bound can say it
+            raise ParamError(f"--param {name}: the value nests too deeply to read") from None
     return out
 
 

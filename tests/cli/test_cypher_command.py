@@ -86,3 +86,14 @@ def test_a_query_past_its_timeout_stops_with_exit_2(seeded: Seeded) -> None:
     slow = "UNWIND range(1, 9000000) AS i WITH i WHERE i % 7 = 0 RETURN count(*) AS n"
     r = anatid("cypher", seeded.path, slow, "--timeout", "0.5")
     assert r.code == 2 and "deadline of 0.5 s" in r.err, r.err
+
+
+def test_a_parameter_nested_too_deep_is_refused_in_one_line(seeded: Seeded) -> None:
+    deep = anatid(
+        "cypher", seeded.path, "RETURN size($x)", "--param", "x=" + "[" * 20000 + "]" * 20000
+    )
+    assert deep.code == 2 and "nests too deeply" in deep.err and "Traceback" not in deep.err
+    bounded = anatid(
+        "cypher", seeded.path, "RETURN size($x)", "--param", "x=" + "[" * 500 + "]" * 500
+    )
+    assert bounded.code == 2 and "nests lists or maps more than" in bounded.err
