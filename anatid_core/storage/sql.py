@@ -54,13 +54,14 @@ def arrow_table(result: Any) -> pa.Table:
 INDEXED_IDS = 16
 
 
-def few_rows(
+def rows_in(
     table: str, column: str, values: Sequence[str], alias: str = "r"
-) -> tuple[str, list[Any]] | None:
-    """A FROM item ``(...) alias``, and its parameters, holding every row (all versions) of
-    ``table`` whose ``column`` (``id``, ``src`` or ``dst``, each indexed) is one of a few
-    ``values``, read through the column's index; None for none or more than ``INDEXED_IDS``
-    values (a join with the table then costs less than that many lookups).
+) -> tuple[str, str, list[Any]]:
+    """``(FROM item, condition, parameters)`` for the rows (all versions) of ``table`` whose
+    ``column`` (``id``, ``src`` or ``dst``, each indexed) is in ``values``. At most
+    ``INDEXED_IDS`` values are read through the column's index (condition ``TRUE``); more are
+    joined with the table (the FROM item the bare table, the condition an ``IN`` over the list),
+    which then costs less than that many lookups.
 
     DuckDB reads an index only when the lookup is the scan's one filter. Once a table has had
     an UPDATE (every re-save or delete closes a version: ``tx_to`` is set), the planner keeps
@@ -68,21 +69,10 @@ def few_rows(
     by id at 100k facts took 3.3 ms and grew with the table, against 1.0 ms flat through the
     index. ``OFFSET 0`` keeps the caller's filters out of the subquery, so its scan has the
     ``IN`` list alone; an ``IN (SELECT unnest(?))`` join never reads the index at all."""
-    if not 0 < len(values) <= INDEXED_IDS:
-        return None
-    marks = ", ".join("?" * len(values))
-    return f"(SELECT * FROM {table} WHERE {column} IN ({marks}) OFFSET 0) {alias}", list(values)
-
-
-def rows_in(
-    table: str, column: str, values: Sequence[str], alias: str = "r"
-) -> tuple[str, str, list[Any]]:
-    """``(FROM item, condition, parameters)`` for the rows of ``table`` whose ``column`` is in
-    ``values``: a few through the index (:func:`few_rows`, condition ``TRUE``), many by a join
-    (the FROM item the bare table, the condition an ``IN`` over the list)."""
-    few = few_rows(table, column, values, alias)
-    if few is not None:
-        return few[0], "TRUE", few[1]
+    if 0 < len(values) <= INDEXED_IDS:
+        marks = ", ".join("?" * len(values))
+        few = f"(SELECT * FROM {table} WHERE {column} IN ({marks}) OFFSET 0) {alias}"
+        return few, "TRUE", list(values)
     return f"{table} {alias}", f"{alias}.{column} IN (SELECT unnest(?::VARCHAR[]))", [list(values)]
 
 

@@ -96,11 +96,13 @@ class FileTurns:
             return
         self._enter(wait)
         self._local.depth = 1
+        self._local.holding = True
         try:
             yield
         finally:
             self._local.depth = 0
-            self._leave()
+            if self._local.holding:  # False: a pause() left and could not take the file back
+                self._leave()
 
     def _enter(self, wait: bool = True) -> None:
         with self._cond:
@@ -169,11 +171,11 @@ class FileTurns:
                 return False
         handovers = self.handovers
         self._local.depth = 0
-        try:
-            self._leave()
-        finally:
-            self._enter()  # waits for the file; raises (typed) if it cannot have it back
-            self._local.depth = 1
+        self._local.holding = False  # until taken back: the turn must not be left twice
+        self._leave()
+        self._enter()  # waits for the file; raises (typed) if it cannot have it back
+        self._local.holding = True
+        self._local.depth = 1
         return self.handovers != handovers
 
     @contextmanager
