@@ -80,6 +80,9 @@ ANN: dict[str, Any] = {
     # DuckDB's memory while a build reads a batch, for a store opened without a memory_limit
     # (issue 41: DuckDB's default, 80% of RAM, kept every block read, 9.4 GB at 1M x 1024).
     "build_memory_limit": "1GB",
+    # Whether a build sleeps while other processes are busy (:mod:`~.give_way`): set by the
+    # builder process; a build someone waits for (``anatid index``) runs at full speed.
+    "give_way": False,
 }
 
 #: Rows of embeddings read per batch while the delta loads.

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import threading
 import time
@@ -40,6 +41,8 @@ from ..storage.sql import one
 from .ann import ANN, valid_manifest
 from .ann_feed import Adder, batches, vids_to_read
 from .build_progress import Progress, Reporter
+
+LOG = logging.getLogger("anatid_core.ann")
 
 
 def build_space(
@@ -169,6 +172,8 @@ def _add(
     except BaseException:
         adder.abandon()
         raise
+    if adder.give_way.slept:
+        LOG.info("%s %s: gave way to other processes for %.1f s", kind, tbl, adder.give_way.slept)
     if adder.stopped():
         return None
     report_progress("adding", adder.added, total, final=True)

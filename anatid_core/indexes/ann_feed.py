@@ -31,6 +31,7 @@ from ..storage.rows import table_of
 from ..storage.sql import arrow_table, vid_column
 from .ann import ANN, normalise
 from .build_progress import Reporter
+from .give_way import GiveWay
 
 #: Embeddings read per turn on the file while building.
 BUILD_BATCH_ROWS = 16_384
@@ -114,6 +115,7 @@ class Adder:
         self._quit = threading.Event()
         self._queue: queue.Queue[tuple[np.ndarray, np.ndarray] | None] = queue.Queue(AHEAD)
         self._error: BaseException | None = None
+        self.give_way = GiveWay(bool(ANN["give_way"]))
         self._thread = threading.Thread(target=self._run, name="anatid-index-add", daemon=True)
         self._thread.start()
 
@@ -165,15 +167,18 @@ class Adder:
 
     def _run(self) -> None:
         threads = int(ANN["build_threads"])
+        give_way = self.give_way
+        rows = give_way.slice_rows(ADD_BATCH_ROWS)
         try:
             while (item := self._queue.get()) is not None:
                 vids, mat = item
-                for at in range(0, len(vids), ADD_BATCH_ROWS):
+                for at in range(0, len(vids), rows):
                     if self.stopped():
                         break
-                    part = slice(at, at + ADD_BATCH_ROWS)
+                    part = slice(at, at + rows)
                     self.index.add(vids[part], mat[part], threads=threads)
                     self.added += len(vids[part])
+                    give_way.after_slice()
         except BaseException as e:  # handed to the caller's thread
             self._error = e
             self._quit.set()

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -426,6 +426,27 @@ class CurrentRecords(Index):
                 for row in added:
                     view.add(row)
                 view.remove_vids(removed.tolist())
+                if len(view.by_id) > int(self._limit()):
+                    del self._views[kind]
+                    self._too_big.add(kind)
+
+    def caught_up(self, since_us: int, removed: Mapping[Kind, np.ndarray]) -> None:
+        """Other processes' commits: their current rows added, the versions they ended
+        dropped, as :meth:`applied` does for this process's (rebuilding a view instead read
+        every current record again: 0.36 s at 40k edges, each time another process wrote)."""
+        with self._lock:
+            for kind, view in list(self._views.items()):
+                added = self._connection.query(
+                    f"SELECT {cols_of(kind)}, r.chash FROM {table_of(kind)} r "
+                    "WHERE r.tx_to IS NULL AND r.tx_from > ?",
+                    [int(since_us)],
+                )
+                gone = removed[kind]
+                if len(gone) + len(added) > RECENCY_EDITS:
+                    view.recency = None
+                for row in added:
+                    view.add(row)
+                view.remove_vids(gone.tolist())
                 if len(view.by_id) > int(self._limit()):
                     del self._views[kind]
                     self._too_big.add(kind)

@@ -290,6 +290,37 @@ def test_another_process_commits_are_seen(store: Store) -> None:
     assert store.check() == []
 
 
+def test_another_processs_commits_update_the_view_without_reading_it_all_again(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading every current record again after each commit of another process cost 0.36 s at
+    40k edges (issue 41): the view takes in what was added and drops what was ended."""
+    from anatid_core.indexes.current_records import CurrentRecords
+
+    _same_as_sql(store, NODES, EDGES)  # both views built
+    builds: list[str] = []
+    build = CurrentRecords._build
+    monkeypatch.setattr(
+        CurrentRecords,
+        "_build",
+        lambda self, kind, limit: builds.append(kind) or build(self, kind, limit),
+    )
+    _in_another_process(
+        store.path,
+        """
+        other.upsert_nodes([Node("n2", name="renamed", labels=("Entity", "Person")), Node("n7")])
+        other.delete_nodes(["n0"])
+        other.upsert_edges([Edge("e9", "n2", "n7", "LIKES"), Edge("e2", "n2", "n3", "KNOWS")])
+        """,
+    )
+    assert store.get_node("n2").name == "renamed"  # type: ignore[union-attr]
+    assert store.get_node("n0") is None and store.get_edge("e0") is None  # its edge went with it
+    assert [e.id for e in store.edges_of(["n7"])] == ["e9"]
+    assert {n.id for n in store.find_nodes(labels=["Person"])} == {"n2"}
+    _same_as_sql(store, [*NODES, "n7"], [*EDGES, "e9"])
+    assert builds == []
+
+
 def test_vector_spaces_are_found_again_after_a_purge_of_everything(store: Store) -> None:
     store.upsert_nodes([Node("v1", embedding=[1.0, 0.0])])
     store.upsert_nodes([Node("v2", embedding=[0.0, 1.0])])  # the space is known now
