@@ -62,19 +62,19 @@ def build_space(
     raises ends the build unpublished and propagates."""
     report_progress = Reporter(progress, kind, space)
     path = connection.path
-    with connection.turn():
+    with connection.turn():  # one turn: each one of a builder process stalls the writer
         table = space_table(connection.cursor(), kind, space)
-    if table is None:
-        return None
-    tbl, dim = table
-    start = starting(
-        connection,
-        tbl,
-        min_rows,
-        lambda cur: valid_manifest(cur, path, kind, space),
-        index_ties.fingerprint,
-        index_files.stem(kind, space),
-    )
+        if table is None:
+            return None
+        tbl, dim = table
+        start = starting(
+            connection,
+            tbl,
+            min_rows,
+            lambda cur: valid_manifest(cur, path, kind, space),
+            index_ties.fingerprint,
+            index_files.stem(kind, space),
+        )
     if start is None:
         return None
     with build_lock(path, wait) as held:
@@ -330,22 +330,23 @@ def starting(
     """Read where a build of an index over ``table`` starts, and write its token, in one
     transaction; None if there is no valid index and fewer than ``min_rows`` rows. Makes the
     store's identity and the index folder if needed (:class:`StorageError` if the folder
-    cannot be written, before anything is read)."""
+    cannot be written, before anything is read). One turn on the file: a builder process's
+    every turn makes a writer hand the file over and take it back."""
     with connection.turn():
         cur = connection.cursor()
         row = one(cur, f"SELECT count(*) FROM {table}")
         if (row is None or int(row[0]) < min_rows) and valid(cur) is None:
             return None
-    refuse_read_only(connection)
-    index_files.make_folder(connection.path)
-    with connection.transaction() as tx:
-        cur = tx.cursor
-        row = one(cur, f"SELECT coalesce(max(vid), 0), count(*) FROM {table}")
-        top, rows = (int(row[0]), int(row[1])) if row else (0, 0)
-        manifest = valid(cur)
-        sid = index_ties.make_store_id(cur)
-        ends = fingerprint(cur, table, top)
-        token = index_ties.new_token(cur, stem)
+        refuse_read_only(connection)
+        index_files.make_folder(connection.path)
+        with connection.transaction() as tx:
+            cur = tx.cursor
+            row = one(cur, f"SELECT coalesce(max(vid), 0), count(*) FROM {table}")
+            top, rows = (int(row[0]), int(row[1])) if row else (0, 0)
+            manifest = valid(cur)
+            sid = index_ties.make_store_id(cur)
+            ends = fingerprint(cur, table, top)
+            token = index_ties.new_token(cur, stem)
     return Start(top, manifest, sid, ends, token, rows)
 
 
