@@ -19,18 +19,6 @@ from .store import Store
 LOG = logging.getLogger("anatid_core.ann")
 
 
-def give_way() -> None:
-    """Run only on cores the store's users leave idle: Linux's idle class where there is one
-    (a writer's search woken beside a build is not slowed by it: with ``nice`` 10 alone, its
-    p50 was 2.5x its quiet one on 2 cores), else ``nice`` 10. Threads started after this
-    (usearch's) inherit it."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
-        return
-    with contextlib.suppress(OSError):
-        os.nice(10)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
@@ -38,7 +26,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     path = os.path.realpath(args[0])
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    give_way()
+    with contextlib.suppress(OSError):
+        # A lower priority, not Linux's idle class: that one starved builds for as long as the
+        # machine stayed busy (a CI run, another benchmark), and did not keep a writer's
+        # searches fast either (the duty cycle of :mod:`.indexes.give_way` does).
+        os.nice(10)
     adopt_settings()  # the settings of the writer that started it
     ANN["give_way"] = True  # nobody waits for this build: the store's users come first
     os.environ.setdefault(IN_BUILDER, "{}")  # the store opened here starts no builder
