@@ -14,6 +14,7 @@ from dataclasses import asdict
 
 from .indexes.ann import ANN
 from .indexes.builder import IN_BUILDER, adopt_settings, builder_lock, needed
+from .indexes.give_way import GIVE_WAY
 from .store import Store
 
 LOG = logging.getLogger("anatid_core.ann")
@@ -38,11 +39,16 @@ def main(argv: list[str] | None = None) -> int:
         if not held:
             return 0
         with Store.open(path) as store:
-            for _ in range(int(ANN["builder_rounds"])):
+            for round_ in range(int(ANN["builder_rounds"])):
                 # Text first: seconds where a vector graph takes minutes.
                 wanted = sorted(needed(store.index_states()), key=lambda w: w[1] is not None)
                 if not wanted:
                     break
+                if round_:
+                    # The writers wrote a merge's worth while this one gave way: falling
+                    # behind grows every search's exact delta, so give way half as much (as
+                    # Lucene's merge scheduler lifts its throttle when merges back up).
+                    GIVE_WAY["pause"] /= 2
                 for kind, space in wanted:
                     done = store.indexes.build(kind, space)
                     if done is not None:
