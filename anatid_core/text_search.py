@@ -109,7 +109,9 @@ def _bm25(
         tags = (_listed(groups), _listed(labels)) if only_tags else None
         filtered = groups is not None or labels is not None
         with indexes.consistent():
-            scored = opened.scored(terms, filtered)
+            # With no filter left to apply, the k best are the answer: prune (MaxScore). A few
+            # more than k, in case rows of the best were replaced before they are read.
+            scored = opened.scored(terms, filtered, best=4 * k if only_tags else None)
             final = only_tags and scored.complete
             if final and not rows:
                 return _ranking(scored, k)

@@ -192,9 +192,13 @@ def bm25(tfs: np.ndarray, dls: np.ndarray, df: float, n: float, avgdl: float) ->
     """Okapi BM25 of one term's postings, with Lucene's idf (see
     :mod:`anatid_core.text_search`)."""
     k1, b = BM25["k1"], BM25["b"]
-    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
     norm = k1 * (1 - b + b * dls / avgdl) if avgdl > 0 else k1 * (1 - b)
-    return idf * tfs * (k1 + 1) / (tfs + norm)
+    return idf(df, n) * tfs * (k1 + 1) / (tfs + norm)
+
+
+def idf(df: float, n: float) -> float:
+    """Lucene's idf of a term in ``df`` of ``n`` documents (never negative)."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def summed(
@@ -326,4 +330,4 @@ def _on_r(condition: str) -> str:
     return condition.replace("tx_from", "r.tx_from").replace(" vid ", " r.vid ")
 
 
-__all__ = ["BM25", "KindPostings", "Scored", "TextIndex", "bm25", "read_current", "summed"]
+__all__ = ["BM25", "KindPostings", "Scored", "TextIndex", "bm25", "idf", "read_current", "summed"]

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import duckdb
 import numpy as np
@@ -37,7 +38,7 @@ from ..storage.rows import table_of
 from ..storage.sql import vid_column
 from .ann import ANN, Bitmap
 from .base import BuiltOnce, Index
-from .text import KindPostings, Scored, bm25, read_current, summed
+from .text import BM25, KindPostings, Scored, bm25, idf, read_current, summed
 from .text_build import valid_text_manifest
 
 
@@ -74,36 +75,46 @@ class KindText:
     def high(self) -> int:
         return self.manifest.high
 
-    def scored(self, terms: list[str], filtered: bool) -> Scored:
-        """Every current match; ``filtered``: the caller has filters this cannot apply."""
+    def scored(self, terms: list[str], filtered: bool, best: int | None = None) -> Scored:
+        """Every current match; ``filtered``: the caller has filters this cannot apply.
+        ``best``: the caller wants only the ``best`` top matches (and every match tied with
+        the last of them), which may then be found without scoring every posting of the
+        query's common terms (:func:`_pruned`)."""
         with self.lock:
+            ids = IdsByVid(self.keys, self.delta)
             n = float(self.current.count + self.delta.docs)
-            if n == 0:
+            found = [t for t in (self._term_postings(term) for term in terms) if t.df]
+            if n == 0 or not found:
                 empty = np.zeros(0, dtype=np.int64)
-                return Scored(empty, np.zeros(0), IdsByVid(self.keys, self.delta), not filtered)
+                return Scored(empty, np.zeros(0), ids, not filtered)
             avgdl = (self.current_len + self.delta.total_len) / n
+            if best is not None and not filtered:
+                pruned = _pruned(found, best, n, avgdl)
+                if pruned is not None:
+                    return Scored(*pruned, ids, True)
             parts_v: list[np.ndarray] = []
             parts_s: list[np.ndarray] = []
-            for term in terms:
-                fv, ftf, fdl = self.postings.postings(term)
-                keep = self.current.mask(fv)
-                fv, ftf, fdl = fv[keep], ftf[keep].astype(np.float64), fdl[keep]
-                dv, dtf, ddl = self.delta.matches(term)
-                df = float(len(fv) + len(dv))
-                if len(fv):
-                    parts_v.append(fv)
-                    parts_s.append(bm25(ftf, fdl.astype(np.float64), df, n, avgdl))
-                if len(dv):
-                    parts_v.append(dv)
-                    parts_s.append(bm25(dtf, ddl, df, n, avgdl))
-            if not parts_v:
-                empty = np.zeros(0, dtype=np.int64)
-                return Scored(empty, np.zeros(0), IdsByVid(self.keys, self.delta), not filtered)
+            for t in found:
+                for vids, scores in _scored_postings(t, n, avgdl):
+                    if len(vids):
+                        parts_v.append(vids)
+                        parts_s.append(scores)
             size = max(self.high + 1, len(self.delta.alive))
             # A term's postings in the file and in the delta hold different versions: the
             # parts add up in one accumulator.
             vids, scores = summed(parts_v, parts_s, size)
-            return Scored(vids, scores, IdsByVid(self.keys, self.delta), not filtered)
+            return Scored(vids, scores, ids, not filtered)
+
+    def _term_postings(self, term: str) -> _TermPostings:
+        """A term's postings in the file (all, with which are current: None when every version
+        the file holds still is, as in a store nobody re-saved in) and in the delta."""
+        fv, ftf, fdl = self.postings.postings(term)
+        dv, dtf, ddl = self.delta.matches(term)
+        if self.current.count == self.manifest.count:
+            return _TermPostings(fv, ftf, fdl, None, dv, dtf, ddl, len(fv) + len(dv))
+        keep = self.current.mask(fv)
+        df = int(np.count_nonzero(keep)) + len(dv)
+        return _TermPostings(fv, ftf, fdl, keep, dv, dtf, ddl, df)
 
     def scored_among(self, terms: list[str], visible: np.ndarray) -> Scored | None:
         """Every match among ``visible`` (sorted version ids: a past view's), with N, the
@@ -277,6 +288,88 @@ class TextFiles(Index):
         if found is not None and int(vids.min()) <= found.high:
             index_files.remove_space(path, kind, None)
             self._kinds.discard(kind)
+
+
+#: ``common``: the share of the current versions above which a query term's postings are looked
+#: up for the rare terms' candidates rather than scored in full (:meth:`KindText.scored_best`).
+PRUNE: dict[str, float] = {"common": 1 / 16}
+
+
+class _TermPostings(NamedTuple):
+    """One query term's postings: in the file (every one, sorted by version id, and which are
+    current), in the delta (current only), and its document frequency among current versions."""
+
+    fv: np.ndarray
+    ftf: np.ndarray
+    fdl: np.ndarray
+    keep: np.ndarray | None
+    dv: np.ndarray
+    dtf: np.ndarray
+    ddl: np.ndarray
+    df: int
+
+
+def _scored_postings(
+    t: _TermPostings, n: float, avgdl: float
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """(version ids, BM25 scores) of a term's current postings in the file, then in the delta."""
+    fv, ftf, fdl = (
+        (t.fv, t.ftf, t.fdl) if t.keep is None else (t.fv[t.keep], t.ftf[t.keep], t.fdl[t.keep])
+    )
+    in_file = bm25(ftf.astype(np.float64), fdl.astype(np.float64), t.df, n, avgdl)
+    return (fv, in_file), (t.dv, bm25(t.dtf, t.ddl, t.df, n, avgdl))
+
+
+def _pruned(
+    found: list[_TermPostings], k: int, n: float, avgdl: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(version ids, scores) of current matches that hold the ``k`` best and every match tied
+    with the k-th, or None when that cannot be proved.
+
+    MaxScore, as Lucene prunes a top-k: a term in more than ``PRUNE["common"]`` of the versions
+    scores at most ``idf * (k1 + 1)`` (its idf is small), so a version matching only such terms
+    scores at most the sum of their bounds. The rare terms' postings are scored in full, the
+    common ones looked up for those candidates alone (binary searches in their sorted
+    postings); if the k-th best candidate beats the bound strictly, no other version reaches
+    the k best. A common word of a million facts has a million postings: scoring each is most of
+    a search. (A query of common words only is scored in full.)"""
+    rare = [t for t in found if t.df <= PRUNE["common"] * n]
+    common = [t for t in found if t.df > PRUNE["common"] * n]
+    if not rare or not common:
+        return None
+    vids: list[np.ndarray] = []
+    scores: list[np.ndarray] = []
+    for t in rare:
+        for v, sc in _scored_postings(t, n, avgdl):
+            vids.append(v)
+            scores.append(sc)
+    cand_v, where = np.unique(np.concatenate(vids), return_inverse=True)
+    cand_s = np.bincount(where, weights=np.concatenate(scores), minlength=len(cand_v))
+    if len(cand_v) <= k:
+        return None
+    for t in common:
+        _add_lookups(t, cand_v, cand_s, n, avgdl)
+    kth = float(np.partition(cand_s, len(cand_s) - k)[len(cand_s) - k])
+    bound = sum(idf(t.df, n) for t in common) * (BM25["k1"] + 1)
+    return (cand_v, cand_s) if kth > bound else None
+
+
+def _add_lookups(
+    t: _TermPostings, cand_v: np.ndarray, cand_s: np.ndarray, n: float, avgdl: float
+) -> None:
+    """Add a common term's score to the candidates it matches (binary searches in its postings)."""
+    for vids, tfs, dls, keep in ((t.fv, t.ftf, t.fdl, t.keep), (t.dv, t.dtf, t.ddl, None)):
+        if not len(vids):
+            continue
+        at = np.minimum(np.searchsorted(vids, cand_v), len(vids) - 1)
+        hit = vids[at] == cand_v
+        if keep is not None:
+            hit &= keep[at]
+        if hit.any():
+            pos = at[hit]
+            cand_s[hit] += bm25(
+                tfs[pos].astype(np.float64), dls[pos].astype(np.float64), t.df, n, avgdl
+            )
 
 
 def _current_upto(cur: duckdb.DuckDBPyConnection, kind: Kind, high: int) -> np.ndarray:

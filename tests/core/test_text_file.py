@@ -193,3 +193,48 @@ def test_past_views_score_from_the_file_as_sql_does(tmp_path) -> None:
         by_sql = [past_answers(v) for v in views]
     assert through_file == by_sql
     assert any(through_file[0]) and through_file[0] != through_file[1]
+
+
+def test_a_rare_term_prunes_the_common_ones_and_the_answers_stay_the_same(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MaxScore (issue 41, BM25 at 1M facts): with a rare term in the query, the common terms are
+    looked up for its candidates only; the k best, their order and their scores are those of
+    scoring every posting, with re-saved versions in the file and new ones in the delta."""
+    from anatid_core.indexes import text_file
+
+    store, rng = filled(tmp_path / "m.duckdb")
+    with store:
+        store.build_indexes()
+        store.upsert_nodes(people(rng, 100, 300))  # ended versions in the file
+        store.upsert_nodes(people(rng, 1500, 200))  # versions in the delta
+        proved: list[bool] = []
+        pruned = text_file._pruned
+
+        def counted(*args, **kwargs):
+            found = pruned(*args, **kwargs)
+            proved.append(found is not None)
+            return found
+
+        monkeypatch.setattr(text_file, "_pruned", counted)
+        with_pruning = answers(store)
+        monkeypatch.setitem(text_file.PRUNE, "common", 2.0)  # no term is common: every posting
+        assert answers(store) == with_pruning
+        assert any(proved)  # "w3 w17 w250" and "w5 w0 w9" were pruned
+
+
+def test_a_rare_term_that_cannot_prove_the_best_leaves_the_common_ones_scored(tmp_path) -> None:
+    """The rare term's matches here are long texts (low scores), and some of the best hold only
+    the common terms: pruning must refuse, and the answer is that of the memory index."""
+    store = Store.open(tmp_path / "m.duckdb")
+    with store:
+        filler = " ".join(f"x{i}" for i in range(300))
+        store.upsert_nodes(Node(f"p{i}", text=f"plain words {i}") for i in range(1400))
+        store.upsert_nodes(Node(f"c{i}", text=f"c1 c2 c{i % 7}") for i in range(120))
+        store.upsert_nodes(Node(f"r{i}", text=f"rare c1 {filler}") for i in range(60))
+        in_memory = [(h.id, round(h.score, 9)) for h in store.search_text("rare c1 c2", k=10)]
+        store.build_indexes()
+        assert store.indexes.text_files.kind("node") is not None
+        through_file = [(h.id, round(h.score, 9)) for h in store.search_text("rare c1 c2", k=10)]
+        assert through_file == in_memory
+        assert any(i.startswith("c") for i, _ in through_file)  # matches of no rare term
