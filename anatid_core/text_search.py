@@ -215,13 +215,9 @@ def _materialise(
         return []
     hits: list[Hit] = []
     batch = k if final else max(4 * k, 64)
-    remaining = np.arange(len(vids))
-    while len(remaining) and len(hits) < k:
-        top = top_with_ties(scores[remaining], batch)
-        chunk = remaining[top]
-        mask = np.ones(len(remaining), dtype=bool)
-        mask[top] = False
-        remaining = remaining[mask]
+    chunk = top_with_ties(scores, batch)
+    remaining: np.ndarray | None = None  # positions not fetched yet, made if a round needs them
+    while True:
         score_of = {int(v): float(sc) for v, sc in zip(vids[chunk], scores[chunk], strict=True)}
         for row in fetch_versions(
             db, current, kind, [str(i) for i in ids[vids[chunk]]], score_of, f, tags
@@ -236,8 +232,16 @@ def _materialise(
                     rank=len(hits) + 1,
                 )
             )
+        if len(hits) >= k:
+            return hits
+        if remaining is None:  # only past the first round: ~3 ms for every match of 1M facts
+            remaining = np.delete(np.arange(len(vids)), chunk)
+        if not len(remaining):
+            return hits
         batch *= 4
-    return hits
+        top = top_with_ties(scores[remaining], batch)
+        chunk = remaining[top]
+        remaining = np.delete(remaining, top)
 
 
 __all__ = ["bm25_ranking", "bm25_search"]
