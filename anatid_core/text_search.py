@@ -27,7 +27,7 @@ from .indexes.text import BM25, Scored
 from .storage.connection import Connection
 from .storage.filters import SqlFilter
 from .storage.rows import Visibility, cols_of, item_from_row, table_of
-from .storage.sql import vid_column
+from .storage.sql import sorted_vids
 from .storage.terms import tokenize
 
 
@@ -148,9 +148,9 @@ def _ranking(scored: Scored, k: int) -> list[Ranked]:
 
 def _visible_vids(db: Connection, vis: Visibility, kind: Kind) -> np.ndarray:
     """The version ids a past view sees, sorted (BM25's N, df and lengths count over them)."""
-    return vid_column(
+    return sorted_vids(
         db.cursor(),
-        f"SELECT d.vid FROM {table_of(kind)} d WHERE {vis.sql('d', kind)} ORDER BY d.vid",
+        f"SELECT d.vid FROM {table_of(kind)} d WHERE {vis.sql('d', kind)}",
     )
 
 

@@ -31,7 +31,7 @@ from .storage.embeddings import space_table
 from .storage.filters import SqlFilter
 from .storage.prepare import as_vector
 from .storage.rows import Visibility, cols_of, item_from_row, table_of
-from .storage.sql import vid_column
+from .storage.sql import sorted_vids
 
 
 def cosine_search(
@@ -275,9 +275,9 @@ def _ann_search(
 
 def _vids_passing(db: Connection, kind: Kind, space: str, f: SqlFilter) -> np.ndarray:
     """The version ids of ``space`` that pass ``f``, sorted."""
-    return vid_column(
+    return sorted_vids(
         db.cursor(),
-        f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()} ORDER BY r.vid",
+        f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()}",
         [space, *f.params],
     )
 

@@ -28,7 +28,7 @@ from ..base.model import Kind
 from ..storage.connection import Connection
 from ..storage.embeddings import arrow_numbers
 from ..storage.rows import table_of
-from ..storage.sql import arrow_table, vid_column
+from ..storage.sql import arrow_table, sorted_vids
 from .ann import ANN, normalise
 from .build_progress import Reporter
 from .give_way import GiveWay
@@ -46,9 +46,9 @@ Batch = tuple[np.ndarray, pa.Array, np.ndarray]
 def vids_to_read(connection: Connection, tbl: str, low: int, top: int) -> np.ndarray:
     """The version ids of the embeddings with ``low < vid <= top``, in order."""
     with connection.turn():
-        return vid_column(
+        return sorted_vids(
             connection.cursor(),
-            f"SELECT vid FROM {tbl} WHERE vid > ? AND vid <= ? ORDER BY vid",
+            f"SELECT vid FROM {tbl} WHERE vid > ? AND vid <= ?",
             [low, top],
         )
 

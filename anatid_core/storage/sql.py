@@ -40,6 +40,17 @@ def vid_column(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] =
     return np.asarray(cur.execute(sql, params).fetchnumpy()["vid"], dtype=np.int64)
 
 
+def sorted_vids(cur: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> np.ndarray:
+    """The one column ``vid`` that ``sql`` selects, sorted. The query should not sort: DuckDB
+    returns a scan in the table's order, which is nearly always version order already, and
+    numpy checks that in one pass and sorts only when it is not (an ``ORDER BY vid`` was 22 of
+    a past view's 35 ms at 1M facts)."""
+    vids = vid_column(cur, sql, params)
+    if len(vids) > 1 and not bool(np.all(vids[1:] >= vids[:-1])):
+        vids.sort()
+    return vids
+
+
 def arrow_table(result: Any) -> pa.Table:
     """A DuckDB result as an Arrow table."""
     # duckdb 2.0 renamed fetch_arrow_table to to_arrow_table (and warns about a copy we accept).

@@ -69,3 +69,16 @@ def test_few_and_many_ids_answer_alike(resaved: Path) -> None:
             mine = store.edges_of([node])
             assert mine == [e for e in wide if node in (e.src, e.dst)]
         assert [n.id for n in store.neighbours(["n3"])] == ["n2", "n5"]  # e3 moved to n5
+
+
+def test_version_ids_come_back_sorted_whatever_order_duckdb_scans_them() -> None:
+    """Past views and filtered searches read their visible version ids without ORDER BY (it was
+    most of their cost at 1M facts); the caller still gets them sorted."""
+    from anatid_core.storage.sql import sorted_vids
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (5), (1), (4), (2)) v(vid)")
+    assert sorted_vids(con, "SELECT vid FROM t").tolist() == [1, 2, 4, 5]
+    con.execute("CREATE TABLE u AS SELECT range AS vid FROM range(10)")
+    assert sorted_vids(con, "SELECT vid FROM u WHERE vid > ?", [6]).tolist() == [7, 8, 9]
+    assert sorted_vids(con, "SELECT vid FROM u WHERE vid > 99").tolist() == []
