@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import CypherError, InvalidInput
-from ..base.model import Cond
+from ..base.model import Cond, Kind
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph, prop_field
@@ -112,32 +112,66 @@ class Matcher:
     ) -> Iterator[list[Partial]]:
         if not partials:
             return
-        start = self._start(part, partials[0].row, hints)
+        row = partials[0].row
+        start = self._start(part, row, hints)
+        rel = self._rel_start(part, row, hints, self._node_rank(part, start, row, hints))
+        if rel is not None and len(partials) == 1:
+            for batch in self._start_rels(part, rel, partials[0], hints):
+                batch = self._grow(part, rel, rel + 1, batch)
+                if batch:
+                    yield batch
+            return
         for batch in self._start_nodes(part.nodes[start], partials, hints):
-            batch = self._grow(part, start, batch)
+            batch = self._grow(part, start, start, batch)
             if batch:
                 yield batch
 
     def _start(self, part: PatternPart, row: Row, hints: dict[str, list[Expr]]) -> int:
         """The index of the node the part is matched from."""
+        return min(range(len(part.nodes)), key=lambda i: (self._node_rank(part, i, row, hints), i))
 
-        def rank(i: int) -> tuple[int, int]:
-            node = part.nodes[i]
-            if node.var is not None and node.var in row:
-                return (0, i)
-            keys = _equality_keys(node, hints, row)
-            fields = [prop_field(self.graph.shape, "node", k) for k in keys]
-            best = min((_FIELD_RANK.get(f or "", 2) for f in fields if f), default=None)
-            if best is not None:
-                return (1 + best, i)
-            return (7 if node.labels else 8, i)
+    def _node_rank(self, part: PatternPart, i: int, row: Row, hints: dict[str, list[Expr]]) -> int:
+        """How few nodes a scan from node ``i`` reads (lower: fewer): bound, then narrowed by
+        a field (id first), then by a label, then every node."""
+        node = part.nodes[i]
+        if node.var is not None and node.var in row:
+            return 0
+        best = self._field_rank("node", node, hints, row)
+        if best is not None:
+            return 1 + best
+        return 7 if node.labels else 8
 
-        return min(range(len(part.nodes)), key=rank)
+    def _field_rank(
+        self, kind: Kind, pattern: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
+    ) -> int | None:
+        fields = [
+            prop_field(self.graph.shape, kind, k) for k in _equality_keys(pattern, hints, row)
+        ]
+        return min((_FIELD_RANK.get(f or "", 2) for f in fields if f), default=None)
 
-    def _grow(self, part: PatternPart, start: int, batch: list[Partial]) -> list[Partial]:
-        for i in range(start, len(part.rels)):
+    def _rel_start(
+        self, part: PatternPart, row: Row, hints: dict[str, list[Expr]], node_rank: int
+    ) -> int | None:
+        """The index of a relationship that narrows the first read more than the best node
+        does (``(:A)-[r]->(:B) WHERE r.group_id = $g`` reads the group's relationships, not
+        every A and all their relationships; issue 42), if there is one."""
+        best: tuple[int, int] | None = None
+        for i, rel in enumerate(part.rels):
+            if rel.variable or (rel.var is not None and rel.var in row):
+                continue
+            rank = self._field_rank("edge", rel, hints, row)
+            if rank is not None and 1 + rank < node_rank and (best is None or rank < best[0]):
+                best = (rank, i)
+        return None if best is None else best[1]
+
+    def _grow(
+        self, part: PatternPart, first: int, last: int, batch: list[Partial]
+    ) -> list[Partial]:
+        """Every partial match, nodes ``first`` to ``last`` of the part bound, grown to the
+        whole part: forwards from ``last``, then backwards from ``first``."""
+        for i in range(last, len(part.rels)):
             batch = self._step(part.rels[i], part.nodes[i], part.nodes[i + 1], batch, False)
-        for i in range(start - 1, -1, -1):
+        for i in range(first - 1, -1, -1):
             batch = self._step(part.rels[i], part.nodes[i + 1], part.nodes[i], batch, True)
         return batch
 
@@ -159,7 +193,7 @@ class Matcher:
             yield [p for p in out if self._node_fits(node, p.row[node.var], p.row)]
             return
         labels = self._store_labels(node)
-        narrowing = self._narrowing(node, partials, hints)
+        narrowing = self._narrowing("node", node, partials, hints)
         conds: list[Cond] = []
         if narrowing is not None:
             field, values_per_row = narrowing
@@ -200,6 +234,55 @@ class Matcher:
             # nothing there; Cypher compares it here instead
             yield from self.graph.scan_nodes(labels, [])
 
+    def _start_rels(
+        self, part: PatternPart, i: int, partial: Partial, hints: dict[str, list[Expr]]
+    ) -> Iterator[list[Partial]]:
+        """Pages of partial matches binding relationship ``i`` of the part and its two nodes,
+        read by the store field its equalities narrow to (a page at a time: a LIMIT stops it)."""
+        rel, near, far = part.rels[i], part.nodes[i], part.nodes[i + 1]
+        conds: list[Cond] = []
+        narrowing = self._narrowing("edge", rel, [partial], hints)
+        if narrowing is not None:
+            field, values_per_row = narrowing
+            if not values_per_row[0]:
+                return
+            conds = [Cond(field, "in", sorted(set(values_per_row[0])))]
+        ends = {"out": (("src", "dst"),), "in": (("dst", "src"),)}.get(
+            rel.direction, (("src", "dst"), ("dst", "src"))
+        )
+        for page in self._scan_rels(self._rels(rel), conds):
+            pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
+            for ref in page:
+                self.ev.deadline.check()
+                if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
+                    continue
+                row = partial.row if rel.var is None else {**partial.row, rel.var: ref}
+                grown = Partial(row, partial.used | {ref.id})
+                for a, b in ends[: 1 if ref.record.src == ref.record.dst else 2]:
+                    here = self.graph.node(getattr(ref.record, a))
+                    pairs.append((grown, here, self.graph.node(getattr(ref.record, b))))
+                check_size(len(pairs))
+            self.graph.load()
+            out = []
+            for p, here, there in pairs:
+                if not self._node_fits(near, here, p.row):
+                    continue
+                row = p.row if near.var in p.row else {**p.row, _name(near): here}
+                if self._node_fits(far, there, row):
+                    if far.var not in row:
+                        row = {**row, _name(far): there}
+                    out.append(Partial(row, p.used))
+            if out:
+                yield out
+
+    def _scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
+        try:
+            yield from self.graph.scan_rels(rels, conds)
+        except InvalidInput:
+            if not conds:
+                raise
+            yield from self.graph.scan_rels(rels, [])  # as in _scan
+
     def _bind_each(
         self, node: NodePattern, partials: list[Partial], refs: list[NodeRef]
     ) -> list[Partial]:
@@ -221,12 +304,16 @@ class Matcher:
         return None
 
     def _narrowing(
-        self, node: NodePattern, partials: list[Partial], hints: dict[str, list[Expr]]
+        self,
+        kind: Kind,
+        pattern: NodePattern | RelPattern,
+        partials: list[Partial],
+        hints: dict[str, list[Expr]],
     ) -> tuple[str, list[list[Any]]] | None:
         """The store field to narrow the scan by and each row's wanted values of it."""
         candidates: list[tuple[int, str, Expr, bool]] = []
-        for key, expr, many in _equalities(node, hints, partials[0].row):
-            field = prop_field(self.graph.shape, "node", key)
+        for key, expr, many in _equalities(pattern, hints, partials[0].row):
+            field = prop_field(self.graph.shape, kind, key)
             if field is not None:
                 candidates.append((_FIELD_RANK.get(field, 2), field, expr, many))
         for _, field, expr, many in sorted(candidates, key=lambda c: c[0]):
@@ -415,7 +502,7 @@ def _where_hints(where: Expr | None) -> dict[str, list[Expr]]:
 
 
 def _equalities(
-    node: NodePattern, hints: dict[str, list[Expr]], row: Row
+    node: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
 ) -> list[tuple[str, Expr, bool]]:
     """(property key, the expression its value must equal, whether it is a list of them), for
     the equalities that can be evaluated on ``row`` before the node is bound."""
@@ -443,7 +530,9 @@ def _equalities(
     return out
 
 
-def _equality_keys(node: NodePattern, hints: dict[str, list[Expr]], row: Row) -> list[str]:
+def _equality_keys(
+    node: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
+) -> list[str]:
     return [key for key, _, _ in _equalities(node, hints, row)]
 
 
