@@ -96,6 +96,18 @@ VALID_FROM_AT: dict[Kind, int] = {"node": 8, "edge": 10}
 #: Where a node row holds its labels and its name (rows.NODE_COLS).
 _LABELS, _NAME = 3, 4
 
+#: Row positions of the columns a scan of the current rows filters by (rows.NODE_COLS /
+#: EDGE_COLS): see :meth:`_KindView.scan`.
+SCAN_COLUMNS: dict[Kind, dict[str, int]] = {
+    "node": {"id": 1, "group": 2, "name": 4},
+    "edge": {"id": 1, "src": 2, "dst": 3, "rel": 4, "group": 5, "name": 6},
+}
+#: Scans whose answers a view keeps until its next change (a query pages through one scan).
+SCANS_KEPT = 64
+
+#: A scan: (row position, the values allowed there) for each column filtered, all to hold.
+ScanFilter = tuple[tuple[int, frozenset[str]], ...]
+
 #: A commit changing more records than this drops the recency order instead of editing it (it
 #: is sorted again on next use: cheaper than many list insertions).
 RECENCY_EDITS = 64
@@ -172,7 +184,17 @@ class _KindView:
     the records with a valid_from, newest first: ``(-valid_from, id)`` ascending, the order
     ``ORDER BY valid_from DESC, id`` gives."""
 
-    __slots__ = ("by_id", "by_vid", "recency", "ends", "tags", "plain", "_by_id_order", "_vf")
+    __slots__ = (
+        "by_id",
+        "by_vid",
+        "recency",
+        "ends",
+        "tags",
+        "plain",
+        "_by_id_order",
+        "_scans",
+        "_vf",
+    )
 
     def __init__(self, kind: Kind) -> None:
         self.by_id: dict[str, Row] = {}
@@ -192,6 +214,8 @@ class _KindView:
         self.plain: dict[int, Plain] = {}
         #: Every current row by id, built on the first read of them all, dropped at any change.
         self._by_id_order: list[Row] | None = None
+        #: The answers of recent scans (:meth:`scan`), dropped at any change.
+        self._scans: dict[tuple[ScanFilter, frozenset[str] | None], list[Row]] = {}
         self._vf = VALID_FROM_AT[kind]
 
     def add(self, row: Row) -> None:
@@ -201,6 +225,7 @@ class _KindView:
         self.by_id[row[1]] = row
         self.by_vid[row[0]] = row[1]
         self._by_id_order = None
+        self._scans = {}
         if self.recency is not None and row[self._vf] is not None:
             bisect.insort(self.recency, (-row[self._vf], row[1]))
         if self.ends is not None:
@@ -223,6 +248,7 @@ class _KindView:
         self.by_vid.pop(row[0], None)
         self.plain.pop(row[0], None)
         self._by_id_order = None
+        self._scans = {}
         self._unorder(row)
         if self.ends is not None:
             for at, index in self.ends.items():
@@ -257,6 +283,48 @@ class _KindView:
                 break
             frontier = reached
         return out
+
+    def scan(self, columns: ScanFilter, labels: frozenset[str] | None) -> list[Row]:
+        """The current rows whose columns hold one of the values ``columns`` allows, and (nodes)
+        carrying one of ``labels``, by id: what ``SELECT ... WHERE ... ORDER BY id`` gives.
+        The answer is kept until the next change (a query reads it a page at a time)."""
+        key = (columns, labels)
+        found = self._scans.get(key)
+        if found is not None:
+            return found
+        allowed = dict(columns)
+        candidates = self._candidates(allowed, labels)
+        rows = self.in_id_order() if candidates is None else [self.by_id[i] for i in candidates]
+        found = [
+            row
+            for row in rows
+            if all(row[at] in values for at, values in columns)
+            and (labels is None or not labels.isdisjoint(row[3] or ()))
+        ]
+        if candidates is not None:
+            found.sort(key=row_id)
+        if 1 not in allowed:  # a read by ids is no scan a query repeats
+            if len(self._scans) >= SCANS_KEPT:
+                self._scans.clear()
+            self._scans[key] = found
+        return found
+
+    def _candidates(
+        self, allowed: dict[int, frozenset[str]], labels: frozenset[str] | None
+    ) -> Iterable[str] | None:
+        """The ids a scan need look at, from the narrowest index at hand; None: all rows."""
+        if 1 in allowed:
+            return [i for i in allowed[1] if i in self.by_id]
+        if self.tags is not None:
+            if 4 in allowed:
+                return self.tags.with_names(allowed[4])
+            if labels is not None:
+                return self.tags.with_labels(labels)
+        if self.ends is not None:
+            for at in (2, 3):
+                if at in allowed:
+                    return {i for end in allowed[at] for i in self.ends[at].get(end, ())}
+        return None
 
     def in_id_order(self) -> list[Row]:
         """Every current row, by id (sorted on first use after a change: a repeated read of
@@ -458,4 +526,12 @@ def current_rows(kind: Kind, rows: list[Prepared], vids: np.ndarray, tx_us: int)
     return out
 
 
-__all__ = ["CurrentRecords", "NodeTags", "Row", "current_rows", "row_id"]
+__all__ = [
+    "SCAN_COLUMNS",
+    "CurrentRecords",
+    "NodeTags",
+    "Row",
+    "ScanFilter",
+    "current_rows",
+    "row_id",
+]
