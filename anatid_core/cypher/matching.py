@@ -117,14 +117,10 @@ class Matcher:
         rel = self._rel_start(part, row, hints, self._node_rank(part, start, row, hints))
         if rel is not None and len(partials) == 1:
             for batch in self._start_rels(part, rel, partials[0], hints):
-                batch = self._grow(part, rel, rel + 1, batch)
-                if batch:
-                    yield batch
+                yield from self._grow(part, rel, rel + 1, batch)
             return
         for batch in self._start_nodes(part.nodes[start], partials, hints):
-            batch = self._grow(part, start, start, batch)
-            if batch:
-                yield batch
+            yield from self._grow(part, start, start, batch)
 
     def _start(self, part: PatternPart, row: Row, hints: dict[str, list[Expr]]) -> int:
         """The index of the node the part is matched from."""
@@ -166,14 +162,27 @@ class Matcher:
 
     def _grow(
         self, part: PatternPart, first: int, last: int, batch: list[Partial]
-    ) -> list[Partial]:
+    ) -> Iterator[list[Partial]]:
         """Every partial match, nodes ``first`` to ``last`` of the part bound, grown to the
-        whole part: forwards from ``last``, then backwards from ``first``."""
-        for i in range(last, len(part.rels)):
-            batch = self._step(part.rels[i], part.nodes[i], part.nodes[i + 1], batch, False)
-        for i in range(first - 1, -1, -1):
-            batch = self._step(part.rels[i], part.nodes[i + 1], part.nodes[i], batch, True)
-        return batch
+        whole part (forwards from ``last``, then backwards from ``first``), in batches: a
+        variable-length step gives its paths a length at a time, so a LIMIT met by the short
+        paths stops the walk before the long ones (issue 42's ``*1..3`` ... LIMIT)."""
+        steps = [(i, False) for i in range(last, len(part.rels))]
+        steps += [(i, True) for i in range(first - 1, -1, -1)]
+        yield from self._steps(part, steps, batch)
+
+    def _steps(
+        self, part: PatternPart, steps: list[tuple[int, bool]], batch: list[Partial]
+    ) -> Iterator[list[Partial]]:
+        if not batch:
+            return
+        if not steps:
+            yield batch
+            return
+        (i, backwards), rest = steps[0], steps[1:]
+        here, there = part.nodes[i + 1 if backwards else i], part.nodes[i if backwards else i + 1]
+        for grown in self._step(part.rels[i], here, there, batch, backwards):
+            yield from self._steps(part, rest, grown)
 
     # ------------------------------------------------------------------------ start nodes
 
@@ -371,23 +380,23 @@ class Matcher:
         there: NodePattern,
         batch: list[Partial],
         backwards: bool,
-    ) -> list[Partial]:
-        if not batch:
-            return batch
+    ) -> Iterator[list[Partial]]:
         direction = _reverse(rel.direction) if backwards else rel.direction
         if rel.variable:
-            grown = self._variable_step(rel, here, direction, batch)
+            found = self._variable_step(rel, here, direction, batch)
         else:
-            grown = self._single_step(rel, here, direction, batch)
-        check_size(len(grown))
-        self.graph.load()
-        out = []
-        for p, far in grown:
-            if self._node_fits(there, far, p.row):
-                bound = there.var is not None and there.var in p.row
-                row = p.row if bound else {**p.row, _name(there): far}
-                out.append(Partial(row, p.used))
-        return out
+            found = iter([self._single_step(rel, here, direction, batch)])
+        for grown in found:
+            check_size(len(grown))
+            self.graph.load()
+            out = []
+            for p, far in grown:
+                if self._node_fits(there, far, p.row):
+                    bound = there.var is not None and there.var in p.row
+                    row = p.row if bound else {**p.row, _name(there): far}
+                    out.append(Partial(row, p.used))
+            if out:
+                yield out
 
     def _rels(self, rel: RelPattern) -> list[str] | None:
         return self.graph.shape.store_rels(rel.types) if rel.types else None
@@ -413,13 +422,13 @@ class Matcher:
 
     def _variable_step(
         self, rel: RelPattern, here: NodePattern, direction: str, batch: list[Partial]
-    ) -> list[tuple[Partial, NodeRef]]:
+    ) -> Iterator[list[tuple[Partial, NodeRef]]]:
+        """The paths of ``rel`` from each partial match, a length at a time (shortest first)."""
         if rel.var is not None and rel.var in batch[0].row:
             raise unsupported(
                 self.ev.source, rel.pos, "a variable-length relationship bound before"
             )
         types = self._rels(rel)
-        out: list[tuple[Partial, NodeRef]] = []
         # each path: (partial, current node id, rels so far)
         paths = [(p, _node_of(p, here).id, ()) for p in batch]
         depth = 0
@@ -428,11 +437,13 @@ class Matcher:
         steps = 0
         while paths:
             if depth >= rel.min_hops:
+                out: list[tuple[Partial, NodeRef]] = []
                 for p, at, rels in paths:
                     row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
                     out.append((Partial(row, p.used | {r.id for r in rels}), self.graph.node(at)))
                     steps += depth
                 check_size(steps, "steps")
+                yield out
             if rel.max_hops is not None and depth >= rel.max_hops:
                 break
             self.ev.deadline.check()
@@ -446,11 +457,10 @@ class Matcher:
                         continue
                     grown.append((p, other, (*rels, ref)))
                     steps += depth + 1
-                check_size(len(grown) + len(out))
+                check_size(len(grown))
                 check_size(steps, "steps")
             paths = grown
             depth += 1
-        return out
 
 
 #: Row keys the matcher uses for itself: the input row of an OPTIONAL MATCH, and anonymous

@@ -172,3 +172,24 @@ def test_distinct_streams_and_keeps_its_window(filled: Store) -> None:
 def test_a_relationship_scan_stops_at_the_deadline(filled: Store) -> None:
     with pytest.raises(CypherTimeout):
         filled.cypher("MATCH (a)-[r {group: 'g0'}]->(b), (c), (d) RETURN count(*)", timeout=1e-6)
+
+
+def test_a_variable_length_walk_stops_at_the_length_a_limit_is_met(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher.graph import Graph
+
+    expansions: list[int] = []
+    original = Graph.expand
+    monkeypatch.setattr(
+        Graph,
+        "expand",
+        lambda self, ids, *a: expansions.append(len(ids)) or original(self, ids, *a),
+    )
+    query = "MATCH (a {id: 'n0'})-[*1..3]-(b) RETURN DISTINCT b.id AS id"
+    every = {r[0] for r in filled.cypher(query).rows}
+    assert len(expansions) == 3
+    expansions.clear()
+    some = [r[0] for r in filled.cypher(query + " LIMIT 2").rows]
+    assert len(some) == 2 and set(some) <= every
+    assert len(expansions) == 1  # the paths of length 1 met it
