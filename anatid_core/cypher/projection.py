@@ -18,7 +18,7 @@ from .aggregates import aggregate_calls, compute
 from .expressions import Evaluator, Row
 from .limits import check_size
 from .syntax import Call, Expr, Projection, ProjectionItem, Var
-from .values import group_key, order
+from .values import group_key, native_order, order
 
 Stream = Iterator[list[Row]]
 
@@ -155,6 +155,19 @@ class Projector:
                 else:
                     keys.append(self._sort_value(sort.expr, scope, projected_only))
             keyed.append((keys, row))
+
+        columns = [[keys[j] for keys, _ in keyed] for j in range(len(proj.order))]
+        natives = [native_order(column) for column in columns]
+        if all(key is not None for key in natives):
+            # one stable sort per key, the last first: Python's comparisons, not ``order``'s
+            for j in reversed(range(len(proj.order))):
+                self.ev.deadline.check()
+                key = natives[j]
+                assert key is not None
+                keyed.sort(
+                    key=lambda k, j=j, key=key: key(k[0][j]), reverse=proj.order[j].descending
+                )
+            return [row for _, row in keyed]
 
         def cmp(a: tuple[list[Any], Row], b: tuple[list[Any], Row]) -> int:
             self.ev.deadline.check()

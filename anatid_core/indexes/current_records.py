@@ -295,12 +295,11 @@ class _KindView:
         allowed = dict(columns)
         candidates = self._candidates(allowed, labels)
         rows = self.in_id_order() if candidates is None else [self.by_id[i] for i in candidates]
-        found = [
-            row
-            for row in rows
-            if all(row[at] in values for at, values in columns)
-            and (labels is None or not labels.isdisjoint(row[3] or ()))
-        ]
+        for at, values in columns:  # a pass per column: no generator per row (2 us a row)
+            rows = [row for row in rows if row[at] in values]
+        if labels is not None:
+            rows = [row for row in rows if not labels.isdisjoint(row[3] or ())]
+        found = rows if rows is not self._by_id_order else list(rows)
         if candidates is not None:
             found.sort(key=row_id)
         if 1 not in allowed:  # a read by ids is no scan a query repeats

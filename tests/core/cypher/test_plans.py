@@ -193,3 +193,39 @@ def test_a_variable_length_walk_stops_at_the_length_a_limit_is_met(
     some = [r[0] for r in filled.cypher(query + " LIMIT 2").rows]
     assert len(some) == 2 and set(some) <= every
     assert len(expansions) == 1  # the paths of length 1 met it
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_order_by_sorts_as_the_cypher_order_with_nulls_and_ties(filled: Store, seed: int) -> None:
+    """ORDER BY on columns of one kind sorts by Python's comparisons, stable sorts one key at
+    a time; a column of mixed kinds by Cypher's order of types. Both give the order
+    ``values.order`` defines, ties in input order."""
+    import functools
+
+    from anatid_core.cypher.values import order
+
+    rng = random.Random(seed)
+    pools = [
+        [None, 1, 2, 2.5, -3, 10**20, True],  # mixed: numbers and a boolean
+        [None, 1, 2, 2.5, -3, 2.0],
+        [None, "a", "B", "b", "ä", ""],
+        [None, datetime(2024, 1, 2, tzinfo=timezone.utc), datetime(2023, 5, 1, tzinfo=timezone.utc)],
+        [None, "x", 3, [1, 2]],  # mixed
+    ]  # fmt: skip
+    a_pool, b_pool = rng.sample(pools, 2)
+    rows = [{"a": rng.choice(a_pool), "b": rng.choice(b_pool), "i": i} for i in range(40)]
+    for a_desc, b_desc in ((False, False), (True, False), (False, True), (True, True)):
+        query = (
+            "UNWIND $rows AS r RETURN r.a AS a, r.b AS b, r.i AS i "
+            f"ORDER BY a {'DESC' if a_desc else ''}, b {'DESC' if b_desc else ''}"
+        )
+        got = [row[2] for row in filled.cypher(query, {"rows": rows}).rows]
+
+        def cmp(x: dict, y: dict, a_desc: bool = a_desc, b_desc: bool = b_desc) -> int:
+            c = order(x["a"], y["a"])
+            if c:
+                return -c if a_desc else c
+            c = order(x["b"], y["b"])
+            return -c if b_desc else c
+
+        assert got == [r["i"] for r in sorted(rows, key=functools.cmp_to_key(cmp))], query
