@@ -51,6 +51,7 @@ class Matcher:
     def __init__(self, ev: Evaluator, graph: Graph) -> None:
         self.ev = ev
         self.graph = graph
+        self._labels: dict[int, list[frozenset[str]]] = {}
         ev.matcher = self
 
     # ----------------------------------------------------------------------------- clause
@@ -97,6 +98,8 @@ class Matcher:
         rows = [p.row for p in partials]
         if clause.where is not None:
             rows = [r for r in rows if self.ev.truth(clause.where, r)]
+        if all(node.var is not None for part in clause.patterns for node in part.nodes):
+            return rows  # no anonymous node bound: nothing to drop
         return [{k: v for k, v in r.items() if not k.startswith(_ANON)} for r in rows]
 
     def exists(self, pattern: PatternPart, row: Row) -> bool:
@@ -351,10 +354,18 @@ class Matcher:
             if bound is None or bound != ref:
                 return False
         if node.labels:
-            labels = set(self.graph.labels(ref))
-            if not all(any(label in labels for label in group) for group in node.labels):
-                return False
+            labels = self.graph.labels(ref)
+            for group in self._label_groups(node):
+                if group.isdisjoint(labels):
+                    return False
         return self._props_fit(node.props, ref, row)
+
+    def _label_groups(self, node: NodePattern) -> list[frozenset[str]]:
+        """The node pattern's labels (an AND of ORs) as sets, made once per pattern."""
+        groups = self._labels.get(id(node))
+        if groups is None:
+            groups = self._labels[id(node)] = [frozenset(g) for g in node.labels]
+        return groups
 
     def _props_fit(self, props: Expr | None, ref: NodeRef | RelRef, row: Row) -> bool:
         if props is None:

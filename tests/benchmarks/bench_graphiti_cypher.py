@@ -222,6 +222,11 @@ async def open_driver(backend: str, path: str) -> Any:
         sys.path[:0] = [str(REPO), str(REPO / "drivers")]
         from anatid_graphiti import GraphitiDriver
 
+        from anatid_core import SETTINGS
+
+        limit = os.environ.get("ANATID_BENCH_RECORDS_LIMIT")
+        if limit:  # the in-memory current records' bound (default 100,000 a kind)
+            SETTINGS["current_records_limit"] = int(limit)
         return GraphitiDriver(path)
     import warnings
 
@@ -352,6 +357,13 @@ def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, A
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def load_average() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -359,14 +371,27 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", choices=sorted(SIZES), default=["1k", "10k"])
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--falkordb-python", help="FalkorDB Lite's interpreter")
+    parser.add_argument(
+        "--records-limit",
+        type=int,
+        help="anatid's SETTINGS['current_records_limit'] (default 100,000 records a kind: "
+        "at 100k facts the 125k edges are over it and edge reads go to SQL)",
+    )
+    parser.add_argument(
+        "--skip-falkordb",
+        action="store_true",
+        help="anatid only (profiling); no ratios, no answers compared",
+    )
     parser.add_argument("--worker", choices=["anatid", "falkordb"], help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.records_limit is not None:
+        os.environ["ANATID_BENCH_RECORDS_LIMIT"] = str(args.records_limit)
     if args.worker:
         print(json.dumps(asyncio.run(work(args.worker, args.sizes[0], args.repeat))))
         return
     from tests.benchmarks import _falkordb
 
-    falkor_python = args.falkordb_python or _falkordb.venv_python()
+    falkor_python = None if args.skip_falkordb else args.falkordb_python or _falkordb.venv_python()
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
         capture_output=True,
@@ -378,11 +403,21 @@ def main() -> None:
         f"repeat {args.repeat}; ratio = anatid p50 / FalkorDB Lite p50 (below 1: anatid faster)"
     )
     for size in args.sizes:
+        loads = [load_average()]
         ours = run_worker(sys.executable, "anatid", size, args.repeat)
+        loads.append(load_average())
+        if falkor_python is None:
+            print(f"\n{size} facts ({ours['rows']:,} rows), anatid only\n")
+            for name in QUERIES:
+                a = ours["queries"][name]
+                print(f"| {name} | {a['p50']:.2f} / {a['p95']:.2f} ms |", flush=True)
+            continue
         theirs = run_worker(falkor_python, "falkordb", size, args.repeat)
+        loads.append(load_average())
         print(
             f"\n{size} facts ({ours['rows']:,} rows): ingest anatid {ours['ingest_s']:.1f} s, "
-            f"FalkorDB Lite {theirs['ingest_s']:.1f} s\n"
+            f"FalkorDB Lite {theirs['ingest_s']:.1f} s; load average before, between, after: "
+            f"{' -> '.join(loads)}\n"
         )
         print("| query | anatid p50 / p95 | FalkorDB Lite p50 / p95 | ratio | equal answers |")
         print("|---|---|---|---|---|")
