@@ -23,7 +23,8 @@ SQL would answer:
 Memory: one tuple per current record holding its columns (id, name, text, props JSON, ...), plus
 the adjacency of each edge: measured with tracemalloc on Graphiti-shaped records, 95 MB per 100k
 entity nodes and 145 MB per 100k facts (edges), plus 8-21 MB per 100k nodes for the label and
-name index (:class:`NodeTags`). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
+name index (:class:`NodeTags`), and the ids of each group (scans by group; estimated at 4-6 MB
+per 100k records, not measured). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
 what they parsed per current version (:meth:`CurrentRecords.plain_props`): measured on Cognee's
 records, nothing beyond the rows for nodes (untagged props keep the row's own text) and 850 bytes
 per edge (scalar props kept parsed), 85 MB per 100k edges. The default limit (100,000 current
@@ -34,6 +35,7 @@ turns it off.
 from __future__ import annotations
 
 import bisect
+import operator
 import threading
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -111,6 +113,10 @@ ScanFilter = tuple[tuple[int, frozenset[str]], ...]
 #: A commit changing more records than this drops the recency order instead of editing it (it
 #: is sorted again on next use: cheaper than many list insertions).
 RECENCY_EDITS = 64
+
+
+#: A row's record id, as a C callable (a sort key called for each row).
+_ID = operator.itemgetter(1)
 
 
 def row_id(row: Row) -> str:
@@ -191,9 +197,11 @@ class _KindView:
         "ends",
         "tags",
         "plain",
+        "by_group",
         "_by_id_order",
         "_scans",
         "_vf",
+        "_group_at",
     )
 
     def __init__(self, kind: Kind) -> None:
@@ -213,6 +221,10 @@ class _KindView:
         #: :meth:`CurrentRecords.plain_props`.
         self.plain: dict[int, Plain] = {}
         #: Every current row by id, built on the first read of them all, dropped at any change.
+        #: The ids of the current records of each group, for scans by group (a pass over
+        #: every row of 125k edges took 40-65 ms; issue 42).
+        self.by_group: dict[str, set[str]] = {}
+        self._group_at = GROUP_AT[kind]
         self._by_id_order: list[Row] | None = None
         #: The answers of recent scans (:meth:`scan`), dropped at any change.
         self._scans: dict[tuple[ScanFilter, frozenset[str] | None], list[Row]] = {}
@@ -233,6 +245,7 @@ class _KindView:
                 index.setdefault(row[at], set()).add(row[1])
         if self.tags is not None:
             self.tags.add(row)
+        self.by_group.setdefault(row[self._group_at], set()).add(row[1])
 
     def remove_vids(self, vids: Iterable[int]) -> None:
         for vid in vids:
@@ -259,6 +272,11 @@ class _KindView:
                         del index[row[at]]
         if self.tags is not None:
             self.tags.drop(row)
+        in_group = self.by_group.get(row[self._group_at])
+        if in_group is not None:
+            in_group.discard(row[1])
+            if not in_group:
+                del self.by_group[row[self._group_at]]
 
     def walk(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
@@ -301,7 +319,7 @@ class _KindView:
             rows = [row for row in rows if not labels.isdisjoint(row[3] or ())]
         found = rows if rows is not self._by_id_order else list(rows)
         if candidates is not None:
-            found.sort(key=row_id)
+            found.sort(key=_ID)
         if 1 not in allowed:  # a read by ids is no scan a query repeats
             if len(self._scans) >= SCANS_KEPT:
                 self._scans.clear()
@@ -311,18 +329,20 @@ class _KindView:
     def _candidates(
         self, allowed: dict[int, frozenset[str]], labels: frozenset[str] | None
     ) -> Iterable[str] | None:
-        """The ids a scan need look at, from the narrowest index at hand; None: all rows."""
+        """The ids a scan need look at, from the narrowest index at hand (ids, a name, an
+        end of an edge, a group, a label); None: all rows."""
         if 1 in allowed:
             return [i for i in allowed[1] if i in self.by_id]
-        if self.tags is not None:
-            if 4 in allowed:
-                return self.tags.with_names(allowed[4])
-            if labels is not None:
-                return self.tags.with_labels(labels)
+        if self.tags is not None and 4 in allowed:
+            return self.tags.with_names(allowed[4])
         if self.ends is not None:
             for at in (2, 3):
                 if at in allowed:
                     return {i for end in allowed[at] for i in self.ends[at].get(end, ())}
+        if self._group_at in allowed:
+            return {i for g in allowed[self._group_at] for i in self.by_group.get(g, ())}
+        if self.tags is not None and labels is not None:
+            return self.tags.with_labels(labels)
         return None
 
     def in_id_order(self) -> list[Row]:

@@ -123,6 +123,13 @@ def _scans_as_sql(s: Store) -> None:
                 for limit, offset in ((None, 0), (2, 0), (2, 2), (3, 1), (0, 0)):
                     page = {"order_by": order_by, "limit": limit, "offset": offset, **kw}
                     assert getattr(s, verb)(**page) == getattr(sql, verb)(**page), page
+    for kind, at in (("node", 2), ("edge", 5)):
+        view = s.indexes.current.loaded(kind)  # type: ignore[arg-type]
+        if view is not None:  # the group index holds the current rows, nothing stale
+            rebuilt: dict[str, set[str]] = {}
+            for row in view.by_id.values():
+                rebuilt.setdefault(row[at], set()).add(row[1])
+            assert view.by_group == rebuilt
 
 
 NODES = [f"n{i}" for i in range(7)]
