@@ -23,7 +23,8 @@ SQL would answer:
 Memory: one tuple per current record holding its columns (id, name, text, props JSON, ...), plus
 the adjacency of each edge: measured with tracemalloc on Graphiti-shaped records, 95 MB per 100k
 entity nodes and 145 MB per 100k facts (edges), plus 8-21 MB per 100k nodes for the label and
-name index (:class:`NodeTags`), and the ids of each group (scans by group; estimated at 4-6 MB
+name index (:class:`NodeTags`), the rows of the last 64 label, group, name or rel scans
+(references to the rows, dropped at the next change), and the ids of each group (scans by group; estimated at 4-6 MB
 per 100k records, not measured). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
 what they parsed per current version (:meth:`CurrentRecords.plain_props`): measured on Cognee's
 records, nothing beyond the rows for nodes (untagged props keep the row's own text) and 850 bytes
@@ -320,7 +321,11 @@ class _KindView:
         found = rows if rows is not self._by_id_order else list(rows)
         if candidates is not None:
             found.sort(key=_ID)
-        if 1 not in allowed:  # a read by ids is no scan a query repeats
+        # a read by ids or by an edge's ends is answered from an index already, and its key
+        # (a set of ids) would hold the memory of the rows it found: kept are label, group,
+        # name and rel scans, the ones a query pages through
+        by_index = {1} if self.ends is None else {1, 2, 3}  # ids; an edge's ends
+        if allowed.keys().isdisjoint(by_index):
             if len(self._scans) >= SCANS_KEPT:
                 self._scans.clear()
             self._scans[key] = found
