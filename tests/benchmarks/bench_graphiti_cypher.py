@@ -205,12 +205,10 @@ def params_for(data: dict[str, Any], name: str, i: int) -> dict[str, Any]:
     rng = random.Random(f"{name}/{i}")
     entities = data["entities"]
     group = GROUPS[i % len(GROUPS)]
-    before = T0 + timedelta(days=rng.randrange(30, 365))
     return {
         "group_id": group,
         "uuid": entities[rng.randrange(len(entities))].uuid,
         "prefix": rng.choice("ABCDEFGH"),
-        "before": before,
     }
 
 
