@@ -1,7 +1,7 @@
 """Running a parsed query: each clause turns a stream of row batches into another.
 
 Rows stream through MATCH, UNWIND, CALL and projections that need no whole input (no
-aggregate, DISTINCT or ORDER BY), so a LIMIT stops the reads early; the rest gather their
+aggregate or ORDER BY), so a LIMIT stops the reads early; the rest gather their
 input first. The values handed back are converted by the shape at the end (a node becomes
 what the shape says a returned node is).
 """

@@ -22,8 +22,10 @@ T = TypeVar("T")
 
 #: Ids per read of records, expansions or embeddings.
 BATCH = 2_000
-#: Page sizes of a node scan: small first (a LIMIT is often met early), then larger.
-SCAN_PAGES = (200, 2_000, 20_000, 100_000)
+#: Page sizes of a scan: small first (a LIMIT is often met early), then larger, by 4 (by 10,
+#: a LIMIT 10 that 200 rows did not meet matched 2,000 more; issue 42). Pages from the
+#: in-memory current records cost a slice; from SQL (``as_of``) a statement each.
+SCAN_PAGES = (25, 100, 400, 1_600, 6_400, 25_600, 100_000)
 #: Property keys the store's ``where`` accepts as ``props.<key>``.
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -41,7 +43,10 @@ class Graph:
         self.target = target
         self.shape = shape
         self._nodes: dict[str, Node | None] = {}
-        self._pending: dict[str, list[NodeRef]] = {}
+        #: One reference per node, so its property map is built once however many rows
+        #: hold it (a 2-hop read reaches a node by many paths).
+        self._refs: dict[str, NodeRef] = {}
+        self._pending: dict[str, NodeRef] = {}
         self._rels: dict[str, RelRef] = {}
         self._adjacency: dict[tuple[Any, ...], list[tuple[RelRef, str]]] = {}
         self._no_embedding: dict[Kind, list[NodeRef | RelRef]] = {"node": [], "edge": []}
@@ -49,17 +54,25 @@ class Graph:
     # ------------------------------------------------------------------------------ nodes
 
     def node(self, id: str) -> NodeRef:
-        """A reference to node ``id``; its record is read with the next batch."""
-        ref = NodeRef(id)
-        if id in self._nodes:
-            ref.record = self._nodes[id]
-        else:
-            self._pending.setdefault(id, []).append(ref)
+        """The reference to node ``id``; its record is read with the next batch."""
+        ref = self._refs.get(id)
+        if ref is None:
+            ref = self._refs[id] = NodeRef(id)
+            if id in self._nodes:
+                ref.record = self._nodes[id]
+            else:
+                self._pending[id] = ref
         return ref
 
     def _node_record(self, node: Node) -> NodeRef:
         self._nodes[node.id] = node
-        return NodeRef(node.id, node)
+        self._pending.pop(node.id, None)
+        ref = self._refs.get(node.id)
+        if ref is None:
+            ref = self._refs[node.id] = NodeRef(node.id, node)
+        elif ref.record is None:
+            ref.record = node
+        return ref
 
     def load(self) -> None:
         """Read the records of every node referenced but not yet read."""
@@ -69,8 +82,7 @@ class Graph:
             for id in ids:
                 record = found.get(id)
                 self._nodes[id] = record
-                for ref in self._pending.pop(id):
-                    ref.record = record
+                self._pending.pop(id).record = record
 
     def record(self, ref: NodeRef) -> Node | None:
         if ref.record is None and ref.id in self._pending:
@@ -224,7 +236,11 @@ class Graph:
             }
         sub = self.target.expand(ids, depth=1, direction=cast(Direction, direction), rels=rels)
         for node in sub.nodes:
-            self._nodes.setdefault(node.id, node)
+            if node.id not in self._nodes:
+                self._nodes[node.id] = node
+                waiting = self._pending.pop(node.id, None)
+                if waiting is not None:
+                    waiting.record = node
         at = set(ids)
         return {
             "out": [e for e in sub.edges if e.src in at] if out else [],

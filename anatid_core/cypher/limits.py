@@ -43,7 +43,7 @@ _ADVICE = {
     "rows": (
         "two unconnected patterns multiply, and an unbounded variable-length relationship "
         "grows with the graph): connect or narrow the patterns, bound the length (*1..3), or "
-        "let a LIMIT stop the reads (a RETURN without ORDER BY, DISTINCT or aggregates streams)"
+        "let a LIMIT stop the reads (a RETURN without ORDER BY or aggregates streams)"
     ),
     "steps": (
         "an unbounded variable-length relationship over a long chain or ring holds every "

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import CypherError, InvalidInput
-from ..base.model import Cond
+from ..base.model import Cond, Kind
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph, prop_field
@@ -51,6 +51,7 @@ class Matcher:
     def __init__(self, ev: Evaluator, graph: Graph) -> None:
         self.ev = ev
         self.graph = graph
+        self._labels: dict[int, list[frozenset[str]]] = {}
         ev.matcher = self
 
     # ----------------------------------------------------------------------------- clause
@@ -97,6 +98,8 @@ class Matcher:
         rows = [p.row for p in partials]
         if clause.where is not None:
             rows = [r for r in rows if self.ev.truth(clause.where, r)]
+        if all(node.var is not None for part in clause.patterns for node in part.nodes):
+            return rows  # no anonymous node bound: nothing to drop
         return [{k: v for k, v in r.items() if not k.startswith(_ANON)} for r in rows]
 
     def exists(self, pattern: PatternPart, row: Row) -> bool:
@@ -112,34 +115,77 @@ class Matcher:
     ) -> Iterator[list[Partial]]:
         if not partials:
             return
-        start = self._start(part, partials[0].row, hints)
+        row = partials[0].row
+        start = self._start(part, row, hints)
+        rel = self._rel_start(part, row, hints, self._node_rank(part, start, row, hints))
+        if rel is not None and len(partials) == 1:
+            for batch in self._start_rels(part, rel, partials[0], hints):
+                yield from self._grow(part, rel, rel + 1, batch)
+            return
         for batch in self._start_nodes(part.nodes[start], partials, hints):
-            batch = self._grow(part, start, batch)
-            if batch:
-                yield batch
+            yield from self._grow(part, start, start, batch)
 
     def _start(self, part: PatternPart, row: Row, hints: dict[str, list[Expr]]) -> int:
         """The index of the node the part is matched from."""
+        return min(range(len(part.nodes)), key=lambda i: (self._node_rank(part, i, row, hints), i))
 
-        def rank(i: int) -> tuple[int, int]:
-            node = part.nodes[i]
-            if node.var is not None and node.var in row:
-                return (0, i)
-            keys = _equality_keys(node, hints, row)
-            fields = [prop_field(self.graph.shape, "node", k) for k in keys]
-            best = min((_FIELD_RANK.get(f or "", 2) for f in fields if f), default=None)
-            if best is not None:
-                return (1 + best, i)
-            return (7 if node.labels else 8, i)
+    def _node_rank(self, part: PatternPart, i: int, row: Row, hints: dict[str, list[Expr]]) -> int:
+        """How few nodes a scan from node ``i`` reads (lower: fewer): bound, then narrowed by
+        a field (id first), then by a label, then every node."""
+        node = part.nodes[i]
+        if node.var is not None and node.var in row:
+            return 0
+        best = self._field_rank("node", node, hints, row)
+        if best is not None:
+            return 1 + best
+        return 7 if node.labels else 8
 
-        return min(range(len(part.nodes)), key=rank)
+    def _field_rank(
+        self, kind: Kind, pattern: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
+    ) -> int | None:
+        fields = [
+            prop_field(self.graph.shape, kind, k) for k in _equality_keys(pattern, hints, row)
+        ]
+        return min((_FIELD_RANK.get(f or "", 2) for f in fields if f), default=None)
 
-    def _grow(self, part: PatternPart, start: int, batch: list[Partial]) -> list[Partial]:
-        for i in range(start, len(part.rels)):
-            batch = self._step(part.rels[i], part.nodes[i], part.nodes[i + 1], batch, False)
-        for i in range(start - 1, -1, -1):
-            batch = self._step(part.rels[i], part.nodes[i + 1], part.nodes[i], batch, True)
-        return batch
+    def _rel_start(
+        self, part: PatternPart, row: Row, hints: dict[str, list[Expr]], node_rank: int
+    ) -> int | None:
+        """The index of a relationship that narrows the first read more than the best node
+        does (``(:A)-[r]->(:B) WHERE r.group_id = $g`` reads the group's relationships, not
+        every A and all their relationships; issue 42), if there is one."""
+        best: tuple[int, int] | None = None
+        for i, rel in enumerate(part.rels):
+            if rel.variable or (rel.var is not None and rel.var in row):
+                continue
+            rank = self._field_rank("edge", rel, hints, row)
+            if rank is not None and 1 + rank < node_rank and (best is None or rank < best[0]):
+                best = (rank, i)
+        return None if best is None else best[1]
+
+    def _grow(
+        self, part: PatternPart, first: int, last: int, batch: list[Partial]
+    ) -> Iterator[list[Partial]]:
+        """Every partial match, nodes ``first`` to ``last`` of the part bound, grown to the
+        whole part (forwards from ``last``, then backwards from ``first``), in batches: a
+        variable-length step gives its paths a length at a time, so a LIMIT met by the short
+        paths stops the walk before the long ones (issue 42's ``*1..3`` ... LIMIT)."""
+        steps = [(i, False) for i in range(last, len(part.rels))]
+        steps += [(i, True) for i in range(first - 1, -1, -1)]
+        yield from self._steps(part, steps, batch)
+
+    def _steps(
+        self, part: PatternPart, steps: list[tuple[int, bool]], batch: list[Partial]
+    ) -> Iterator[list[Partial]]:
+        if not batch:
+            return
+        if not steps:
+            yield batch
+            return
+        (i, backwards), rest = steps[0], steps[1:]
+        here, there = part.nodes[i + 1 if backwards else i], part.nodes[i if backwards else i + 1]
+        for grown in self._step(part.rels[i], here, there, batch, backwards):
+            yield from self._steps(part, rest, grown)
 
     # ------------------------------------------------------------------------ start nodes
 
@@ -159,7 +205,7 @@ class Matcher:
             yield [p for p in out if self._node_fits(node, p.row[node.var], p.row)]
             return
         labels = self._store_labels(node)
-        narrowing = self._narrowing(node, partials, hints)
+        narrowing = self._narrowing("node", node, partials, hints)
         conds: list[Cond] = []
         if narrowing is not None:
             field, values_per_row = narrowing
@@ -200,6 +246,55 @@ class Matcher:
             # nothing there; Cypher compares it here instead
             yield from self.graph.scan_nodes(labels, [])
 
+    def _start_rels(
+        self, part: PatternPart, i: int, partial: Partial, hints: dict[str, list[Expr]]
+    ) -> Iterator[list[Partial]]:
+        """Pages of partial matches binding relationship ``i`` of the part and its two nodes,
+        read by the store field its equalities narrow to (a page at a time: a LIMIT stops it)."""
+        rel, near, far = part.rels[i], part.nodes[i], part.nodes[i + 1]
+        conds: list[Cond] = []
+        narrowing = self._narrowing("edge", rel, [partial], hints)
+        if narrowing is not None:
+            field, values_per_row = narrowing
+            if not values_per_row[0]:
+                return
+            conds = [Cond(field, "in", sorted(set(values_per_row[0])))]
+        ends = {"out": (("src", "dst"),), "in": (("dst", "src"),)}.get(
+            rel.direction, (("src", "dst"), ("dst", "src"))
+        )
+        for page in self._scan_rels(self._rels(rel), conds):
+            pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
+            for ref in page:
+                self.ev.deadline.check()
+                if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
+                    continue
+                row = partial.row if rel.var is None else {**partial.row, rel.var: ref}
+                grown = Partial(row, partial.used | {ref.id})
+                for a, b in ends[: 1 if ref.record.src == ref.record.dst else 2]:
+                    here = self.graph.node(getattr(ref.record, a))
+                    pairs.append((grown, here, self.graph.node(getattr(ref.record, b))))
+                check_size(len(pairs))
+            self.graph.load()
+            out = []
+            for p, here, there in pairs:
+                if not self._node_fits(near, here, p.row):
+                    continue
+                row = p.row if near.var in p.row else {**p.row, _name(near): here}
+                if self._node_fits(far, there, row):
+                    if far.var not in row:
+                        row = {**row, _name(far): there}
+                    out.append(Partial(row, p.used))
+            if out:
+                yield out
+
+    def _scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
+        try:
+            yield from self.graph.scan_rels(rels, conds)
+        except InvalidInput:
+            if not conds:
+                raise
+            yield from self.graph.scan_rels(rels, [])  # as in _scan
+
     def _bind_each(
         self, node: NodePattern, partials: list[Partial], refs: list[NodeRef]
     ) -> list[Partial]:
@@ -221,12 +316,16 @@ class Matcher:
         return None
 
     def _narrowing(
-        self, node: NodePattern, partials: list[Partial], hints: dict[str, list[Expr]]
+        self,
+        kind: Kind,
+        pattern: NodePattern | RelPattern,
+        partials: list[Partial],
+        hints: dict[str, list[Expr]],
     ) -> tuple[str, list[list[Any]]] | None:
         """The store field to narrow the scan by and each row's wanted values of it."""
         candidates: list[tuple[int, str, Expr, bool]] = []
-        for key, expr, many in _equalities(node, hints, partials[0].row):
-            field = prop_field(self.graph.shape, "node", key)
+        for key, expr, many in _equalities(pattern, hints, partials[0].row):
+            field = prop_field(self.graph.shape, kind, key)
             if field is not None:
                 candidates.append((_FIELD_RANK.get(field, 2), field, expr, many))
         for _, field, expr, many in sorted(candidates, key=lambda c: c[0]):
@@ -255,10 +354,18 @@ class Matcher:
             if bound is None or bound != ref:
                 return False
         if node.labels:
-            labels = set(self.graph.labels(ref))
-            if not all(any(label in labels for label in group) for group in node.labels):
-                return False
+            labels = self.graph.labels(ref)
+            for group in self._label_groups(node):
+                if group.isdisjoint(labels):
+                    return False
         return self._props_fit(node.props, ref, row)
+
+    def _label_groups(self, node: NodePattern) -> list[frozenset[str]]:
+        """The node pattern's labels (an AND of ORs) as sets, made once per pattern."""
+        groups = self._labels.get(id(node))
+        if groups is None:
+            groups = self._labels[id(node)] = [frozenset(g) for g in node.labels]
+        return groups
 
     def _props_fit(self, props: Expr | None, ref: NodeRef | RelRef, row: Row) -> bool:
         if props is None:
@@ -284,23 +391,23 @@ class Matcher:
         there: NodePattern,
         batch: list[Partial],
         backwards: bool,
-    ) -> list[Partial]:
-        if not batch:
-            return batch
+    ) -> Iterator[list[Partial]]:
         direction = _reverse(rel.direction) if backwards else rel.direction
         if rel.variable:
-            grown = self._variable_step(rel, here, direction, batch)
+            found = self._variable_step(rel, here, direction, batch)
         else:
-            grown = self._single_step(rel, here, direction, batch)
-        check_size(len(grown))
-        self.graph.load()
-        out = []
-        for p, far in grown:
-            if self._node_fits(there, far, p.row):
-                bound = there.var is not None and there.var in p.row
-                row = p.row if bound else {**p.row, _name(there): far}
-                out.append(Partial(row, p.used))
-        return out
+            found = iter([self._single_step(rel, here, direction, batch)])
+        for grown in found:
+            check_size(len(grown))
+            self.graph.load()
+            out = []
+            for p, far in grown:
+                if self._node_fits(there, far, p.row):
+                    bound = there.var is not None and there.var in p.row
+                    row = p.row if bound else {**p.row, _name(there): far}
+                    out.append(Partial(row, p.used))
+            if out:
+                yield out
 
     def _rels(self, rel: RelPattern) -> list[str] | None:
         return self.graph.shape.store_rels(rel.types) if rel.types else None
@@ -326,13 +433,13 @@ class Matcher:
 
     def _variable_step(
         self, rel: RelPattern, here: NodePattern, direction: str, batch: list[Partial]
-    ) -> list[tuple[Partial, NodeRef]]:
+    ) -> Iterator[list[tuple[Partial, NodeRef]]]:
+        """The paths of ``rel`` from each partial match, a length at a time (shortest first)."""
         if rel.var is not None and rel.var in batch[0].row:
             raise unsupported(
                 self.ev.source, rel.pos, "a variable-length relationship bound before"
             )
         types = self._rels(rel)
-        out: list[tuple[Partial, NodeRef]] = []
         # each path: (partial, current node id, rels so far)
         paths = [(p, _node_of(p, here).id, ()) for p in batch]
         depth = 0
@@ -341,11 +448,13 @@ class Matcher:
         steps = 0
         while paths:
             if depth >= rel.min_hops:
+                out: list[tuple[Partial, NodeRef]] = []
                 for p, at, rels in paths:
                     row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
                     out.append((Partial(row, p.used | {r.id for r in rels}), self.graph.node(at)))
                     steps += depth
                 check_size(steps, "steps")
+                yield out
             if rel.max_hops is not None and depth >= rel.max_hops:
                 break
             self.ev.deadline.check()
@@ -359,11 +468,10 @@ class Matcher:
                         continue
                     grown.append((p, other, (*rels, ref)))
                     steps += depth + 1
-                check_size(len(grown) + len(out))
+                check_size(len(grown))
                 check_size(steps, "steps")
             paths = grown
             depth += 1
-        return out
 
 
 #: Row keys the matcher uses for itself: the input row of an OPTIONAL MATCH, and anonymous
@@ -415,7 +523,7 @@ def _where_hints(where: Expr | None) -> dict[str, list[Expr]]:
 
 
 def _equalities(
-    node: NodePattern, hints: dict[str, list[Expr]], row: Row
+    node: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
 ) -> list[tuple[str, Expr, bool]]:
     """(property key, the expression its value must equal, whether it is a list of them), for
     the equalities that can be evaluated on ``row`` before the node is bound."""
@@ -443,7 +551,9 @@ def _equalities(
     return out
 
 
-def _equality_keys(node: NodePattern, hints: dict[str, list[Expr]], row: Row) -> list[str]:
+def _equality_keys(
+    node: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
+) -> list[str]:
     return [key for key, _, _ in _equalities(node, hints, row)]
 
 

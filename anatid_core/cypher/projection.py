@@ -1,7 +1,8 @@
 """WITH and RETURN: projecting, grouping with aggregates, DISTINCT, ORDER BY, SKIP, LIMIT.
 
-A projection with no aggregate, DISTINCT or ORDER BY streams (its SKIP and LIMIT cut the
-stream, so the reads before it stop early); the others gather their input. ORDER BY sees the
+A projection with no aggregate or ORDER BY streams (its SKIP and LIMIT cut the stream, so
+the reads before it stop early; DISTINCT keeps the first row of each value as they come); the
+others gather their input. ORDER BY sees the
 projected columns and, unless the projection aggregates or is DISTINCT, the variables before
 it, as openCypher says.
 """
@@ -17,7 +18,7 @@ from .aggregates import aggregate_calls, compute
 from .expressions import Evaluator, Row
 from .limits import check_size
 from .syntax import Call, Expr, Projection, ProjectionItem, Var
-from .values import group_key, order
+from .values import group_key, native_order, order
 
 Stream = Iterator[list[Row]]
 
@@ -37,7 +38,7 @@ class Projector:
         if len(set(names)) != len(names):
             raise CypherError(f"a projection names two columns alike: {names}")
         aggregating = any(aggregate_calls(item.expr) for item in items)
-        if not aggregating and not proj.distinct and not proj.order:
+        if not aggregating and not proj.order:
             return self._streamed(proj, items, names, batches), names
         rows: list[Row] = []
         for batch in batches:
@@ -75,17 +76,37 @@ class Projector:
     def _streamed(
         self, proj: Projection, items: list[ProjectionItem], names: list[str], batches: Stream
     ) -> Stream:
+        """The projected rows as the input comes; DISTINCT keeps the first of each (so a
+        LIMIT after it stops the reads too: issue 42's ``*1..3`` ... DISTINCT ... LIMIT read
+        every path first)."""
         start, stop = self._window(proj)
         seen = 0
         if stop == 0:
             return
+        keys: set[Any] | None = set() if proj.distinct else None
         for batch in batches:
             self.ev.deadline.check()
-            lo = max(0, start - seen)
-            hi = len(batch) if stop is None else max(0, min(len(batch), stop - seen))
-            seen += len(batch)
-            if lo < hi:
-                yield [self._row(items, names, row) for row in batch[lo:hi]]
+            if keys is None:
+                lo = max(0, start - seen)
+                hi = len(batch) if stop is None else max(0, min(len(batch), stop - seen))
+                seen += len(batch)
+                rows = [self._row(items, names, row) for row in batch[lo:hi]]
+            else:
+                rows = []
+                for row in batch:
+                    projected = self._row(items, names, row)
+                    key = tuple(group_key(projected[n]) for n in names)
+                    if key in keys:
+                        continue
+                    keys.add(key)
+                    seen += 1
+                    if seen > start:
+                        rows.append(projected)
+                    if stop is not None and seen >= stop:
+                        break
+                check_size(len(keys))
+            if rows:
+                yield rows
             if stop is not None and seen >= stop:
                 return  # before asking for the next batch: the reads behind it stop here
 
@@ -134,6 +155,19 @@ class Projector:
                 else:
                     keys.append(self._sort_value(sort.expr, scope, projected_only))
             keyed.append((keys, row))
+
+        columns = [[keys[j] for keys, _ in keyed] for j in range(len(proj.order))]
+        natives = [native_order(column) for column in columns]
+        if all(key is not None for key in natives):
+            # one stable sort per key, the last first: Python's comparisons, not ``order``'s
+            for j in reversed(range(len(proj.order))):
+                self.ev.deadline.check()
+                key = natives[j]
+                assert key is not None
+                keyed.sort(
+                    key=lambda k, j=j, key=key: key(k[0][j]), reverse=proj.order[j].descending
+                )
+            return [row for _, row in keyed]
 
         def cmp(a: tuple[list[Any], Row], b: tuple[list[Any], Row]) -> int:
             self.ev.deadline.check()

@@ -10,6 +10,7 @@ then null, ascending).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -207,6 +208,34 @@ def order(a: Any, b: Any) -> int:
         return (a > b) - (a < b)
     except TypeError:
         return 0
+
+
+#: Kinds whose values of one kind Python orders as ``order`` does (datetimes: checked apart).
+_NATIVE = frozenset({"number", "string", "boolean", "date", "duration"})
+
+
+def native_order(values: list[Any]) -> Callable[[Any], Any] | None:
+    """A sort key giving ``values`` the order :func:`order` gives them, computed by Python's
+    own comparisons (a sort by ``cmp_to_key(order)`` cost ~3 us a comparison, most of an ORDER
+    BY over a thousand rows; issue 42), if there is one: all of one kind Python compares
+    alike (numbers without NaN, strings, booleans, dates, datetimes all aware or all naive),
+    and nulls, which sort last. None otherwise: :func:`order` sorts them."""
+    kinds = {_kind(v) for v in values if v is not None}
+    if len(kinds) > 1:
+        return None
+    kind = next(iter(kinds), "null")
+    if kind == "number" and any(isinstance(v, float) and math.isnan(v) for v in values):
+        return None
+    if kind == "datetime":
+        if len({v.utcoffset() is None for v in values if v is not None}) > 1:
+            return None
+    elif kind not in _NATIVE and kind != "null":
+        return None
+    return _null_last
+
+
+def _null_last(value: Any) -> tuple[bool, Any]:
+    return (True, 0) if value is None else (False, value)
 
 
 def group_key(value: Any) -> Any:

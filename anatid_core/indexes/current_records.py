@@ -23,7 +23,9 @@ SQL would answer:
 Memory: one tuple per current record holding its columns (id, name, text, props JSON, ...), plus
 the adjacency of each edge: measured with tracemalloc on Graphiti-shaped records, 95 MB per 100k
 entity nodes and 145 MB per 100k facts (edges), plus 8-21 MB per 100k nodes for the label and
-name index (:class:`NodeTags`). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
+name index (:class:`NodeTags`), the rows of the last 64 label, group, name or rel scans
+(references to the rows, dropped at the next change), and the ids of each group (scans by group; estimated at 4-6 MB
+per 100k records, not measured). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
 what they parsed per current version (:meth:`CurrentRecords.plain_props`): measured on Cognee's
 records, nothing beyond the rows for nodes (untagged props keep the row's own text) and 850 bytes
 per edge (scalar props kept parsed), 85 MB per 100k edges. The default limit (100,000 current
@@ -34,6 +36,7 @@ turns it off.
 from __future__ import annotations
 
 import bisect
+import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -96,9 +99,25 @@ VALID_FROM_AT: dict[Kind, int] = {"node": 8, "edge": 10}
 #: Where a node row holds its labels and its name (rows.NODE_COLS).
 _LABELS, _NAME = 3, 4
 
+#: Row positions of the columns a scan of the current rows filters by (rows.NODE_COLS /
+#: EDGE_COLS): see :meth:`_KindView.scan`.
+SCAN_COLUMNS: dict[Kind, dict[str, int]] = {
+    "node": {"id": 1, "group": 2, "name": 4},
+    "edge": {"id": 1, "src": 2, "dst": 3, "rel": 4, "group": 5, "name": 6},
+}
+#: Scans whose answers a view keeps until its next change (a query pages through one scan).
+SCANS_KEPT = 64
+
+#: A scan: (row position, the values allowed there) for each column filtered, all to hold.
+ScanFilter = tuple[tuple[int, frozenset[str]], ...]
+
 #: A commit changing more records than this drops the recency order instead of editing it (it
 #: is sorted again on next use: cheaper than many list insertions).
 RECENCY_EDITS = 64
+
+
+#: A row's record id, as a C callable (a sort key called for each row).
+_ID = operator.itemgetter(1)
 
 
 def row_id(row: Row) -> str:
@@ -172,7 +191,19 @@ class _KindView:
     the records with a valid_from, newest first: ``(-valid_from, id)`` ascending, the order
     ``ORDER BY valid_from DESC, id`` gives."""
 
-    __slots__ = ("by_id", "by_vid", "recency", "ends", "tags", "plain", "_by_id_order", "_vf")
+    __slots__ = (
+        "by_id",
+        "by_vid",
+        "recency",
+        "ends",
+        "tags",
+        "plain",
+        "by_group",
+        "_by_id_order",
+        "_scans",
+        "_vf",
+        "_group_at",
+    )
 
     def __init__(self, kind: Kind) -> None:
         self.by_id: dict[str, Row] = {}
@@ -191,7 +222,13 @@ class _KindView:
         #: :meth:`CurrentRecords.plain_props`.
         self.plain: dict[int, Plain] = {}
         #: Every current row by id, built on the first read of them all, dropped at any change.
+        #: The ids of the current records of each group, for scans by group (a pass over
+        #: every row of 125k edges took 40-65 ms; issue 42).
+        self.by_group: dict[str, set[str]] = {}
+        self._group_at = GROUP_AT[kind]
         self._by_id_order: list[Row] | None = None
+        #: The answers of recent scans (:meth:`scan`), dropped at any change.
+        self._scans: dict[tuple[ScanFilter, frozenset[str] | None], list[Row]] = {}
         self._vf = VALID_FROM_AT[kind]
 
     def add(self, row: Row) -> None:
@@ -201,6 +238,7 @@ class _KindView:
         self.by_id[row[1]] = row
         self.by_vid[row[0]] = row[1]
         self._by_id_order = None
+        self._scans = {}
         if self.recency is not None and row[self._vf] is not None:
             bisect.insort(self.recency, (-row[self._vf], row[1]))
         if self.ends is not None:
@@ -208,6 +246,7 @@ class _KindView:
                 index.setdefault(row[at], set()).add(row[1])
         if self.tags is not None:
             self.tags.add(row)
+        self.by_group.setdefault(row[self._group_at], set()).add(row[1])
 
     def remove_vids(self, vids: Iterable[int]) -> None:
         for vid in vids:
@@ -223,6 +262,7 @@ class _KindView:
         self.by_vid.pop(row[0], None)
         self.plain.pop(row[0], None)
         self._by_id_order = None
+        self._scans = {}
         self._unorder(row)
         if self.ends is not None:
             for at, index in self.ends.items():
@@ -233,6 +273,11 @@ class _KindView:
                         del index[row[at]]
         if self.tags is not None:
             self.tags.drop(row)
+        in_group = self.by_group.get(row[self._group_at])
+        if in_group is not None:
+            in_group.discard(row[1])
+            if not in_group:
+                del self.by_group[row[self._group_at]]
 
     def walk(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
@@ -257,6 +302,53 @@ class _KindView:
                 break
             frontier = reached
         return out
+
+    def scan(self, columns: ScanFilter, labels: frozenset[str] | None) -> list[Row]:
+        """The current rows whose columns hold one of the values ``columns`` allows, and (nodes)
+        carrying one of ``labels``, by id: what ``SELECT ... WHERE ... ORDER BY id`` gives.
+        The answer is kept until the next change (a query reads it a page at a time)."""
+        key = (columns, labels)
+        found = self._scans.get(key)
+        if found is not None:
+            return found
+        allowed = dict(columns)
+        candidates = self._candidates(allowed, labels)
+        rows = self.in_id_order() if candidates is None else [self.by_id[i] for i in candidates]
+        for at, values in columns:  # a pass per column: no generator per row (2 us a row)
+            rows = [row for row in rows if row[at] in values]
+        if labels is not None:
+            rows = [row for row in rows if not labels.isdisjoint(row[3] or ())]
+        found = rows if rows is not self._by_id_order else list(rows)
+        if candidates is not None:
+            found.sort(key=_ID)
+        # a read by ids or by an edge's ends is answered from an index already, and its key
+        # (a set of ids) would hold the memory of the rows it found: kept are label, group,
+        # name and rel scans, the ones a query pages through
+        by_index = {1} if self.ends is None else {1, 2, 3}  # ids; an edge's ends
+        if allowed.keys().isdisjoint(by_index):
+            if len(self._scans) >= SCANS_KEPT:
+                self._scans.clear()
+            self._scans[key] = found
+        return found
+
+    def _candidates(
+        self, allowed: dict[int, frozenset[str]], labels: frozenset[str] | None
+    ) -> Iterable[str] | None:
+        """The ids a scan need look at, from the narrowest index at hand (ids, a name, an
+        end of an edge, a group, a label); None: all rows."""
+        if 1 in allowed:
+            return [i for i in allowed[1] if i in self.by_id]
+        if self.tags is not None and 4 in allowed:
+            return self.tags.with_names(allowed[4])
+        if self.ends is not None:
+            for at in (2, 3):
+                if at in allowed:
+                    return {i for end in allowed[at] for i in self.ends[at].get(end, ())}
+        if self._group_at in allowed:
+            return {i for g in allowed[self._group_at] for i in self.by_group.get(g, ())}
+        if self.tags is not None and labels is not None:
+            return self.tags.with_labels(labels)
+        return None
 
     def in_id_order(self) -> list[Row]:
         """Every current row, by id (sorted on first use after a change: a repeated read of
@@ -479,4 +571,12 @@ def current_rows(kind: Kind, rows: list[Prepared], vids: np.ndarray, tx_us: int)
     return out
 
 
-__all__ = ["CurrentRecords", "NodeTags", "Row", "current_rows", "row_id"]
+__all__ = [
+    "SCAN_COLUMNS",
+    "CurrentRecords",
+    "NodeTags",
+    "Row",
+    "ScanFilter",
+    "current_rows",
+    "row_id",
+]

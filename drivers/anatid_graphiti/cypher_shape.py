@@ -18,12 +18,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from graphiti_core.edges import EntityEdge
-from graphiti_core.nodes import CommunityNode, EntityNode, EpisodicNode, SagaNode
+from graphiti_core.nodes import CommunityNode, EpisodicNode, SagaNode
 
 from anatid_core import CypherProcedure, Edge, InvalidInput, Item, Kind, Node, Store, View
 
 from . import mapping as m
+from .mapping.records import stored_time
 
 #: Neo4j's full-text index names (graphiti_core.graph_queries) and what each covers here.
 NODE_INDEXES = {
@@ -39,18 +39,10 @@ _EDGE_FIELDS = {"uuid": "id", "name": "name", "group_id": "group", "fact": "text
 
 
 def node_properties(node: Node) -> dict[str, Any]:
-    model = m.from_node(node) if m.node_kind(node) else None
-    if isinstance(model, EntityNode):
-        props = {
-            "uuid": model.uuid,
-            "name": model.name,
-            "group_id": model.group_id,
-            "summary": model.summary,
-            "created_at": model.created_at,
-        }
-        for key, value in (model.attributes or {}).items():
-            props.setdefault(key, value)
-        return props
+    kind = m.node_kind(node)
+    if kind == m.ENTITY:
+        return entity_properties(node)
+    model = m.from_node(node) if kind else None
     if isinstance(model, EpisodicNode):
         return {
             "uuid": model.uuid,
@@ -70,26 +62,49 @@ def node_properties(node: Node) -> dict[str, Any]:
     return {"uuid": node.id, "name": node.name, "group_id": node.group, **dict(node.props)}
 
 
+def entity_properties(node: Node) -> dict[str, Any]:
+    """An entity's properties, the values ``to_entity`` puts in its EntityNode, read straight
+    from the record: building the model (pydantic's validation) cost ~10 us a node, most of a
+    Cypher label scan's time (issue 42). tests/graphiti/test_cypher.py checks it against the model."""
+    props: dict[str, Any] = {
+        "uuid": node.id,
+        "name": node.name,
+        "group_id": node.group,
+        "summary": node.text,
+        "created_at": node.props["created_at"],
+    }
+    for key, value in (node.props.get("attributes") or {}).items():
+        props.setdefault(key, value)
+    return props
+
+
+def fact_properties(edge: Edge) -> dict[str, Any]:
+    """A RELATES_TO edge's properties, the values ``to_entity_edge`` puts in its EntityEdge,
+    read straight from the record (as :func:`entity_properties`)."""
+    p = edge.props
+    props: dict[str, Any] = {
+        "uuid": edge.id,
+        "source_uuid": edge.src,
+        "target_uuid": edge.dst,
+        "name": edge.name,
+        "group_id": edge.group,
+        "fact": edge.text,
+        "episodes": list(p.get("episodes") or []),
+        "created_at": p["created_at"],
+        "expired_at": p.get("expired_at"),
+        "valid_at": stored_time(edge, "valid_at", edge.valid_from),
+        "invalid_at": stored_time(edge, "invalid_at", edge.valid_to),
+        "reference_time": p.get("reference_time"),
+    }
+    for key, value in (p.get("attributes") or {}).items():
+        props.setdefault(key, value)
+    return props
+
+
 def edge_properties(edge: Edge) -> dict[str, Any]:
-    model = m.from_edge(edge) if edge.rel == m.RELATES_TO or edge.rel in _PLAIN else None
-    if isinstance(model, EntityEdge):
-        props: dict[str, Any] = {
-            "uuid": model.uuid,
-            "source_uuid": model.source_node_uuid,
-            "target_uuid": model.target_node_uuid,
-            "name": model.name,
-            "group_id": model.group_id,
-            "fact": model.fact,
-            "episodes": list(model.episodes),
-            "created_at": model.created_at,
-            "expired_at": model.expired_at,
-            "valid_at": model.valid_at,
-            "invalid_at": model.invalid_at,
-            "reference_time": model.reference_time,
-        }
-        for key, value in (model.attributes or {}).items():
-            props.setdefault(key, value)
-        return props
+    if edge.rel == m.RELATES_TO:
+        return fact_properties(edge)
+    model = m.from_edge(edge) if edge.rel in _PLAIN else None
     if model is not None:
         return {"uuid": model.uuid, "group_id": model.group_id, "created_at": model.created_at}
     return {"uuid": edge.id, "name": edge.name, "group_id": edge.group, **dict(edge.props)}

@@ -44,12 +44,14 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def _same_as_sql(s: Store, nodes: list[str], edges: list[str]) -> None:
-    assert s.get_nodes(nodes) == s.find_nodes(ids=nodes)
-    assert s.get_edges(edges) == s.find_edges(ids=edges)
+    sql = s.as_of(tx_time=datetime.now(timezone.utc))  # never from memory
+    assert s.get_nodes(nodes) == sql.find_nodes(ids=nodes) == s.find_nodes(ids=nodes)
+    assert s.get_edges(edges) == sql.find_edges(ids=edges) == s.find_edges(ids=edges)
     for i in nodes:
-        assert s.get_node(i) == next(iter(s.find_nodes(ids=[i])), None)
+        assert s.get_node(i) == next(iter(sql.find_nodes(ids=[i])), None)
     for i in edges:
-        assert s.get_edge(i) == next(iter(s.find_edges(ids=[i])), None)
+        assert s.get_edge(i) == next(iter(sql.find_edges(ids=[i])), None)
+    _scans_as_sql(s)
     for groups in (None, ["g"], ["g", "h"], ["nowhere"], []):  # the whole-graph bulk reads
         by_sql = sorted(s.find_nodes(groups=groups), key=lambda n: n.id)
         assert s.node_rows(groups=groups) == [(n.id, n.labels, n.name, n.props) for n in by_sql]
@@ -92,6 +94,42 @@ def _filtered_rows_as_sql(s: Store, nodes: list[str]) -> None:
             rebuilt.add(row)
         assert view.tags is not None
         assert (view.tags.by_label, view.tags.by_name) == (rebuilt.by_label, rebuilt.by_name)
+
+
+def _scans_as_sql(s: Store) -> None:
+    """``find_nodes``/``find_edges`` filtered by columns only (answered from memory where the
+    view serves, :meth:`Reader._scan_from_memory`) give what SQL gives, page by page."""
+    sql = s.as_of(tx_time=datetime.now(timezone.utc))
+    node_filters: list[dict[str, object]] = [
+        {},
+        {"labels": ["Entity"]},
+        {"labels": ["Entity", "Other"], "groups": ["g"]},
+        {"groups": ["g", "h"], "where": [[Cond("name", "in", ["node 1", "node 3", "x"])]]},
+        {"names": ["node 2", "renamed"], "where": [[Cond("group", "=", "g")]]},
+        {"ids": ["n1", "n4", "nope"], "labels": ["Entity"]},
+        {"where": [[Cond("id", "in", ["n0", "n2"]), Cond("id", "in", ["n2", "n3"])]]},
+        {"labels": []},
+    ]
+    edge_filters: list[dict[str, object]] = [
+        {},
+        {"rels": ["KNOWS"]},
+        {"src": ["n1", "n2"], "rels": ["KNOWS", "OTHER"]},
+        {"dst": ["n2"], "groups": ["default"]},
+        {"where": [[Cond("src", "in", ["n0", "n3"]), Cond("rel", "=", "KNOWS")]]},
+    ]
+    for verb, filters in (("find_nodes", node_filters), ("find_edges", edge_filters)):
+        for kw in filters:
+            for order_by in (None, "id"):
+                for limit, offset in ((None, 0), (2, 0), (2, 2), (3, 1), (0, 0)):
+                    page = {"order_by": order_by, "limit": limit, "offset": offset, **kw}
+                    assert getattr(s, verb)(**page) == getattr(sql, verb)(**page), page
+    for kind, at in (("node", 2), ("edge", 5)):
+        view = s.indexes.current.loaded(kind)  # type: ignore[arg-type]
+        if view is not None:  # the group index holds the current rows, nothing stale
+            rebuilt: dict[str, set[str]] = {}
+            for row in view.by_id.values():
+                rebuilt.setdefault(row[at], set()).add(row[1])
+            assert view.by_group == rebuilt
 
 
 NODES = [f"n{i}" for i in range(7)]
@@ -479,8 +517,10 @@ def test_reads_without_waiting_answer_from_memory_or_refuse(tmp_path: Path) -> N
         expected = s.get_node("a")  # builds them
         with s.without_waiting():
             assert s.get_node("a") == expected and s.get_nodes(["b", "zz"]) == [s.get_node("b")]
+        with s.without_waiting():  # a read filtered by columns only: from memory too
+            assert s.find_nodes() == [s.get_node("a"), s.get_node("b")]
         with pytest.raises(WouldWait), s.without_waiting():
-            s.find_nodes()  # answered by SQL
+            s.find_nodes(where=[[Cond("props.at", "=", T)]])  # answered by SQL
         newest = {
             "where": [[Cond("valid_from", "<=", datetime.now(timezone.utc))]],
             "order_by": "-valid_from",
@@ -499,3 +539,27 @@ def test_reads_without_waiting_answer_from_memory_or_refuse(tmp_path: Path) -> N
         assert s.get_node("c") is not None and len(s.find_nodes()) == 3
         with s.without_waiting():
             assert s.get_node("c") is not None
+
+
+def test_scans_by_column_come_from_memory_and_others_from_sql(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read filtered by columns only (the Cypher engine's label and group scans, a page
+    at a time) reads no SQL once the view is built; a filter on props still does."""
+    store.get_nodes(NODES)
+    store.get_edges(EDGES)
+    queries: list[str] = []
+    query = store.connection.query
+    monkeypatch.setattr(
+        store.connection, "query", lambda sql, params=(): queries.append(sql) or query(sql, params)
+    )
+    assert [n.id for n in store.find_nodes(labels=iter(["Entity"]), limit=2, offset=1)] == [
+        "n1",
+        "n2",
+    ]
+    by_group = store.find_nodes(where=[[Cond("group", "in", ["g"])]], order_by=None)
+    assert [n.id for n in by_group] == [f"n{i}" for i in range(5)]
+    assert [e.id for e in store.find_edges(src=["n1"], rels=["KNOWS"])] == ["e1"]
+    assert queries == []
+    assert [n.id for n in store.find_nodes(where=[[Cond("props.i", ">", 2)]])] == ["n3", "n4"]
+    assert queries  # props: SQL

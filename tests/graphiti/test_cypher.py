@@ -118,3 +118,69 @@ async def test_a_returned_relationship_omits_null_properties_as_neo4j_does(graph
     assert None not in record["e"].values()
     assert sorted(record["e"]) == sorted(record["keys"])
     assert record["p"] == {"uuid": record["e"]["uuid"], "expired_at": None}
+
+
+def test_entity_and_fact_properties_equal_the_models_values():
+    """Cypher reads an entity's and a fact's properties straight from the record (issue 42);
+    they are the values Graphiti's models hold once read back (attributes, exact times)."""
+    from datetime import timedelta
+
+    from anatid_graphiti import cypher_shape
+    from anatid_graphiti import mapping as m
+    from graphiti_core.edges import EntityEdge
+    from graphiti_core.nodes import EntityNode
+
+    at = datetime(2024, 5, 1, 12, 30, 0, 123456, tzinfo=timezone.utc)
+    entity = EntityNode(
+        uuid="e1",
+        name="Alice",
+        group_id="g",
+        labels=["Entity", "Person"],
+        created_at=at,
+        summary="a person",
+        attributes={"age": 30, "tags": ["x"], "name": "not the name"},
+    )
+    fact = EntityEdge(
+        uuid="f1",
+        source_node_uuid="e1",
+        target_node_uuid="e2",
+        group_id="g",
+        name="KNOWS",
+        fact="Alice knows Bob",
+        episodes=["ep1", "ep2"],
+        created_at=at,
+        valid_at=at - timedelta(days=1),
+        invalid_at=at + timedelta(microseconds=7),
+        expired_at=None,
+        reference_time=at,
+        attributes={"weight": 0.5, "fact": "not the fact"},
+    )
+    node, edge = m.to_node(entity), m.to_edge(fact)
+    model_node, model_edge = m.from_node(node), m.from_edge(edge)
+    assert isinstance(model_node, EntityNode) and isinstance(model_edge, EntityEdge)
+    want_node = {
+        "uuid": model_node.uuid,
+        "name": model_node.name,
+        "group_id": model_node.group_id,
+        "summary": model_node.summary,
+        "created_at": model_node.created_at,
+        "age": 30,
+        "tags": ["x"],
+    }
+    assert cypher_shape.node_properties(node) == want_node
+    want_edge = {
+        "uuid": model_edge.uuid,
+        "source_uuid": model_edge.source_node_uuid,
+        "target_uuid": model_edge.target_node_uuid,
+        "name": model_edge.name,
+        "group_id": model_edge.group_id,
+        "fact": model_edge.fact,
+        "episodes": model_edge.episodes,
+        "created_at": model_edge.created_at,
+        "expired_at": model_edge.expired_at,
+        "valid_at": model_edge.valid_at,
+        "invalid_at": model_edge.invalid_at,
+        "reference_time": model_edge.reference_time,
+        "weight": 0.5,
+    }
+    assert cypher_shape.edge_properties(edge) == want_edge

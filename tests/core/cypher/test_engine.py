@@ -19,6 +19,7 @@ from anatid_core import (
     Store,
     UnsupportedOperation,
 )
+from anatid_core.cypher.graph import SCAN_PAGES
 
 
 def people(store: Store) -> None:
@@ -136,7 +137,7 @@ def test_limit_stops_the_reads_early(store: Store, monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(type(store), "find_nodes", counting)
     assert len(store.cypher("MATCH (n:T) RETURN n.name LIMIT 5").rows) == 5
-    assert pages == [200]  # one small page, not the whole label
+    assert pages == [SCAN_PAGES[0]]  # one small page, not the whole label
     pages.clear()
     assert store.cypher("MATCH (n:T) RETURN count(n)").rows == [(3000,)]
     assert len(pages) > 1

@@ -1,0 +1,231 @@
+"""The plans that read less (issue 42) answer what the plain plans answer.
+
+A pattern whose relationship has an equality on a field the store narrows by (``WHERE
+r.group = $g``) starts from those relationships; the same query with the equality hidden from
+the planner (``r.group + '' = $g``) starts from a node and is the reference. Label and column
+scans come from the in-memory current records on the current state and from SQL as of a past
+instant; DISTINCT without ORDER BY streams. Each is checked on the current state, after writes,
+after another process's commit and as of the past.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from anatid_core import CypherTimeout, Edge, Node, Store
+
+#: (query with a narrowing the planner sees, the same query with it hidden).
+PAIRS = [
+    (
+        "MATCH (a:A)-[r:R]->(b) WHERE r.group = $g RETURN a.id, r.id, b.id",
+        "MATCH (a:A)-[r:R]->(b) WHERE r.group + '' = $g RETURN a.id, r.id, b.id",
+    ),
+    (
+        "MATCH (a)-[r:R]-(b:B) WHERE r.group = $g RETURN a.id, r.id, b.id",
+        "MATCH (a)-[r:R]-(b:B) WHERE r.group + '' = $g RETURN a.id, r.id, b.id",
+    ),
+    (
+        "MATCH (a)<-[r {group: $g}]-(b) RETURN a.id, r.id, b.id",
+        "MATCH (a)<-[r]-(b) WHERE r.group + '' = $g RETURN a.id, r.id, b.id",
+    ),
+    (
+        "MATCH (x)-[s]->(a)-[r:R]->(b)-[t]-(c:A) WHERE r.group = $g "
+        "RETURN x.id, s.id, a.id, b.id, t.id, c.id",
+        "MATCH (x)-[s]->(a)-[r:R]->(b)-[t]-(c:A) WHERE r.group + '' = $g "
+        "RETURN x.id, s.id, a.id, b.id, t.id, c.id",
+    ),
+    (
+        "MATCH (a)-[r]-(a) WHERE r.group = $g RETURN a.id, r.id",
+        "MATCH (a)-[r]-(a) WHERE r.group + '' = $g RETURN a.id, r.id",
+    ),
+    (
+        "MATCH (a:A)-[r:R|S]->(b:A) WHERE r.group IN [$g, 'g2'] AND b.group = 'g1' "
+        "RETURN count(*) AS n",
+        "MATCH (a:A)-[r:R|S]->(b:A) WHERE r.group + '' IN [$g, 'g2'] AND b.group + '' = 'g1' "
+        "RETURN count(*) AS n",
+    ),
+    (
+        "MATCH (n:A) WHERE n.group = $g RETURN n.id",
+        "MATCH (n:A) WHERE n.group + '' = $g RETURN n.id",
+    ),
+    (
+        "MATCH (n:B {name: 'n7'}) RETURN n.id",
+        "MATCH (n:B) WHERE n.name + '' = 'n7' RETURN n.id",
+    ),
+]
+
+
+def fill(store: Store, seed: int = 5) -> None:
+    rng = random.Random(seed)
+    store.upsert_nodes(
+        [
+            Node(f"n{i}", group=f"g{i % 3}", labels=rng.choice([("A",), ("B",), ("A", "B")]), name=f"n{i}")
+            for i in range(30)
+        ]
+    )  # fmt: skip
+    edges = [
+        Edge(f"e{i}", f"n{rng.randrange(30)}", f"n{rng.randrange(30)}", rng.choice("RS"),
+             group=f"g{rng.randrange(3)}")
+        for i in range(120)
+    ]  # fmt: skip
+    edges += [Edge("loop", "n1", "n1", "R", group="g0"), Edge("par", "n2", "n3", "R", group="g0")]
+    edges.append(Edge("par2", "n2", "n3", "R", group="g0"))
+    store.upsert_edges(edges)
+
+
+def answers(reader: object, query: str) -> list[Counter[str]]:
+    return [
+        Counter(map(repr, reader.cypher(query, {"g": g}).rows))  # type: ignore[attr-defined]
+        for g in ("g0", "g1", "nowhere")
+    ]
+
+
+def check(reader: object) -> None:
+    for fast, plain in PAIRS:
+        assert answers(reader, fast) == answers(reader, plain), fast
+    limited = "MATCH (a:A)-[r:R]->(b) WHERE r.group = $g RETURN a.id, r.id, b.id LIMIT 4"
+    whole = limited.rsplit(" LIMIT", 1)[0]
+    for part, full in zip(answers(reader, limited), answers(reader, whole), strict=True):
+        assert not part - full and part.total() == min(4, full.total())
+
+
+@pytest.fixture
+def filled(tmp_path: Path) -> Store:
+    store = Store.open(tmp_path / "plans.duckdb")
+    fill(store)
+    yield store  # type: ignore[misc]
+    store.close()
+
+
+def test_narrowed_plans_answer_as_the_plain_plans(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher import matching
+
+    started: list[str] = []
+    original = matching.Matcher._start_rels
+    monkeypatch.setattr(
+        matching.Matcher,
+        "_start_rels",
+        lambda self, part, *a: started.append(part) or original(self, part, *a),
+    )
+    check(filled)
+    assert len(started) >= 6 * 3  # the first six pairs' narrowed queries began at r
+    assert filled.indexes.current.loaded("edge") is not None  # scans came from memory
+
+
+def test_after_writes_deletes_and_as_of_the_past(filled: Store) -> None:
+    check(filled)
+    past = datetime.now(timezone.utc)
+    time.sleep(0.002)
+    before = answers(filled, PAIRS[0][0])
+    filled.upsert_edges(
+        [Edge("e0", "n4", "n5", "R", group="g1"), Edge("new", "n6", "n4", "R", group="g0")]
+    )
+    filled.delete_edges(["e1", "e2"])
+    filled.delete_nodes(["n3"])
+    filled.upsert_nodes([Node("n8", group="g2", labels=("A",), name="renamed")])
+    check(filled)
+    check(filled.as_of(tx_time=past))
+    assert (
+        answers(filled.as_of(tx_time=past), PAIRS[0][0]) == before != answers(filled, PAIRS[0][0])
+    )
+
+
+def test_after_another_process_commits(filled: Store) -> None:
+    check(filled)
+    code = f"""
+        from anatid_core import Edge, Node, Store
+        with Store.open({filled.path!r}) as other:
+            other.upsert_edges([Edge("far", "n9", "n10", "R", group="g1")])
+            other.delete_edges(["e3"])
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    check(filled)
+    rows = filled.cypher("MATCH (a)-[r:R {group: 'g1'}]->(b) WHERE r.id = 'far' RETURN a.id").rows
+    assert rows == [("n9",)]
+
+
+def test_distinct_streams_and_keeps_its_window(filled: Store) -> None:
+    query = "MATCH (a:A)-[r]-(b) WHERE a.group = $g RETURN DISTINCT b.id AS id"
+    for g in ("g0", "g1"):
+        every = [r[0] for r in filled.cypher(query, {"g": g}).rows]
+        assert len(every) == len(set(every))
+        ordered = [r[0] for r in filled.cypher(query + " ORDER BY id", {"g": g}).rows]
+        assert sorted(every) == ordered
+        window = [r[0] for r in filled.cypher(query + " SKIP 2 LIMIT 3", {"g": g}).rows]
+        assert window == every[2:5]
+
+
+def test_a_relationship_scan_stops_at_the_deadline(filled: Store) -> None:
+    with pytest.raises(CypherTimeout):
+        filled.cypher("MATCH (a)-[r {group: 'g0'}]->(b), (c), (d) RETURN count(*)", timeout=1e-6)
+
+
+def test_a_variable_length_walk_stops_at_the_length_a_limit_is_met(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher.graph import Graph
+
+    expansions: list[int] = []
+    original = Graph.expand
+    monkeypatch.setattr(
+        Graph,
+        "expand",
+        lambda self, ids, *a: expansions.append(len(ids)) or original(self, ids, *a),
+    )
+    query = "MATCH (a {id: 'n0'})-[*1..3]-(b) RETURN DISTINCT b.id AS id"
+    every = {r[0] for r in filled.cypher(query).rows}
+    assert len(expansions) == 3
+    expansions.clear()
+    some = [r[0] for r in filled.cypher(query + " LIMIT 2").rows]
+    assert len(some) == 2 and set(some) <= every
+    assert len(expansions) == 1  # the paths of length 1 met it
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_order_by_sorts_as_the_cypher_order_with_nulls_and_ties(filled: Store, seed: int) -> None:
+    """ORDER BY on columns of one kind sorts by Python's comparisons, stable sorts one key at
+    a time; a column of mixed kinds by Cypher's order of types. Both give the order
+    ``values.order`` defines, ties in input order."""
+    import functools
+
+    from anatid_core.cypher.values import order
+
+    rng = random.Random(seed)
+    pools = [
+        [None, 1, 2, 2.5, -3, 10**20, True],  # mixed: numbers and a boolean
+        [None, 1, 2, 2.5, -3, 2.0],
+        [None, "a", "B", "b", "ä", ""],
+        [None, datetime(2024, 1, 2, tzinfo=timezone.utc), datetime(2023, 5, 1, tzinfo=timezone.utc)],
+        [None, "x", 3, [1, 2]],  # mixed
+    ]  # fmt: skip
+    a_pool, b_pool = rng.sample(pools, 2)
+    rows = [{"a": rng.choice(a_pool), "b": rng.choice(b_pool), "i": i} for i in range(40)]
+    for a_desc, b_desc in ((False, False), (True, False), (False, True), (True, True)):
+        query = (
+            "UNWIND $rows AS r RETURN r.a AS a, r.b AS b, r.i AS i "
+            f"ORDER BY a {'DESC' if a_desc else ''}, b {'DESC' if b_desc else ''}"
+        )
+        got = [row[2] for row in filled.cypher(query, {"rows": rows}).rows]
+
+        def cmp(x: dict, y: dict, a_desc: bool = a_desc, b_desc: bool = b_desc) -> int:
+            c = order(x["a"], y["a"])
+            if c:
+                return -c if a_desc else c
+            c = order(x["b"], y["b"])
+            return -c if b_desc else c
+
+        assert got == [r["i"] for r in sorted(rows, key=functools.cmp_to_key(cmp))], query
