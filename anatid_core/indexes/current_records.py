@@ -513,14 +513,7 @@ class CurrentRecords(Index):
                     for batch in batches
                     for row in current_rows(kind, batch.records, batch.vids, changes.time_us)
                 ]
-                if len(removed) + len(added) > RECENCY_EDITS:
-                    view.recency = None
-                for row in added:
-                    view.add(row)
-                view.remove_vids(removed.tolist())
-                if len(view.by_id) > int(self._limit()):
-                    del self._views[kind]
-                    self._too_big.add(kind)
+                self._take_in(kind, view, added, removed)
 
     def caught_up(self, since_us: int, removed: Mapping[Kind, np.ndarray]) -> None:
         """Other processes' commits: their current rows added, the versions they ended
@@ -533,15 +526,19 @@ class CurrentRecords(Index):
                     "WHERE r.tx_to IS NULL AND r.tx_from > ?",
                     [int(since_us)],
                 )
-                gone = removed[kind]
-                if len(gone) + len(added) > RECENCY_EDITS:
-                    view.recency = None
-                for row in added:
-                    view.add(row)
-                view.remove_vids(gone.tolist())
-                if len(view.by_id) > int(self._limit()):
-                    del self._views[kind]
-                    self._too_big.add(kind)
+                self._take_in(kind, view, added, removed[kind])
+
+    def _take_in(self, kind: Kind, view: _KindView, added: list[Row], removed: np.ndarray) -> None:
+        """Add the rows a commit inserted, then drop the versions it ended (a row replaces its
+        id's older row as it is added); a view grown past the limit is dropped. Under the lock."""
+        if len(removed) + len(added) > RECENCY_EDITS:
+            view.recency = None
+        for row in added:
+            view.add(row)
+        view.remove_vids(removed.tolist())
+        if len(view.by_id) > int(self._limit()):
+            del self._views[kind]
+            self._too_big.add(kind)
 
     def forget(self) -> None:
         """Drop every view (each is built again on next use)."""
