@@ -36,6 +36,7 @@ from .dberrors import open_error, write_error
 from .filemode import creation_mask, no_wider
 from .opening import (
     CATALOG,
+    SESSION_SETTINGS,
     attach,
     check_path,
     claim,
@@ -368,7 +369,7 @@ class Connection:
                 cur = self._con.cursor()
                 self._cursors.append(cur)
                 self._local.generation = self._generation
-            run(cur, "SET python_enable_replacements = false")
+            run(cur, SESSION_SETTINGS)
             if self.path != ":memory:":
                 run(cur, f"USE {CATALOG}")
             self._local.cursor = cur

@@ -46,6 +46,12 @@ CONNECT_CONFIG: dict[str, Any] = {
     "checkpoint_threshold": "64MB",
 }
 
+#: Run on every DuckDB connection and cursor (each is a session of its own): no Python variable
+#: is ever resolved by name in a query, and no progress bar is drawn (DuckDB draws one on the
+#: process's standard output for any statement past 2 s, terminal or not: into an MCP server's
+#: JSON-RPC stream, a CLI's --json output; found when a long-lived writer's write printed one).
+SESSION_SETTINGS = "SET python_enable_replacements = false; SET enable_progress_bar = false"
+
 # ------------------------------------------------------------------ one writer per process
 
 #: Files open for writing in this process (real path -> the Connection). DuckDB shares one
@@ -212,8 +218,7 @@ def connect(
     except duckdb.Error as exc:
         raise open_error(exc, path, read_only=read_only) from exc
     try:
-        # Our own tables only: never let a query resolve a Python variable by name.
-        run(con, "SET python_enable_replacements = false")
+        run(con, SESSION_SETTINGS)
         if bulk_load:
             run(con, f"SET disabled_compression_methods = '{BULK_LOAD_NO_COMPRESSION}'")
         with no_wider(0 if path == ":memory:" else creation_mask(path)):

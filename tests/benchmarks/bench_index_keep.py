@@ -212,9 +212,11 @@ def main() -> None:
         print(
             f"first search ratio, no index / after builder: {peer['first_s'] / after['first_s']:.1f}x"
         )
-        long = json.loads(
-            child(LONG_WRITER.format(path=path, dim=args.dim, queries=args.queries, n=args.n))
-        )
+        said = child(LONG_WRITER.format(path=path, dim=args.dim, queries=args.queries, n=args.n))
+        *other, last = said.splitlines()
+        if other:
+            print("the long-lived writer also printed:", *other, sep="\n  ")
+        long = json.loads(last)
         q, b = long["quiet"], long["busy"]
         print(
             f"\nlong-lived writer, hybrid p50/p95: quiet {q['p50']:.1f} / {q['p95']:.1f} ms, "

@@ -47,3 +47,41 @@ def test_a_read_only_connection_refuses_a_transaction(tmp_path) -> None:
     with pytest.raises(ReadOnlyError), db.transaction():
         pass
     db.close()
+
+
+def test_no_session_draws_duckdbs_progress_bar(tmp_path) -> None:
+    """DuckDB draws a progress bar on stdout for any statement past 2 s, terminal or not: it
+    would land in an MCP server's JSON-RPC stream or a CLI's --json output. Every session the
+    store reads through (each thread's cursor) has it off."""
+    import threading
+
+    seen: list[object] = []
+    with Store.open(tmp_path / "p.duckdb") as store:
+
+        def look() -> None:
+            with store.connection.turn():
+                cur = store.connection.cursor()
+                seen.append(cur.execute("SELECT current_setting('enable_progress_bar')").fetchone())
+
+        look()
+        other = threading.Thread(target=look)
+        other.start()
+        other.join()
+    # The DuckDB connection itself too (it attaches, detaches and checkpoints the file: a
+    # checkpoint after a large write takes seconds), where DuckDB's default is on: in a process
+    # of its own, as the first connection of that process.
+    import subprocess
+    import sys
+
+    script = (
+        "from anatid_core.storage.opening import config_for, connect\n"
+        f"con = connect({str(tmp_path / 'q.duckdb')!r}, read_only=False, "
+        "config=config_for(None, bulk_load=False, read_only=False))\n"
+        "print(con.execute(\"SELECT current_setting('enable_progress_bar')\").fetchone()[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    seen.append((done.stdout.strip() == "True",))
+    assert seen == [(False,), (False,), (False,)]
