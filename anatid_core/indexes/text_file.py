@@ -291,7 +291,7 @@ class TextFiles(Index):
 
 
 #: ``common``: the share of the current versions above which a query term's postings are looked
-#: up for the rare terms' candidates rather than scored in full (:meth:`KindText.scored_best`).
+#: up for the rare terms' candidates rather than scored in full (:func:`_pruned`).
 PRUNE: dict[str, float] = {"common": 1 / 16}
 
 
@@ -357,14 +357,13 @@ def _pruned(
 def _add_lookups(
     t: _TermPostings, cand_v: np.ndarray, cand_s: np.ndarray, n: float, avgdl: float
 ) -> None:
-    """Add a common term's score to the candidates it matches (binary searches in its postings)."""
-    for vids, tfs, dls, keep in ((t.fv, t.ftf, t.fdl, t.keep), (t.dv, t.dtf, t.ddl, None)):
+    """Add a common term's score to the candidates it matches (binary searches in its postings).
+    The candidates are current versions, so a posting of one is current: no mask to apply."""
+    for vids, tfs, dls in ((t.fv, t.ftf, t.fdl), (t.dv, t.dtf, t.ddl)):
         if not len(vids):
             continue
         at = np.minimum(np.searchsorted(vids, cand_v), len(vids) - 1)
         hit = vids[at] == cand_v
-        if keep is not None:
-            hit &= keep[at]
         if hit.any():
             pos = at[hit]
             cand_s[hit] += bm25(
