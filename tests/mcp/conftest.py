@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +203,19 @@ async def remember(session: ClientSession, body: str, day: int, **args: Any) -> 
     queue = await settle(session)
     assert not queue["failed"], queue
     return queue
+
+
+async def remember_two(
+    session: ClientSession, first: tuple[str, int], second: tuple[str, int]
+) -> str:
+    """Remember two episodes (:func:`remember`, body and day each), and return an instant
+    (ISO 8601, UTC) between their writes: an ``as_of`` that sees the first alone."""
+    await remember(session, *first)
+    await asyncio.sleep(0.01)
+    between = datetime.now(timezone.utc).isoformat()
+    await asyncio.sleep(0.01)
+    await remember(session, *second)
+    return between
 
 
 @pytest.fixture

@@ -3,10 +3,7 @@ episodes each fact came from, the group wall, ``as_of``, and refusals of bad arg
 
 from __future__ import annotations
 
-import asyncio
-from datetime import datetime, timezone
-
-from .conftest import call, refuse, remember, stdio_session
+from .conftest import call, refuse, remember, remember_two, stdio_session
 
 
 async def _entities(s, query: str, **args) -> dict[str, str]:
@@ -20,11 +17,7 @@ def _chain(path: dict) -> tuple[list[str], list[str]]:
 
 async def test_shortest_path_and_explain_follow_facts_with_their_episodes(memory_path):
     async with stdio_session(memory_path) as s:
-        await remember(s, "Alice works at Acme.", 1)
-        await asyncio.sleep(0.01)
-        before_bob = datetime.now(timezone.utc).isoformat()
-        await asyncio.sleep(0.01)
-        await remember(s, "Alice knows Bob.", 2)
+        before_bob = await remember_two(s, ("Alice works at Acme.", 1), ("Alice knows Bob.", 2))
         ids = await _entities(s, "Alice Bob Acme")
         episodes = {e["name"]: e["uuid"] for e in (await call(s, "get_episodes"))["episodes"]}
 

@@ -4,10 +4,7 @@ tool of the kind in Graphiti's own server (so nothing to match there)."""
 
 from __future__ import annotations
 
-import asyncio
-from datetime import datetime, timezone
-
-from .conftest import call, refuse, remember, stdio_session
+from .conftest import call, refuse, remember, remember_two, stdio_session
 
 FACTS = (
     "MATCH (a:Entity)-[r:RELATES_TO]->(b:Entity) "
@@ -17,11 +14,7 @@ FACTS = (
 
 async def test_query_graph_answers_in_graphitis_names_and_as_of(memory_path):
     async with stdio_session(memory_path) as s:
-        await remember(s, "Alice works at Acme.", 1)
-        await asyncio.sleep(0.01)
-        before_bob = datetime.now(timezone.utc).isoformat()
-        await asyncio.sleep(0.01)
-        await remember(s, "Alice knows Bob.", 2)
+        before_bob = await remember_two(s, ("Alice works at Acme.", 1), ("Alice knows Bob.", 2))
 
         found = await call(s, "query_graph", query=FACTS)
         assert found["columns"] == ["source", "rel", "fact", "target"]

@@ -6,7 +6,7 @@ import asyncio
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .conftest import call, refuse, remember, settle, stdio_session
+from .conftest import call, refuse, remember, remember_two, settle, stdio_session
 
 #: Graphiti's MCP server's tools and their arguments (required ones first), plus ours (as_of,
 #: add_triplet's valid_at / invalid_at, get_history, what_changed, shortest_path, explain). A client switching servers must find exactly these.
@@ -167,11 +167,7 @@ async def test_delete_episode_removes_only_what_it_alone_created(memory_path):
 
 async def test_as_of_before_a_contradiction_returns_the_old_fact(memory_path):
     async with stdio_session(memory_path) as s:
-        await remember(s, "Alice works at Acme.", 1)
-        await asyncio.sleep(0.01)
-        between = datetime.now(timezone.utc).isoformat()
-        await asyncio.sleep(0.01)
-        await remember(s, "Alice works at Globex.", 30)
+        between = await remember_two(s, ("Alice works at Acme.", 1), ("Alice works at Globex.", 30))
         now = await call(s, "search_memory_facts", query="Alice works")
         then = await call(s, "search_memory_facts", query="Alice works", as_of=between)
         old_nodes = await call(s, "search_nodes", query="Globex Acme", as_of=between)
