@@ -2,9 +2,14 @@
 of the kind's versions up to the newest, sorted by term, in one mapped file, with the keys file
 that names each version's record.
 
-Unlike an HNSW graph, postings are cheap to write: a build always writes the whole file again
-(a merge is a rebuild), reading the postings in batches of version ids, each batch in its own
-turn on the file. It publishes as :func:`anatid_core.indexes.ann_build.build_space` does: only
+Unlike an HNSW graph, postings are cheap to write: a build writes the whole file again. A first
+build reads every version's postings from the store, in batches of version ids, each batch in
+its own turn on the file; a merge reads only the versions written since the index's ``high``
+and takes the rest from the index's own files (every turn on the file makes a writer beside it
+hand the file over: rereading 125k facts to merge 25k took two long turns and stalled its
+searches). The versions a file holds never change (a version's words and length are written
+once; ending it changes neither; a purge removes the index), so old and new postings join
+without a conflict. It publishes as :func:`anatid_core.indexes.ann_build.build_space` does: only
 if the file still holds every version it read (a purge meanwhile abandons it: the erased words
 must not come back in a file).
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from typing import NamedTuple
 
 import duckdb
 import numpy as np
@@ -132,23 +138,34 @@ def build_text(
             manifest = valid_text_manifest(connection.cursor(), path, kind)
         if manifest is not None and manifest.high >= top:
             return report(kind, None, 0, manifest, started, path)
+        low = 0 if manifest is None else manifest.high
         read = _read_all(
-            connection, kind, top, stop, lambda done: report_progress("reading", done, rows)
+            connection,
+            kind,
+            top,
+            stop,
+            lambda done: report_progress(
+                "reading", done, rows - (manifest.count if manifest else 0)
+            ),
+            low=low,
         )
         if read is None:
             return None
-        vids, ids, lens, words, codes, post_vids, tfs = read
-        report_progress("reading", len(vids), len(vids), final=True)
+        report_progress("reading", len(read.vids), len(read.vids), final=True)
         report_progress("writing", 0, 1)
-        order = np.lexsort((post_vids, codes))
-        codes, post_vids, tfs = codes[order], post_vids[order], tfs[order]
+        added = len(read.vids)
+        if manifest is not None:
+            read = _joined(_held(index_files.folder_of(path), manifest), read)
+        vids, ids = read.vids, read.ids
+        order = np.lexsort((read.post_vids, read.codes))
+        codes, post_vids, tfs = read.codes[order], read.post_vids[order], read.tfs[order]
         if len(codes):
             starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
-            words = [words[c] for c in codes[starts[:-1]].tolist()]
+            words = [read.words[c] for c in codes[starts[:-1]].tolist()]
         else:
             starts, words = np.zeros(1, dtype=np.int64), []
         doc_len = np.zeros(top + 1, dtype=np.float32)
-        doc_len[vids] = lens
+        doc_len[vids] = read.lens
         written = index_files.temp_path(path, kind, None)
         keys = index_files.temp_path(path, kind, None)
         with index_files.writing(path):
@@ -171,7 +188,75 @@ def build_text(
         if not publish_built(connection, table, written, keys, new, index_ties.text_fingerprint):
             return None
         report_progress("writing", 1, 1, final=True)
-        return report(kind, None, len(vids), new, started, path)
+        return report(kind, None, added, new, started, path)
+
+
+class Postings(NamedTuple):
+    """Versions (vid, record id, length) and their postings: the terms, sorted by their UTF-8
+    bytes (as the file's binary search compares), each posting's term as a position among
+    them, its version id and frequency."""
+
+    vids: np.ndarray
+    ids: pa.Array
+    lens: np.ndarray
+    words: list[str]
+    codes: np.ndarray
+    post_vids: np.ndarray
+    tfs: np.ndarray
+
+
+def _utf8(word: str) -> bytes:
+    return word.encode("utf-8", "surrogatepass")
+
+
+def _held(folder: str, m: Manifest) -> Postings:
+    """What a published text index holds, read from its files (mapped; checked by their seals
+    as a search checks them, by :func:`valid_text_manifest`)."""
+    postings = PostingsFile(os.path.join(folder, m.file))
+    keys = index_files.KeysFile(os.path.join(folder, m.keys))
+    vids = np.asarray(keys.vids, dtype=np.int64)
+    words = postings.all_terms()
+    counts = np.diff(postings.post_offsets())
+    return Postings(
+        vids=vids,
+        ids=keys.id_array(),
+        lens=np.asarray(postings.doc_len[vids], dtype=np.float32),
+        words=words,
+        codes=np.repeat(np.arange(len(words), dtype=np.int64), counts),
+        post_vids=np.asarray(postings.vids, dtype=np.int64),
+        tfs=np.asarray(postings.tfs, dtype=np.float32),
+    )
+
+
+def _joined(old: Postings, new: Postings) -> Postings:
+    """The versions of both (``new``'s all after ``old``'s), their terms in one sorted list."""
+    known = set(old.words)
+    fresh = [w for w in new.words if w not in known]
+    if fresh:
+        words = sorted(old.words + fresh, key=_utf8)
+        position = _positions(words)
+        old_codes = _recoded(old, position)
+    else:  # the usual merge: no word the index has not seen
+        words, position, old_codes = old.words, _positions(old.words), old.codes
+    return Postings(
+        vids=np.concatenate([old.vids, new.vids]),
+        ids=pa.concat_arrays([old.ids.cast(pa.large_string()), new.ids.cast(pa.large_string())]),
+        lens=np.concatenate([old.lens, new.lens]),
+        words=words,
+        codes=np.concatenate([old_codes, _recoded(new, position)]),
+        post_vids=np.concatenate([old.post_vids, new.post_vids]),
+        tfs=np.concatenate([old.tfs, new.tfs]),
+    )
+
+
+def _positions(words: list[str]) -> dict[str, int]:
+    return {w: i for i, w in enumerate(words)}
+
+
+def _recoded(p: Postings, position: dict[str, int]) -> np.ndarray:
+    """The terms of ``p``'s postings as positions in another sorted term list."""
+    table = np.asarray([position[w] for w in p.words], dtype=np.int64)
+    return table[p.codes] if len(p.codes) else p.codes
 
 
 def _read_all(
@@ -180,19 +265,18 @@ def _read_all(
     top: int,
     stop: threading.Event | None,
     read: Callable[[int], None],
-) -> tuple[np.ndarray, list[str], np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray] | None:
-    """Every version of ``kind`` up to ``top`` (vid, id, length) and its postings: the terms,
-    sorted by their UTF-8 bytes (as the file's binary search compares), each posting's term
-    as a position among them, its version id and frequency; a batch of versions per turn,
-    ``read`` told the versions read so far after each."""
+    *,
+    low: int = 0,
+) -> Postings | None:
+    """Every version of ``kind`` after ``low`` up to ``top`` and its postings; a batch of
+    versions per turn, ``read`` told the versions read so far after each."""
     table = table_of(kind)
     vids: list[np.ndarray] = []
-    ids: list[str] = []
+    ids: list[pa.Array] = []
     lens: list[np.ndarray] = []
     terms: list[pa.Array] = []
     post_vids: list[np.ndarray] = []
     tfs: list[np.ndarray] = []
-    low = 0
     while low < top:
         if stop is not None and stop.is_set():
             return None
@@ -217,7 +301,7 @@ def _read_all(
                 )
             )
         vids.append(batch)
-        ids.extend(docs.column(1).to_pylist())
+        ids.extend(docs.column(1).chunks)
         lens.append(arrow_numbers(docs.column(2).combine_chunks()).astype(np.float32))
         terms.extend(posts.column(0).chunks)
         post_vids.append(arrow_numbers(posts.column(1).combine_chunks()).astype(np.int64))
@@ -227,17 +311,17 @@ def _read_all(
     encoded = pa.chunked_array(terms, type=pa.string()).combine_chunks().dictionary_encode()
     words = encoded.dictionary.to_pylist()
     rank = np.empty(len(words), dtype=np.int64)
-    ordered = sorted(range(len(words)), key=lambda i: words[i].encode("utf-8", "surrogatepass"))
+    ordered = sorted(range(len(words)), key=lambda i: _utf8(words[i]))
     rank[ordered] = np.arange(len(words))
     codes = rank[arrow_numbers(encoded.indices).astype(np.int64)]
-    return (
-        np.concatenate(vids) if vids else np.zeros(0, dtype=np.int64),
-        ids,
-        np.concatenate(lens) if lens else np.zeros(0, dtype=np.float32),
-        [words[i] for i in ordered],
-        codes,
-        np.concatenate(post_vids) if post_vids else np.zeros(0, dtype=np.int64),
-        np.concatenate(tfs) if tfs else np.zeros(0, dtype=np.float32),
+    return Postings(
+        vids=np.concatenate(vids) if vids else np.zeros(0, dtype=np.int64),
+        ids=pa.chunked_array(ids, type=pa.string()).combine_chunks(),
+        lens=np.concatenate(lens) if lens else np.zeros(0, dtype=np.float32),
+        words=[words[i] for i in ordered],
+        codes=codes,
+        post_vids=np.concatenate(post_vids) if post_vids else np.zeros(0, dtype=np.int64),
+        tfs=np.concatenate(tfs) if tfs else np.zeros(0, dtype=np.float32),
     )
 
 

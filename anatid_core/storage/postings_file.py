@@ -65,6 +65,19 @@ class PostingsFile:
     def _term(self, i: int) -> bytes:
         return bytes(self._blob[int(self._term_offsets[i]) : int(self._term_offsets[i + 1])])
 
+    def all_terms(self) -> list[str]:
+        """Every term, in the file's order (a merge writes them again)."""
+        offsets = self._term_offsets.tolist()
+        blob = bytes(self._blob)
+        return [
+            blob[a:b].decode("utf-8", "surrogatepass")
+            for a, b in zip(offsets[:-1], offsets[1:], strict=True)
+        ]
+
+    def post_offsets(self) -> np.ndarray:
+        """Where each term's postings start, and the end of the last (``terms + 1`` values)."""
+        return np.asarray(self._post_offsets)
+
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(version ids, frequencies, document lengths) of ``term``; empty if it has none."""
         want = term.encode("utf-8", "surrogatepass")

@@ -105,6 +105,48 @@ def test_bm25_through_the_file_answers_as_the_memory_index(tmp_path) -> None:
         assert answers(again) == through_file
 
 
+def test_a_merge_writes_the_files_a_first_build_writes(tmp_path) -> None:
+    """A merge reads only the versions written since the index (issue 41: rereading every row
+    stalled a writer beside it) and joins them to the index's own postings: the files equal
+    a first build's over the same versions, byte for byte, new words and ended versions
+    included, and the answers are the memory index's."""
+    path = tmp_path / "m.duckdb"
+    store, rng = filled(path)
+    with store:
+        store.build_indexes()
+        store.upsert_nodes(people(rng, 100, 300))  # re-saves: the old versions end
+        store.delete_nodes([f"p{i}" for i in range(600, 700)])
+        store.upsert_nodes([Node("new", text="zebra quagga w1 \u00e9t\u00e9 \U0001d11e")])
+        store.upsert_nodes(people(rng, 1500, 100))
+        merged = {b.kind: b for b in store.build_indexes() if b.space is None}
+        # Read from the store: the versions written since the index, not the 1,901 it holds.
+        assert merged["node"].rows_added == 300 + 1 + 100 and merged["node"].rows_total == 1901
+        through_merge = answers(store)
+        merged_files = _text_files(path)
+    import shutil
+
+    shutil.rmtree(index_folder(path))
+    with Store.open(path) as again:
+        first = {b.kind: b for b in again.build_indexes() if b.space is None}
+        assert first["node"].rows_added == 1901
+        assert _text_files(path) == merged_files
+        assert answers(again) == through_merge
+        for kind in ("node", "edge"):
+            again.indexes.text_files.forget()
+            again.indexes.text.discard(kind)
+        shutil.rmtree(index_folder(path))
+        assert answers(again) == through_merge  # the memory index alone
+
+
+def _text_files(path: Path) -> dict[str, bytes]:
+    """The bytes of the text indexes' postings and keys files, by name."""
+    return {
+        f.name: f.read_bytes()
+        for f in index_folder(path).iterdir()
+        if "-text-" in f.name and f.suffix in (".postings", ".keys")
+    }
+
+
 def test_another_processs_writes_reach_the_file_index(tmp_path) -> None:
     path = tmp_path / "m.duckdb"
     store, _ = filled(path)
