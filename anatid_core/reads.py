@@ -175,7 +175,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
             return None
-        if current.view(kind) is None:
+        if current.view_for_reads(kind) is None:
             return None
         with self.indexes.consistent():  # never half of a commit
             view = current.loaded(kind)  # dropped meanwhile (another process's commit): SQL

@@ -116,7 +116,7 @@ def _bm25(
             if final and not rows:
                 return _ranking(scored, k)
             return _materialise(db, indexes.current, kind, scored, k, f, final=final, tags=tags)
-    if vis.is_current and text.usable():
+    if vis.is_current and text.usable() and not _index_coming(indexes, kind):
         tags: tuple[list[str] | None, list[str] | None] | None = None
         if only_tags:
             tags = (_listed(groups), _listed(labels))
@@ -134,6 +134,12 @@ def _bm25(
                         db, indexes.current, kind, scored, k, f, final=final, tags=tags
                     )
     return _sql_search(db, vis, kind, terms, k, f)
+
+
+def _index_coming(indexes: Indexes, kind: Kind) -> bool:
+    """Whether the kind's postings are not in memory and a build is under way: SQL answers
+    until its index is published (:meth:`~.indexes.registry.Indexes.build_under_way`)."""
+    return not indexes.text.loaded(kind) and indexes.build_under_way()
 
 
 def _ranking(scored: Scored, k: int) -> list[Ranked]:

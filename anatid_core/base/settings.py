@@ -14,6 +14,10 @@ SETTINGS: dict[str, Any] = {
     # Most current records of one kind kept in memory for reads by id and single-record saves
     # (anatid_core.indexes.current_records); above it those go to SQL. 0 turns them off.
     "current_records_limit": 100_000,
+    # Reads by id of a kind that SQL answers before that kind's current records are loaded:
+    # a process that reads a few records and exits (a CLI command, a restarted server's first
+    # search) does not pay the load (1.1 s at 100k facts); a long-lived one loads them after.
+    "current_records_after_reads": 16,
     # Fewest vectors in a space for Store.build_indexes to give it a persistent ANN index
     # (anatid_core.indexes.ann); smaller spaces are searched exactly, in memory.
     "ann_min_rows": 20_000,

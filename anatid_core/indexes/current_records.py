@@ -46,6 +46,7 @@ import numpy as np
 
 from ..base.codec import decode_props_plain, loads_plain_json, plain_json
 from ..base.model import Kind
+from ..base.settings import SETTINGS
 from ..storage.changes import Changes
 from ..storage.prepare import Prepared
 from ..storage.rows import cols_of, table_of
@@ -381,6 +382,7 @@ class CurrentRecords(Index):
         self._limit = limit  # a callable giving the limit now (SETTINGS may change at run time)
         self._views: dict[Kind, _KindView] = {}
         self._too_big: set[Kind] = set()
+        self._reads_by_sql: dict[Kind, int] = {}
         self._lock = threading.RLock()
         #: (kind, space) -> (table, dimension) of the vector spaces known to exist, so that a
         #: write with an embedding need not look its space up (set after the COMMIT that
@@ -419,6 +421,22 @@ class CurrentRecords(Index):
                 else:
                     self._views[kind] = built
             return built
+
+    def view_for_reads(self, kind: Kind) -> _KindView | None:
+        """The view of ``kind`` for a read of a few records by id: built once this process has
+        read ``SETTINGS["current_records_after_reads"]`` times by SQL, else None (SQL answers).
+        As a ski rental: a read by SQL costs about a millisecond, the load a second at 100k
+        records, so a process that reads a few and exits never pays for it. Reads that scan,
+        walk or write use :meth:`view`, which builds at once."""
+        with self._lock:
+            found = self._views.get(kind)
+            if found is not None or kind in self._too_big:
+                return found
+            reads = self._reads_by_sql.get(kind, 0)
+            if reads < int(SETTINGS["current_records_after_reads"]):
+                self._reads_by_sql[kind] = reads + 1
+                return None
+        return self.view(kind)
 
     def loaded(self, kind: Kind) -> _KindView | None:
         """The view of ``kind`` if it is built (never builds it)."""

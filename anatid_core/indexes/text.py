@@ -240,6 +240,10 @@ class TextIndex(Index):
         versions."""
         return self._kinds.get_or_build(kind, lambda: self._load(kind)).docs
 
+    def loaded(self, kind: Kind) -> bool:
+        """Whether the postings of ``kind`` are in memory (this never loads them)."""
+        return self._kinds.get(kind) is not None
+
     def discard(self, kind: Kind) -> None:
         """Drop one kind's postings (its persistent text index answers from now on)."""
         self._kinds.discard(kind)

@@ -142,6 +142,31 @@ def test_reads_by_id_come_from_memory_and_match_sql(store: Store) -> None:
     assert store.indexes.current.loaded("edge") is not None
 
 
+def test_a_process_that_reads_a_few_records_by_id_does_not_load_them_all(
+    store: Store, tmp_path: Path
+) -> None:
+    """Reads by id rent before they buy: the first ``current_records_after_reads`` of a kind in
+    a process go to SQL (a CLI command or a restarted server's first search must not load every
+    current record for ten rows); the next one loads the view, which answers from then on."""
+    rent = SETTINGS["current_records_after_reads"]
+    assert rent > 0
+    store.close()
+    with Store.open(tmp_path / "g.duckdb", read_only=True) as s:
+        current = s.indexes.current
+        sql = s.as_of(tx_time=datetime.now(timezone.utc))
+        for i in range(rent):
+            assert s.get_node(NODES[i % 7]) == next(iter(sql.find_nodes(ids=[NODES[i % 7]])), None)
+            assert current.loaded("node") is None  # SQL answered
+        assert s.get_edges(EDGES) == sql.find_edges(ids=EDGES)  # edges keep their own count
+        assert current.loaded("edge") is None
+        assert s.get_nodes(NODES) == sql.find_nodes(ids=NODES)  # past the rent: loaded
+        assert current.loaded("node") is not None
+        assert s.get_nodes(NODES) == sql.find_nodes(ids=NODES)
+    with Store.open(tmp_path / "g.duckdb", read_only=True) as s:
+        s.find_nodes(labels=["Entity"])  # a scan loads the view at once
+        assert s.indexes.current.loaded("node") is not None
+
+
 def test_updates_new_records_and_deletes_are_seen_at_once(store: Store) -> None:
     _same_as_sql(store, NODES, EDGES)  # build the views first
     store.upsert_nodes([Node("n1", group="g", name="renamed", props={"at": T, "i": 10})])
@@ -504,10 +529,13 @@ def test_searches_fetching_from_memory_match_sql(tmp_path: Path) -> None:
         check()
 
 
-def test_reads_without_waiting_answer_from_memory_or_refuse(tmp_path: Path) -> None:
+def test_reads_without_waiting_answer_from_memory_or_refuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``without_waiting`` (for callers on an event loop): a read by id answers from the
     in-memory records, or raises WouldWait, never queries or waits, and leaves the store
     as it was: the same read then answers the usual way."""
+    monkeypatch.setitem(SETTINGS, "current_records_after_reads", 0)  # the first read loads
     path = tmp_path / "w.duckdb"
     with Store.open(path) as s:
         s.upsert_nodes([Node("a", props={"at": T}, valid_from=T), Node("b")])

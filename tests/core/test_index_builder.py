@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from anatid_core.indexes import builder
+from anatid_core.storage import index_files
 
 from .test_ann import index_folder, run_child
 
@@ -82,6 +83,49 @@ def test_without_the_builder_the_next_process_loads_the_store_whole(tmp_path) ->
     got = json.loads(run_child(READER.format(path=str(path))))
     assert got == {"matrix": 1, "text": 1, "hits": 5, "words": 5}
     assert not index_folder(path).exists()
+
+
+READ_BOTH = """
+    import json
+    from anatid_core import Store
+    from anatid_core.indexes.text import TextIndex
+    from anatid_core.indexes.vectors import VectorIndex
+    loads = {{"matrix": 0, "text": 0}}
+    matrix, load = VectorIndex.matrix, TextIndex.load
+    def counted_matrix(self, *a, **k):
+        loads["matrix"] += 1
+        return matrix(self, *a, **k)
+    def counted_load(self, *a, **k):
+        loads["text"] += 1
+        return load(self, *a, **k)
+    VectorIndex.matrix, TextIndex.load = counted_matrix, counted_load
+    with Store.open({path!r}, read_only=True) as s:
+        cosine = [(h.id, round(h.score, 5)) for h in s.search_vector([0.1] * 32, k=5)]
+        words = [(h.id, round(h.score, 5)) for h in s.search_text("apples w7", k=5)]
+        fused = [h.id for h in s.recall(text="pears w3", vector=[0.2] * 32, k=5)]
+        print(json.dumps({{**loads, "cosine": cosine, "words": words, "fused": fused}}))
+"""
+
+
+def test_a_reader_beside_a_build_under_way_loads_nothing_and_answers_alike(tmp_path) -> None:
+    """The moment a writer exits, its builder is at work and no index is published yet: a
+    fresh process searches by SQL (the text index and a flat vector index are seconds away;
+    loading the store costs more) and answers as the loaded store does."""
+    path = tmp_path / "m.duckdb"
+    writer = WRITER.replace(
+        'SETTINGS["ann_min_rows"] = 500',
+        'SETTINGS["ann_min_rows"] = 500\n    from anatid_core.indexes.ann import ANN\n    ANN["auto"] = False',
+    )
+    run_child(writer.format(path=str(path), n=3000, ending="store.close()"))
+    index_files.make_folder(str(path))
+    with builder.builder_lock(str(path)) as held:  # a builder at work, as the writer left one
+        assert held and builder.running(str(path))
+        beside = json.loads(run_child(READ_BOTH.format(path=str(path))))
+    loaded = json.loads(run_child(READ_BOTH.format(path=str(path))))
+    assert (beside["matrix"], beside["text"]) == (0, 0)
+    assert loaded["matrix"] and loaded["text"]  # with no build under way, the store is loaded
+    for answer in ("cosine", "words", "fused"):
+        assert beside[answer] == loaded[answer] and len(beside[answer]) == 5
 
 
 def test_a_small_store_starts_no_builder(tmp_path) -> None:
