@@ -94,7 +94,7 @@ def _bm25(
     files = indexes.text_files
     opened = files.kind(kind) if files.usable() else None
     if opened is not None and not vis.is_current:  # a past view, from the postings file
-        visible = _visible_vids(db, vis, kind)
+        visible = _visible_vids(db, indexes, vis, kind)
         # The visible set is applied: with no other filter the k best are the answer, and
         # their rows are read by id alone (the scored version ids pick the visible ones; the
         # past view's condition beside an id lookup made DuckDB scan: ~50 ms at 1M).
@@ -152,12 +152,11 @@ def _ranking(scored: Scored, k: int) -> list[Ranked]:
     return [Ranked(i, -neg, r + 1) for r, (neg, i) in enumerate(best)]
 
 
-def _visible_vids(db: Connection, vis: Visibility, kind: Kind) -> np.ndarray:
-    """The version ids a past view sees, sorted (BM25's N, df and lengths count over them)."""
-    return sorted_vids(
-        db.cursor(),
-        f"SELECT d.vid FROM {table_of(kind)} d WHERE {vis.sql('d', kind)}",
-    )
+def _visible_vids(db: Connection, indexes: Indexes, vis: Visibility, kind: Kind) -> np.ndarray:
+    """The version ids a past view sees, sorted (BM25's N, df and lengths count over them;
+    kept until the file changes: :mod:`anatid_core.indexes.filter_cache`)."""
+    sql = f"SELECT d.vid FROM {table_of(kind)} d WHERE {vis.sql('d', kind)}"
+    return indexes.filters.passing((sql, "()"), lambda: sorted_vids(db.cursor(), sql))
 
 
 def _listed(values: Iterable[str] | None) -> list[str] | None:

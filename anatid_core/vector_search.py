@@ -23,7 +23,6 @@ from .base.model import Hit, Kind
 from .base.settings import SETTINGS
 from .hits import Ranked, fetch_versions, top_with_ties
 from .indexes.ann import SpaceIndex, Visible
-from .indexes.current_records import CurrentRecords
 from .indexes.registry import Indexes
 from .indexes.vectors import Matrix
 from .storage.connection import Connection
@@ -136,7 +135,7 @@ def _cosine(
                 if vectors.built(kind, space) is matrix:  # else forgotten since: load again
                     return _in_memory_search(
                         db,
-                        current,
+                        indexes,
                         vis,
                         kind,
                         matrix,
@@ -186,7 +185,7 @@ def _sql_search(
 
 def _in_memory_search(
     db: Connection,
-    current: CurrentRecords,
+    indexes: Indexes,
     vis: Visibility,
     kind: Kind,
     m: Matrix,
@@ -203,7 +202,7 @@ def _in_memory_search(
         return []
     scores, vids, ids, mask, all_labels = found
     if not (only_tags and all_labels):  # the matrix did not apply every filter
-        mask &= _passing(db, kind, m.space, f, vids)
+        mask &= _passing(db, indexes, kind, m.space, f, vids)
     if min_score is not None:
         mask &= scores >= min_score
     candidates = np.flatnonzero(mask)
@@ -215,7 +214,7 @@ def _in_memory_search(
     visible = SqlFilter(kind)
     visible.add(vis.sql(kind=kind))
     picked = [ids[i] for i in ordered]
-    rows = fetch_versions(db, current, kind, picked, score_of, visible, (None, None))[:k]
+    rows = fetch_versions(db, indexes.current, kind, picked, score_of, visible, (None, None))[:k]
     return [
         Hit(id=row[1], score=score_of[row[0]], item=item_from_row(kind, row), rank=i + 1)
         for i, row in enumerate(rows)
@@ -245,7 +244,7 @@ def _ann_search(
         visible = (
             Visible(bitmap=s.current)
             if plain
-            else Visible(members=_vids_passing(db, kind, s.space, f))
+            else Visible(members=_vids_passing(db, indexes, kind, s.space, f))
         )
         vids, scores = s.scores(qn, k, visible)
         if min_score is not None:
@@ -275,18 +274,23 @@ def _ann_search(
     ]
 
 
-def _vids_passing(db: Connection, kind: Kind, space: str, f: SqlFilter) -> np.ndarray:
-    """The version ids of ``space`` that pass ``f``, sorted."""
-    return sorted_vids(
-        db.cursor(),
-        f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()}",
-        [space, *f.params],
+def _vids_passing(
+    db: Connection, indexes: Indexes, kind: Kind, space: str, f: SqlFilter
+) -> np.ndarray:
+    """The version ids of ``space`` that pass ``f``, sorted (kept until the file changes:
+    :mod:`anatid_core.indexes.filter_cache`)."""
+    sql = f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()}"
+    params = [space, *f.params]
+    return indexes.filters.passing(
+        (sql, repr(params)), lambda: sorted_vids(db.cursor(), sql, params)
     )
 
 
-def _passing(db: Connection, kind: Kind, space: str, f: SqlFilter, vids: np.ndarray) -> np.ndarray:
+def _passing(
+    db: Connection, indexes: Indexes, kind: Kind, space: str, f: SqlFilter, vids: np.ndarray
+) -> np.ndarray:
     """Which of the (sorted) ``vids`` pass ``f`` in SQL, as a mask over them."""
-    allowed = _vids_passing(db, kind, space, f)
+    allowed = _vids_passing(db, indexes, kind, space, f)
     pos = np.searchsorted(vids, allowed)
     inside = pos < len(vids)
     pos = pos[inside]

@@ -37,6 +37,10 @@ from .give_way import GiveWay
 BUILD_BATCH_ROWS = 16_384
 #: Embeddings added to the graph at a time (a stop request is seen between two).
 ADD_BATCH_ROWS = 2_048
+#: Embeddings read per turn by a build that gives way (:mod:`.give_way`): each turn takes the
+#: file from the writers beside it, and at 16,384 x 512 a turn held it ~380 ms (a writer's
+#: search waited that long); 2,048 hold it ~25 ms at the same rows/s.
+GIVE_WAY_BATCH_ROWS = 2_048
 #: Batches read ahead of the one being added.
 AHEAD = 1
 
@@ -61,9 +65,10 @@ def batches(
     ``ORDER BY`` read every remaining embedding for each batch (6 s and 8.5 GB for the first
     batch of a million at 1024 dims). A version purged meanwhile is missing from its batch
     (the build is then abandoned before it publishes)."""
-    for start in range(0, len(vids), BUILD_BATCH_ROWS):
+    step = BUILD_BATCH_ROWS if not ANN["give_way"] else GIVE_WAY_BATCH_ROWS
+    for start in range(0, len(vids), step):
         first = int(vids[start])
-        last = int(vids[min(start + BUILD_BATCH_ROWS, len(vids)) - 1])
+        last = int(vids[min(start + step, len(vids)) - 1])
         with connection.turn(), read_memory(connection) as cur:
             batch = arrow_table(
                 cur.execute(
@@ -188,6 +193,7 @@ __all__ = [
     "ADD_BATCH_ROWS",
     "AHEAD",
     "BUILD_BATCH_ROWS",
+    "GIVE_WAY_BATCH_ROWS",
     "Adder",
     "batches",
     "read_memory",

@@ -22,6 +22,9 @@ index               what it holds                                  built / bound
 ``text_files``      a kind's persistent postings file, mapped,     on first text search of a
                     with the current versions written since its    kind that has one; the delta,
                     build (:mod:`~.text_file`)                     a byte per version id
+``filters``         the version ids that pass a filter (a group,   on a filtered or past search
+                    an ``as_of`` instant), until the file changes  through an index;
+                    (:mod:`~.filter_cache`)                        ``FILTER_CACHE["bytes"]``
 ==================  =============================================  ==============================
 
 It listens to the connection (:class:`~anatid_core.storage.connection.Listener`) and hands each
@@ -55,6 +58,7 @@ from .ann_merger import Merger
 from .base import Index
 from .build_progress import Progress
 from .current_records import CurrentRecords
+from .filter_cache import FilterCache
 from .graph_arrays import GraphCache
 from .text import TextIndex
 from .text_build import TEXT, build_text
@@ -80,6 +84,7 @@ class Indexes:
         self.text = self.register(TextIndex(connection))
         self.vectors = self.register(VectorIndex(connection))
         self.graphs = self.register(GraphCache(connection))
+        self.filters = self.register(FilterCache())
         self.merger = Merger(self._build_behind) if _may_build(connection) else None
         merge = self.merger.request if self.merger is not None else None
         self._commits = 0  # by this process: a writer that wrote asks for a builder at exit
