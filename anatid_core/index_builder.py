@@ -40,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         with Store.open(path) as store:
             for round_ in range(int(ANN["builder_rounds"])):
-                # Text first: seconds where a vector graph takes minutes.
-                wanted = sorted(needed(store.index_states()), key=lambda w: w[1] is not None)
+                wanted = needed(store.index_states())
                 if not wanted:
                     break
                 if round_:
@@ -49,8 +48,15 @@ def main(argv: list[str] | None = None) -> int:
                     # behind grows every search's exact delta, so give way half as much (as
                     # Lucene's merge scheduler lifts its throttle when merges back up).
                     GIVE_WAY["pause"] /= 2
-                for kind, space in wanted:
-                    done = store.indexes.build(kind, space)
+                # Text first (seconds), then every space with no index gets its flat one
+                # before any graph is built: a graph takes minutes, and meanwhile the other
+                # spaces would be loaded whole (or scanned by SQL) by every process that
+                # searches them.
+                texts = [(k, s, True) for k, s in wanted if s is None]
+                flats = [(k, s, False) for k, s in wanted if s is not None]
+                graphs = [(k, s, True) for k, s in wanted if s is not None]
+                for kind, space, graph in [*texts, *flats, *graphs]:
+                    done = store.indexes.build(kind, space, graph=graph)
                     if done is not None:
                         LOG.info("built %s %s: %s", kind, space or "text", done)
                         # The writer that waits for these lines may have exited: go on.

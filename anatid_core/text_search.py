@@ -138,8 +138,8 @@ def _bm25(
 
 def _index_coming(indexes: Indexes, kind: Kind) -> bool:
     """Whether the kind's postings are not in memory and a build is under way: SQL answers
-    until its index is published (:meth:`~.indexes.registry.Indexes.build_under_way`)."""
-    return not indexes.text.loaded(kind) and indexes.build_under_way()
+    until its index is published (:meth:`~.indexes.registry.Indexes.sql_meanwhile`)."""
+    return not indexes.text.loaded(kind) and indexes.sql_meanwhile(kind, None)
 
 
 def _ranking(scored: Scored, k: int) -> list[Ranked]:

@@ -125,7 +125,7 @@ def _cosine(
         return _ann_search(db, indexes, opened, vis, kind, qn, k, f, min_score, plain, rows)
     vectors = indexes.vectors
     if vis.is_current and vectors.usable():
-        if vectors.built(kind, space) is None and indexes.build_under_way():
+        if vectors.built(kind, space) is None and indexes.sql_meanwhile(kind, space):
             return _sql_search(db, kind, space, tbl, dim, q, k, f, min_score)
         current.view(kind)  # the winners' rows come from memory (built outside the lock)
         while True:

@@ -75,6 +75,10 @@ ANN: dict[str, Any] = {
     # Builds run in a builder process of their own (:mod:`~.builder`), which outlives a writer
     # that exits; False: in a thread of the writer (a frozen application always does).
     "builder_process": True,
+    # While a build is under way, a process searches a space or kind it has not loaded by SQL
+    # this many times (the build publishes the text and flat indexes within seconds), then
+    # loads it: a long-lived writer beside a long build must not scan by SQL for minutes.
+    "sql_while_building": 8,
     # How often a builder looks again for what writers wrote while it built, before it exits.
     "builder_rounds": 3,
     # DuckDB's memory while a build reads a batch, for a store opened without a memory_limit

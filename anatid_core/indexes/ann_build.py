@@ -54,12 +54,15 @@ def build_space(
     stop: threading.Event | None = None,
     wait: bool = True,
     progress: Progress | None = None,
+    graph: bool = True,
 ) -> IndexBuild | None:
     """Build or merge the index of one space; None when the space is too small for one (and
     has none), ``stop`` was set (checked between batches), or another build of this store's
     indexes is under way and ``wait`` is False (else this one waits for it, then merges what
     that one left). ``progress`` is called on this thread (:mod:`~.build_progress`); what it
-    raises ends the build unpublished and propagates."""
+    raises ends the build unpublished and propagates. ``graph`` False: only a space with no
+    usable index gets one, flat (the builder publishes every space's flat index before it
+    spends minutes on any graph); None for any other."""
     report_progress = Reporter(progress, kind, space)
     path = connection.path
     with connection.turn():  # one turn: each one of a builder process stalls the writer
@@ -80,7 +83,7 @@ def build_space(
     with build_lock(path, wait) as held:
         if not held:
             return None
-        return _build_held(connection, kind, space, tbl, dim, start, stop, report_progress)
+        return _build_held(connection, kind, space, tbl, dim, start, stop, report_progress, graph)
 
 
 def _build_held(
@@ -92,6 +95,7 @@ def _build_held(
     start: Start,
     stop: threading.Event | None,
     report_progress: Reporter,
+    graph: bool,
 ) -> IndexBuild | None:
     """The build, once this process holds the store's build lock."""
     path = connection.path
@@ -99,9 +103,14 @@ def _build_held(
         manifest = valid_manifest(connection.cursor(), path, kind, space)
     if manifest is None:
         index_files.remove_space(path, kind, space)  # a stale one: never merged into
-        if ANN["flat_first"]:  # searchable in seconds; the graph follows
-            if _flat(connection, kind, space, tbl, dim, start, stop, report_progress) is None:
+        if ANN["flat_first"] or not graph:  # searchable in seconds; the graph follows
+            flat = _flat(connection, kind, space, tbl, dim, start, stop, report_progress)
+            if flat is None:
                 return None
+            if not graph:
+                return report(kind, space, flat.count, flat, report_progress.started, path)
+    elif not graph:
+        return None
     elif manifest.high >= start.top and not is_flat(manifest):
         return report(kind, space, 0, manifest, report_progress.started, path)
     # A flat index is never merged into: the graph is built from the first version.

@@ -88,6 +88,8 @@ class Indexes:
         self.merger = Merger(self._build_behind) if _may_build(connection) else None
         merge = self.merger.request if self.merger is not None else None
         self._commits = 0  # by this process: a writer that wrote asks for a builder at exit
+        self._rented: dict[tuple[Kind, str | None], int] = {}  # searches by SQL meanwhile
+        self._rented_lock = threading.Lock()
         self._exit_hook = (
             builder.on_exit(self._builder_wanted) if _may_build(connection, bulk=True) else None
         )
@@ -119,10 +121,12 @@ class Indexes:
         min_rows: int | None = None,
         wait: bool = True,
         progress: Progress | None = None,
+        graph: bool = True,
     ) -> IndexBuild | None:
         """Build or merge one persistent index: a vector space's, or (``space`` None) the
-        kind's text index, in this process (``progress``: :mod:`~.build_progress`); then drop
-        the in-memory structure it replaces."""
+        kind's text index, in this process (``progress``: :mod:`~.build_progress`; ``graph``
+        False: a vector space with none gets its flat index only,
+        :func:`~.ann_build.build_space`); then drop the in-memory structure it replaces."""
         rows = SETTINGS["ann_min_rows"] if min_rows is None else min_rows
         if space is None:
             built = build_text(
@@ -133,7 +137,14 @@ class Indexes:
                 self.text.discard(kind)
             return built
         built = build_space(
-            self.connection, kind, space, min_rows=rows, stop=stop, wait=wait, progress=progress
+            self.connection,
+            kind,
+            space,
+            min_rows=rows,
+            stop=stop,
+            wait=wait,
+            progress=progress,
+            graph=graph,
         )
         if built is not None:  # searched through the index from now on
             self.ann.discard(kind, space)
@@ -162,17 +173,27 @@ class Indexes:
                 self.vectors.discard(done.kind, done.space)
         return reports
 
-    def build_under_way(self) -> bool:
-        """Whether an index of this store is being built now: by a builder process (any
-        process's) or by this process's merge thread. A search that finds no usable index
-        then answers by SQL rather than loading the store into memory: the build publishes
-        the text index and a flat vector index within seconds, and loading costs more than
-        that (100k facts x 512: 1.8 s for the matrix, 1.3 s for the postings, against
-        0.2-0.5 s and 0.05 s by SQL)."""
-        if self.merger is not None and self.merger.busy():
-            return True
+    def sql_meanwhile(self, kind: Kind, space: str | None) -> bool:
+        """Whether a search of ``space`` (None: the kind's text) that finds no usable index
+        and nothing loaded should answer by SQL rather than load the store into memory: an
+        index of this store is being built now (by a builder process, any process's, or this
+        process's merge thread), and this process has searched it by SQL fewer than
+        ``ANN["sql_while_building"]`` times. The build publishes the text index and a flat
+        vector index within seconds, and loading costs more than several searches by SQL
+        (100k facts x 512: 1.8 s for the matrix, 1.3 s for the postings, against 0.2-0.5 s
+        and 0.05 s a search); past that count the store is loaded, as a long-lived process
+        beside a long build would otherwise scan by SQL for minutes."""
+        key = (kind, space)
+        with self._rented_lock:
+            if self._rented.get(key, 0) >= int(ANN["sql_while_building"]):
+                return False
+        busy = self.merger is not None and self.merger.busy()
         path = self.connection.path
-        return path != ":memory:" and builder.running(path)
+        if not busy and (path == ":memory:" or not builder.running(path)):
+            return False
+        with self._rented_lock:
+            self._rented[key] = self._rented.get(key, 0) + 1
+        return True
 
     def _builder_wanted(self) -> str | None:
         """The store's path when this writer wrote and an index is needed (a builder is then

@@ -6,6 +6,7 @@ the process the writer starts, the reader a fresh interpreter that counts what i
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -126,6 +127,70 @@ def test_a_reader_beside_a_build_under_way_loads_nothing_and_answers_alike(tmp_p
     assert loaded["matrix"] and loaded["text"]  # with no build under way, the store is loaded
     for answer in ("cosine", "words", "fused"):
         assert beside[answer] == loaded[answer] and len(beside[answer]) == 5
+
+
+RENTER = """
+    import json
+    from anatid_core import Store
+    from anatid_core.indexes.ann import ANN
+    from anatid_core.indexes.vectors import VectorIndex
+    loads = []
+    matrix = VectorIndex.matrix
+    def counted_matrix(self, *a, **k):
+        loads.append(1)
+        return matrix(self, *a, **k)
+    VectorIndex.matrix = counted_matrix
+    with Store.open({path!r}, read_only=True) as s:
+        answers = []
+        for i in range(ANN["sql_while_building"] + 2):
+            answers.append([h.id for h in s.search_vector([0.1] * 32, k=5)])
+            answers.append(len(loads))
+        print(json.dumps(answers))
+"""
+
+
+def test_a_long_lived_reader_beside_a_long_build_loads_the_space_after_a_few_searches(
+    tmp_path,
+) -> None:
+    """SQL answers while a build is under way only ``ANN["sql_while_building"]`` times per
+    space: a process that keeps searching beside a build of minutes then loads the space (a
+    search by SQL costs a fraction of the load, but every search pays it)."""
+    from anatid_core.indexes.ann import ANN
+
+    path = tmp_path / "m.duckdb"
+    writer = WRITER.replace(
+        'SETTINGS["ann_min_rows"] = 500',
+        'SETTINGS["ann_min_rows"] = 500\n    from anatid_core.indexes.ann import ANN\n    ANN["auto"] = False',
+    )
+    run_child(writer.format(path=str(path), n=1500, ending="store.close()"))
+    index_files.make_folder(str(path))
+    with builder.builder_lock(str(path)):
+        got = json.loads(run_child(RENTER.format(path=str(path))))
+    hits, loads = got[0::2], got[1::2]
+    rent = ANN["sql_while_building"]
+    assert loads == [0] * rent + [1, 2]  # SQL, then the matrix from the next search on
+    assert all(h == hits[0] and len(h) == 5 for h in hits)
+
+
+def test_the_builder_publishes_every_flat_index_before_any_graph(tmp_path) -> None:
+    """Two vector spaces, neither indexed: both flat indexes come before either graph."""
+    path = tmp_path / "m.duckdb"
+    two_spaces = WRITER.replace(
+        "    {ending}",
+        "    store.upsert_edges([Edge(f'e{{i}}', f'n{{i}}', f'n{{i + 1}}', 'R', "
+        "embedding=rng.standard_normal(16).tolist()) for i in range({n} - 1)])\n    {ending}",
+    ).replace("import SETTINGS, Node, Store", "import SETTINGS, Edge, Node, Store")
+    run_child(two_spaces.format(path=str(path), n=3000, ending="store.close()"))
+    wait_for_builder(path)
+    log = (index_folder(path) / ".builder.log").read_text()
+    built = re.findall(r" built (node|edge) (\S+): IndexBuild\(.*?file='[^']*\.(\w+)'", log)
+    order = [(kind, file) for kind, what, file in built if what != "text"]
+    assert order == [
+        ("node", "flat"),
+        ("edge", "flat"),
+        ("node", "usearch"),
+        ("edge", "usearch"),
+    ], log
 
 
 def test_a_small_store_starts_no_builder(tmp_path) -> None:
