@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import CypherError
+from ..base.lazy import solid
+from .counting import count_plan, counted_rows
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph
@@ -103,7 +105,12 @@ class Engine:
     def _single(self, query: SingleQuery) -> tuple[list[str], list[Row]]:
         stream: Stream = iter([[{}]])
         columns: list[str] = []
-        for clause in query.clauses:
+        clauses = query.clauses
+        plan = count_plan(clauses)
+        if plan is not None:  # counts from the adjacency, not a row per match (.counting)
+            stream = counted_rows(plan, self.matcher, self.graph)
+            clauses = [plan.projection, *clauses[2:]]
+        for clause in clauses:
             stream, columns = self._clause(clause, stream, columns)
         rows: list[Row] = []
         for batch in stream:
@@ -187,9 +194,11 @@ class Engine:
             record = self.graph.record(value)
             if record is None:
                 return None
-            return self.graph.shape.node_value(record, _present(self.graph.properties(value)))
+            props = _present(self.graph.properties(value))
+            return self.graph.shape.node_value(solid(record), props)
         if isinstance(value, RelRef):
-            return self.graph.shape.rel_value(value.record, _present(self.graph.properties(value)))
+            props = _present(self.graph.properties(value))
+            return self.graph.shape.rel_value(solid(value.record), props)
         if isinstance(value, list):
             return [self._out(v) for v in value]
         if isinstance(value, dict):

@@ -13,8 +13,9 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
+from ..base.lazy import lazy_props
 from ..base.model import Cond, Direction, Edge, Kind, Node
-from .shape import Shape
+from .shape import WHOLE_MAP, QuickProperties, Shape
 from .target import ReadTarget
 from .values import NodeRef, RelRef
 
@@ -50,6 +51,8 @@ class Graph:
         self._rels: dict[str, RelRef] = {}
         self._adjacency: dict[tuple[Any, ...], list[tuple[RelRef, str]]] = {}
         self._no_embedding: dict[Kind, list[NodeRef | RelRef]] = {"node": [], "edge": []}
+        self._rel_types: dict[str, str] = {}
+        self._quick = shape.quick_property if isinstance(shape, QuickProperties) else None
 
     # ------------------------------------------------------------------------------ nodes
 
@@ -78,7 +81,8 @@ class Graph:
         """Read the records of every node referenced but not yet read."""
         while self._pending:
             ids = list(self._pending)[:BATCH]
-            found = {n.id: n for n in self.target.get_nodes(ids)}
+            with lazy_props():
+                found = {n.id: n for n in self.target.get_nodes(ids)}
             for id in ids:
                 record = found.get(id)
                 self._nodes[id] = record
@@ -104,6 +108,14 @@ class Graph:
         return props
 
     def property(self, ref: NodeRef | RelRef, key: str) -> Any:
+        if ref.props is None and self._quick is not None:
+            # a column the shape reads without the map (and without decoding the props)
+            record = ref.record if isinstance(ref, RelRef) else self.record(ref)
+            if record is None:
+                return None
+            value = self._quick(record, key)
+            if value is not WHOLE_MAP:
+                return value
         props = self._props(ref)
         if key in props:
             return props[key]
@@ -156,27 +168,34 @@ class Graph:
             # they serve (~0.01 ms), ``find_nodes`` by SQL (1-5 ms at 10k facts; issue 35's bench)
             wanted = None if labels is None else set(labels)
             for start in range(0, len(ids), BATCH):
-                found = self.target.get_nodes(ids[start : start + BATCH])
+                with lazy_props():
+                    found = self.target.get_nodes(ids[start : start + BATCH])
                 if wanted is not None:
                     found = [n for n in found if wanted.intersection(n.labels)]
                 if found:
                     yield [self._node_record(n) for n in found]
             return
         where = [conds] if conds else None
-        for found in paged(
-            lambda limit, offset: self.target.find_nodes(
-                labels=labels, where=where, order_by=None, limit=limit, offset=offset
-            )
-        ):
+
+        def read(limit: int, offset: int) -> list[Node]:
+            with lazy_props():
+                return self.target.find_nodes(
+                    labels=labels, where=where, order_by=None, limit=limit, offset=offset
+                )
+
+        for found in paged(read):
             yield [self._node_record(n) for n in found]
 
     def scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
         where = [conds] if conds else None
-        for found in paged(
-            lambda limit, offset: self.target.find_edges(
-                rels=rels, where=where, order_by=None, limit=limit, offset=offset
-            )
-        ):
+
+        def read(limit: int, offset: int) -> list[Edge]:
+            with lazy_props():
+                return self.target.find_edges(
+                    rels=rels, where=where, order_by=None, limit=limit, offset=offset
+                )
+
+        for found in paged(read):
             yield [self._rel(e) for e in found]
 
     def wrap(self, value: Any) -> Any:
@@ -207,7 +226,8 @@ class Graph:
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
             found: dict[str, list[tuple[RelRef, str]]] = {i: [] for i in chunk}
-            edges = self._edges_at(chunk, direction, rels, conds)
+            with lazy_props():
+                edges = self._edges_at(chunk, direction, rels, conds)
             if direction in ("out", "both"):
                 for e in edges["out"]:
                     found[e.src].append((self._rel(e), e.dst))
@@ -219,6 +239,26 @@ class Graph:
             for i, pairs in found.items():
                 self._adjacency[(i, *key)] = pairs
         return {i: self._adjacency[(i, *key)] for i in ids}
+
+    def edge_ends(
+        self, ids: Sequence[str], direction: str, rels: list[str] | None
+    ) -> list[tuple[str, str, str, str]]:
+        """``(id, src, dst, rel)`` of the relationships at the nodes ``ids`` in ``direction``
+        (of the store ``rels``), each once, no record read (:mod:`.counting`)."""
+        found: dict[str, tuple[str, str, str, str]] = {}
+        for start in range(0, len(ids), BATCH):
+            chunk = ids[start : start + BATCH]
+            ends = self.target.edge_ends(chunk, direction=cast(Direction, direction), rels=rels)
+            found.update((e[0], e) for e in ends)
+        return list(found.values())
+
+    def rel_type_of(self, rel: str) -> str:
+        """The type of relationships of the store ``rel`` (a shape types a relationship by its
+        rel alone: every shape does)."""
+        kind = self._rel_types.get(rel)
+        if kind is None:
+            kind = self._rel_types[rel] = self.shape.rel_type(Edge(id="", src="", dst="", rel=rel))
+        return kind
 
     def _edges_at(
         self, ids: list[str], direction: str, rels: list[str] | None, conds: list[Cond]
