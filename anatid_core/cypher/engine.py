@@ -129,7 +129,8 @@ class Engine:
             projected, names = self.projector.project(clause.projection, stream)
             if clause.where is not None:
                 where = clause.where
-                projected = ([r for r in b if self.ev.truth(where, r)] for b in projected)
+                test = self.ev.compiled.truth(where)
+                projected = ([r for r in b if test(r)] for b in projected)
             return projected, names
         if isinstance(clause, Return):
             return self.projector.project(clause.projection, stream)
@@ -141,10 +142,11 @@ class Engine:
         """The rows of UNWIND in batches of at most ``UNWIND_BATCH``: a long list streams, so
         a LIMIT after it stops early and no batch outgrows the row bound."""
         out: list[Row] = []
+        items = self.ev.row_function(clause.expr)
         for batch in stream:
             for row in batch:
                 self.deadline.check()
-                value = self.ev.eval(clause.expr, row)
+                value = items(row)
                 if value is None:
                     continue
                 for item in value if isinstance(value, list) else [value]:
@@ -190,6 +192,8 @@ class Engine:
     # ----------------------------------------------------------------------------- output
 
     def _out(self, value: Any) -> Any:
+        if value.__class__ in _PLAIN:
+            return value
         if isinstance(value, NodeRef):
             record = self.graph.record(value)
             if record is None:
@@ -204,6 +208,10 @@ class Engine:
         if isinstance(value, dict):
             return {k: self._out(v) for k, v in value.items()}
         return value
+
+
+#: Values handed back as they are (no record, list or map inside).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _present(props: dict[str, Any]) -> dict[str, Any]:

@@ -97,6 +97,13 @@ class Graph:
         record = self.record(ref)
         return [] if record is None else self.shape.node_labels(record)
 
+    def label_set(self, ref: NodeRef) -> frozenset[str]:
+        """The node's labels as a set, made once per node (patterns test them per row)."""
+        labels = ref.labels
+        if labels is None:
+            labels = ref.labels = frozenset(self.labels(ref))
+        return labels
+
     # ------------------------------------------------------------------------- properties
 
     def properties(self, ref: NodeRef | RelRef) -> dict[str, Any]:

@@ -105,7 +105,8 @@ class Matcher:
     def _where(self, clause: Match, partials: list[Partial]) -> list[Row]:
         rows = [p.row for p in partials]
         if clause.where is not None:
-            rows = [r for r in rows if self.ev.truth(clause.where, r)]
+            test = self.ev.compiled.truth(clause.where)
+            rows = [r for r in rows if test(r)]
         if all(node.var is not None for part in clause.patterns for node in part.nodes):
             return rows  # no anonymous node bound: nothing to drop
         return [{k: v for k, v in r.items() if not k.startswith(_ANON)} for r in rows]
@@ -362,7 +363,7 @@ class Matcher:
             if bound is None or bound != ref:
                 return False
         if node.labels:
-            labels = self.graph.labels(ref)
+            labels = self.graph.label_set(ref)
             for group in self._label_groups(node):
                 if group.isdisjoint(labels):
                     return False
@@ -467,13 +468,17 @@ class Matcher:
         steps = 0
         while paths:
             if depth >= rel.min_hops:
-                out: list[tuple[Partial, NodeRef]] = []
-                for p, at, rels in paths:
-                    row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
-                    out.append((Partial(row, p.used | {r.id for r in rels}), self.graph.node(at)))
-                    steps += depth
+                steps += depth * len(paths)
                 check_size(steps, "steps")
-                yield out
+                # a length's paths in chunks: a LIMIT met by the first ones stops the rest
+                # (their far nodes, rows and WHERE), not only the longer paths
+                for start in range(0, len(paths), _PATH_CHUNK):
+                    out: list[tuple[Partial, NodeRef]] = []
+                    for p, at, rels in paths[start : start + _PATH_CHUNK]:
+                        row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
+                        used = p.used | {r.id for r in rels}
+                        out.append((Partial(row, used), self.graph.node(at)))
+                    yield out
             if rel.max_hops is not None and depth >= rel.max_hops:
                 break
             self.ev.deadline.check()
@@ -497,6 +502,8 @@ class Matcher:
 #: nodes (bound while a pattern grows, dropped from the rows the clause gives).
 _ROW = "\x00row"
 _ANON = "\x00n"
+#: Paths of one length a variable-length step hands on at a time.
+_PATH_CHUNK = 64
 #: A pattern property map that depends on the row (not kept in ``_constant_maps``).
 _VARIES: Any = object()
 

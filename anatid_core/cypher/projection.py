@@ -71,7 +71,8 @@ class Projector:
         return items
 
     def _row(self, items: list[ProjectionItem], names: list[str], row: Row) -> Row:
-        return {name: self.ev.eval(item.expr, row) for item, name in zip(items, names, strict=True)}
+        value = self.ev.row_function
+        return {name: value(item.expr)(row) for item, name in zip(items, names, strict=True)}
 
     def _streamed(
         self, proj: Projection, items: list[ProjectionItem], names: list[str], batches: Stream
@@ -114,9 +115,10 @@ class Projector:
         keys = [(i, n) for i, n in zip(items, names, strict=True) if not aggregate_calls(i.expr)]
         calls: list[Call] = [c for item in items for c in aggregate_calls(item.expr)]
         groups: dict[Any, tuple[Row, list[Row]]] = {}
+        key_fns = [(self.ev.row_function(i.expr), n) for i, n in keys]
         for row in rows:
             self.ev.deadline.check()
-            values = {n: self.ev.eval(i.expr, row) for i, n in keys}
+            values = {n: fn(row) for fn, n in key_fns}
             key = tuple(group_key(v) for v in values.values())
             groups.setdefault(key, (values, []))[1].append(row)
         if not groups and not keys:
