@@ -116,7 +116,7 @@ def counted_rows(plan: CountPlan, matcher: Matcher, graph: Graph) -> Iterator[li
                 if plan.direction == "both" and src == dst:
                     continue  # a self loop is one relationship, counted outgoing
                 pairs.append((dst, src))
-        far_refs = {far: graph.node(far) for _, far in pairs}
+        far_refs = {far: graph.node(far) for far in {far for _, far in pairs}}
         graph.load()
         fits = {far: matcher.node_fits(plan.far, ref, {}) for far, ref in far_refs.items()}
         counts: dict[str, int] = {}

@@ -260,7 +260,7 @@ class Matcher:
     ) -> Iterator[list[Partial]]:
         """Pages of partial matches binding relationship ``i`` of the part and its two nodes,
         read by the store field its equalities narrow to (a page at a time: a LIMIT stops it)."""
-        rel, near, far = part.rels[i], part.nodes[i], part.nodes[i + 1]
+        rel = part.rels[i]
         conds: list[Cond] = []
         narrowing = self._narrowing("edge", rel, [partial], hints)
         if narrowing is not None:
@@ -268,33 +268,44 @@ class Matcher:
             if not values_per_row[0]:
                 return
             conds = [Cond(field, "in", sorted(set(values_per_row[0])))]
+        for page in self._scan_rels(self._rels(rel), conds):
+            # a page in chunks: a LIMIT met by the first relationships of a page of 400 stops
+            # there, their nodes read and their rows built only (issue 42's filtered LIMIT 10)
+            for start in range(0, len(page), _REL_CHUNK):
+                out = self._bind_rel_ends(part, i, partial, page[start : start + _REL_CHUNK])
+                if out:
+                    yield out
+
+    def _bind_rel_ends(
+        self, part: PatternPart, i: int, partial: Partial, refs: list[RelRef]
+    ) -> list[Partial]:
+        """``partial`` grown by each of ``refs`` as relationship ``i`` and its two nodes."""
+        rel, near, far = part.rels[i], part.nodes[i], part.nodes[i + 1]
         ends = {"out": (("src", "dst"),), "in": (("dst", "src"),)}.get(
             rel.direction, (("src", "dst"), ("dst", "src"))
         )
-        for page in self._scan_rels(self._rels(rel), conds):
-            pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
-            for ref in page:
-                self.ev.deadline.check()
-                if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
-                    continue
-                row = partial.row if rel.var is None else {**partial.row, rel.var: ref}
-                grown = Partial(row, self._with_used(rel, partial.used, ref))
-                for a, b in ends[: 1 if ref.record.src == ref.record.dst else 2]:
-                    here = self.graph.node(getattr(ref.record, a))
-                    pairs.append((grown, here, self.graph.node(getattr(ref.record, b))))
-                check_size(len(pairs))
-            self.graph.load()
-            out = []
-            for p, here, there in pairs:
-                if not self.node_fits(near, here, p.row):
-                    continue
-                row = p.row if near.var in p.row else {**p.row, _name(near): here}
-                if self.node_fits(far, there, row):
-                    if far.var not in row:
-                        row = {**row, _name(far): there}
-                    out.append(Partial(row, p.used))
-            if out:
-                yield out
+        pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
+        for ref in refs:
+            self.ev.deadline.check()
+            if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
+                continue
+            row = partial.row if rel.var is None else {**partial.row, rel.var: ref}
+            grown = Partial(row, self._with_used(rel, partial.used, ref))
+            for a, b in ends[: 1 if ref.record.src == ref.record.dst else 2]:
+                here = self.graph.node(getattr(ref.record, a))
+                pairs.append((grown, here, self.graph.node(getattr(ref.record, b))))
+            check_size(len(pairs))
+        self.graph.load()
+        out = []
+        for p, here, there in pairs:
+            if not self.node_fits(near, here, p.row):
+                continue
+            row = p.row if near.var in p.row else {**p.row, _name(near): here}
+            if self.node_fits(far, there, row):
+                if far.var not in row:
+                    row = {**row, _name(far): there}
+                out.append(Partial(row, p.used))
+        return out
 
     def _scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
         try:
@@ -502,6 +513,8 @@ class Matcher:
 #: nodes (bound while a pattern grows, dropped from the rows the clause gives).
 _ROW = "\x00row"
 _ANON = "\x00n"
+#: Relationships of a scanned page bound (their nodes read, their rows built) at a time.
+_REL_CHUNK = 32
 #: Paths of one length a variable-length step hands on at a time.
 _PATH_CHUNK = 64
 #: A pattern property map that depends on the row (not kept in ``_constant_maps``).

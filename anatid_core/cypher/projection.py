@@ -26,6 +26,7 @@ Stream = Iterator[list[Row]]
 class Projector:
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
+        self._aggregates: dict[int, bool] = {}
 
     def project(self, proj: Projection, stream: Stream) -> tuple[Stream, list[str]]:
         first = next(stream, None)
@@ -183,12 +184,15 @@ class Projector:
         return [row for _, row in keyed]
 
     def _sort_value(self, expr: Expr, scope: Row, projected_only: bool) -> Any:
-        if aggregate_calls(expr):
+        aggregates = self._aggregates.get(id(expr))
+        if aggregates is None:  # once per sort key, not per row (a walk of its tree)
+            aggregates = self._aggregates[id(expr)] = bool(aggregate_calls(expr))
+        if aggregates:
             raise CypherError(
                 "ORDER BY an aggregate that is not a column: return it and order by its name"
             )
         try:
-            return self.ev.eval(expr, scope)
+            return self.ev.row_function(expr)(scope)
         except CypherError:
             if projected_only:
                 raise CypherError(
