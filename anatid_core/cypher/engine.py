@@ -100,6 +100,10 @@ class Engine:
             rows.extend(part_rows)
             if i and not tree.union_all[i - 1]:
                 rows = distinct_rows(rows, columns)
+        for row in rows:
+            for column in columns:
+                if row[column].__class__ not in _PLAIN:
+                    self.graph.will_read(row[column])
         return CypherResult(columns, [tuple(self._out(r[c]) for c in columns) for r in rows])
 
     def _single(self, query: SingleQuery) -> tuple[list[str], list[Row]]:

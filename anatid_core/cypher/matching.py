@@ -106,6 +106,7 @@ class Matcher:
         rows = [p.row for p in partials]
         if clause.where is not None:
             test = self.ev.compiled.truth(clause.where)
+            self.graph.rows_at_hand = rows
             rows = [r for r in rows if test(r)]
         if all(node.var is not None for part in clause.patterns for node in part.nodes):
             return rows  # no anonymous node bound: nothing to drop

@@ -10,7 +10,7 @@ it, as openCypher says.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..base.errors import CypherError
@@ -46,13 +46,15 @@ class Projector:
             self.ev.deadline.check()
             rows.extend(batch)
             check_size(len(rows))
+        self.ev.graph.rows_at_hand = rows
         if aggregating:
             out, keep = self._grouped(items, names, rows), None
         else:
             out = []
+            project = self._rows(items, names)
             for row in rows:
                 self.ev.deadline.check()
-                out.append(self._row(items, names, row))
+                out.append(project(row))
             keep = rows
         if proj.distinct:
             out, keep = distinct_rows(out, names), None
@@ -71,9 +73,10 @@ class Projector:
                 raise CypherError("RETURN * with no variables in scope")
         return items
 
-    def _row(self, items: list[ProjectionItem], names: list[str], row: Row) -> Row:
-        value = self.ev.row_function
-        return {name: value(item.expr)(row) for item, name in zip(items, names, strict=True)}
+    def _rows(self, items: list[ProjectionItem], names: list[str]) -> Callable[[Row], Row]:
+        """``row -> {name: value}`` for the items, their expressions compiled once."""
+        fns = [(n, self.ev.row_function(i.expr)) for i, n in zip(items, names, strict=True)]
+        return lambda row: {name: fn(row) for name, fn in fns}
 
     def _streamed(
         self, proj: Projection, items: list[ProjectionItem], names: list[str], batches: Stream
@@ -86,17 +89,19 @@ class Projector:
         if stop == 0:
             return
         keys: set[Any] | None = set() if proj.distinct else None
+        project = self._rows(items, names)
         for batch in batches:
             self.ev.deadline.check()
+            self.ev.graph.rows_at_hand = batch
             if keys is None:
                 lo = max(0, start - seen)
                 hi = len(batch) if stop is None else max(0, min(len(batch), stop - seen))
                 seen += len(batch)
-                rows = [self._row(items, names, row) for row in batch[lo:hi]]
+                rows = [project(row) for row in batch[lo:hi]]
             else:
                 rows = []
                 for row in batch:
-                    projected = self._row(items, names, row)
+                    projected = project(row)
                     key = tuple(group_key(projected[n]) for n in names)
                     if key in keys:
                         continue

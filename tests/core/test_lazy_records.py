@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timezone
 
-from anatid_core import Edge, Node, Store
+from anatid_core import Edge, Item, Node, RecordShape, Store
 from anatid_core.base.codec import encode_props, to_micros
 from anatid_core.base.lazy import LazyEdge, LazyNode, lazy_props, solid
 from anatid_core.storage.rows import edge_from_row, node_from_row
@@ -56,3 +56,42 @@ def test_cypher_returns_plain_records_and_reads_lazy_props():
     assert type(n) is Node and n == store.get_node("a")
     assert type(r) is Edge and r == store.get_edge("e")
     assert k == [1] and since == WHEN
+
+
+class EmbeddingShape(RecordShape):
+    """The core's shape with each node's embedding shown as its ``vec`` property."""
+
+    def embedding_key(self, item: Item) -> str | None:
+        return "vec" if isinstance(item, Node) else None
+
+
+def test_embeddings_of_returned_nodes_are_read_in_one_batch(monkeypatch):
+    store = Store.open(":memory:")
+    store.upsert_nodes(
+        [
+            Node(id=f"n{i}", labels=("P",), name=f"a{i}", embedding=[float(i), 1.0])
+            for i in range(30)
+        ]
+    )
+    calls: list[int] = []
+    original = Store.get_embedding_arrays
+
+    def counted(self, ids, **kw):
+        ids = list(ids)
+        calls.append(len(ids))
+        return original(self, ids, **kw)
+
+    monkeypatch.setattr(Store, "get_embedding_arrays", counted)
+    for query in (
+        "MATCH (n:P) RETURN n",
+        "MATCH (n:P) WHERE n.name STARTS WITH 'a' RETURN n",
+    ):
+        calls.clear()
+        rows = store.cypher(query, shape=EmbeddingShape()).rows
+        assert len(rows) == 30 and calls == [30], query
+    calls.clear()  # a streamed projection: a batch per page of the scan, each record once
+    rows = store.cypher("MATCH (n:P) RETURN n.vec AS v", shape=EmbeddingShape()).rows
+    assert sorted(rows) == sorted(([float(i), 1.0],) for i in range(30))
+    assert sum(calls) == 30 and len(calls) <= 2
+    [(v,)] = store.cypher("MATCH (n {id: 'n7'}) RETURN n.vec", shape=EmbeddingShape()).rows
+    assert v == [7.0, 1.0]
