@@ -151,6 +151,8 @@ class Projector:
         projected_only: bool,
     ) -> list[Row]:
         by_text = {item.text: name for item, name in zip(items, names, strict=True)}
+        for name in names:  # ORDER BY an alias: its column, as evaluating it on the row gives
+            by_text.setdefault(name, name)
         keyed = []
         for i, row in enumerate(out):
             self.ev.deadline.check()

@@ -188,6 +188,28 @@ def test_inside_a_writers_transaction_and_without_the_in_memory_records(
     assert filled.indexes.current.loaded("edge") is None
 
 
+def test_counts_from_the_graph_index_past_the_in_memory_records(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core import SETTINGS
+    from anatid_core.graph.neighbourhood import NeighbourhoodReads
+
+    monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
+    filled.indexes.current.forget()
+    walked: list[object] = []
+    original = NeighbourhoodReads._edge_ends_by_index
+    monkeypatch.setattr(
+        NeighbourhoodReads,
+        "_edge_ends_by_index",
+        lambda self, *a: walked.append(found := original(self, *a)) or found,
+    )
+    for _ in range(3):  # the graph index is loaded after a few walks by SQL
+        check(filled)
+    assert any(found is not None for found in walked)
+    filled.upsert_edges([Edge("late", "n5", "n6", "R", group="g0")])
+    check(filled)
+
+
 def test_after_writes_deletes_and_as_of_the_past(filled: Store) -> None:
     check(filled)
     past = datetime.now(timezone.utc)
