@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from .cypher.run import CypherResult, RecordShape
     from .cypher.run import Procedure as CypherProcedure
     from .cypher.run import Shape as CypherShape
+    from .cypher.shape import WHOLE_MAP as CYPHER_WHOLE_MAP
     from .graph.adjacency import Adjacency, EdgeRef
     from .graph.distances import Distances
     from .graph.evidence import EXPLAIN, Evidence, Explanation, Fact, Provenance
@@ -93,6 +94,7 @@ _LAZY = {
     "RecordShape": (".cypher.run", "RecordShape"),
     "CypherProcedure": (".cypher.run", "Procedure"),
     "CypherShape": (".cypher.run", "Shape"),
+    "CYPHER_WHOLE_MAP": (".cypher.shape", "WHOLE_MAP"),
     "Adjacency": (".graph.adjacency", "Adjacency"),
     "EdgeRef": (".graph.adjacency", "EdgeRef"),
     "Distances": (".graph.distances", "Distances"),
@@ -196,6 +198,7 @@ __all__ = [
     "CypherLimitExceeded",
     "CypherResult",
     "CypherShape",
+    "CYPHER_WHOLE_MAP",
     "CypherProcedure",
     "CypherSyntaxError",
     "CypherTimeout",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from .syntax import Call, Expr
@@ -33,6 +33,8 @@ class Evaluator(Protocol):
 
     def error(self, expr: Expr, message: str) -> Exception: ...
 
+    def row_function(self, expr: Expr) -> Callable[[Row], Any]: ...
+
 
 def aggregate_calls(expr: Expr) -> list[Call]:
     """The aggregate calls in ``expr`` (not those nested in another aggregate's argument)."""
@@ -54,7 +56,8 @@ def compute(ev: Evaluator, call: Call, rows: Sequence[Row]) -> Any:
         return len(rows)
     if not call.args:
         raise ev.error(call, f"{call.name}() needs an argument")
-    values = [ev.eval(call.args[0], row) for row in rows]
+    value = ev.row_function(call.args[0])
+    values = [value(row) for row in rows]
     values = [v for v in values if v is not None]
     if call.distinct:
         seen: dict[Any, Any] = {}

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import CypherError
+from ..base.lazy import solid
+from .counting import count_plan, counted_rows
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph
@@ -98,12 +100,21 @@ class Engine:
             rows.extend(part_rows)
             if i and not tree.union_all[i - 1]:
                 rows = distinct_rows(rows, columns)
+        for row in rows:
+            for column in columns:
+                if row[column].__class__ not in _PLAIN:
+                    self.graph.will_read(row[column])
         return CypherResult(columns, [tuple(self._out(r[c]) for c in columns) for r in rows])
 
     def _single(self, query: SingleQuery) -> tuple[list[str], list[Row]]:
         stream: Stream = iter([[{}]])
         columns: list[str] = []
-        for clause in query.clauses:
+        clauses = query.clauses
+        plan = count_plan(clauses)
+        if plan is not None:  # counts from the adjacency, not a row per match (.counting)
+            stream = counted_rows(plan, self.matcher, self.graph)
+            clauses = [plan.projection, *clauses[2:]]
+        for clause in clauses:
             stream, columns = self._clause(clause, stream, columns)
         rows: list[Row] = []
         for batch in stream:
@@ -122,7 +133,8 @@ class Engine:
             projected, names = self.projector.project(clause.projection, stream)
             if clause.where is not None:
                 where = clause.where
-                projected = ([r for r in b if self.ev.truth(where, r)] for b in projected)
+                test = self.ev.compiled.truth(where)
+                projected = ([r for r in b if test(r)] for b in projected)
             return projected, names
         if isinstance(clause, Return):
             return self.projector.project(clause.projection, stream)
@@ -134,10 +146,11 @@ class Engine:
         """The rows of UNWIND in batches of at most ``UNWIND_BATCH``: a long list streams, so
         a LIMIT after it stops early and no batch outgrows the row bound."""
         out: list[Row] = []
+        items = self.ev.row_function(clause.expr)
         for batch in stream:
             for row in batch:
                 self.deadline.check()
-                value = self.ev.eval(clause.expr, row)
+                value = items(row)
                 if value is None:
                     continue
                 for item in value if isinstance(value, list) else [value]:
@@ -183,18 +196,26 @@ class Engine:
     # ----------------------------------------------------------------------------- output
 
     def _out(self, value: Any) -> Any:
+        if value.__class__ in _PLAIN:
+            return value
         if isinstance(value, NodeRef):
             record = self.graph.record(value)
             if record is None:
                 return None
-            return self.graph.shape.node_value(record, _present(self.graph.properties(value)))
+            props = _present(self.graph.properties(value))
+            return self.graph.shape.node_value(solid(record), props)
         if isinstance(value, RelRef):
-            return self.graph.shape.rel_value(value.record, _present(self.graph.properties(value)))
+            props = _present(self.graph.properties(value))
+            return self.graph.shape.rel_value(solid(value.record), props)
         if isinstance(value, list):
             return [self._out(v) for v in value]
         if isinstance(value, dict):
             return {k: self._out(v) for k, v in value.items()}
         return value
+
+
+#: Values handed back as they are (no record, list or map inside).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _present(props: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any, Protocol, cast
 from ..base.errors import CypherError
 from . import functions
 from .aggregates import AGGREGATES
+from .compiled import Compiled, Compiler
 from .errors import unsupported
 from .graph import Graph
 from .limits import Deadline, check_list, unbounded
@@ -58,6 +59,8 @@ class Evaluator:
         self.matcher: PatternTester | None = None
         self.deadline: Deadline = unbounded()
         self._regexes: dict[str, re.Pattern[str]] = {}
+        #: Closures for the expressions evaluated per row (:mod:`.compiled`).
+        self.compiled = Compiler(self)
         self._dispatch: dict[type, Callable[[Any, Row, Mapping[int, Any] | None], Any]] = {
             Literal: lambda e, r, a: e.value,
             Param: self._param,
@@ -87,8 +90,12 @@ class Evaluator:
     def eval(self, expr: Expr, row: Row, aggs: Mapping[int, Any] | None = None) -> Any:
         return self._dispatch[type(expr)](expr, row, aggs)
 
+    def row_function(self, expr: Expr) -> Compiled:
+        """``row -> eval(expr, row)`` (no aggregate values), compiled once per query."""
+        return self.compiled.value(expr)
+
     def truth(self, expr: Expr, row: Row, aggs: Mapping[int, Any] | None = None) -> bool | None:
-        return self._truth_of(expr, self.eval(expr, row, aggs))
+        return self.truth_of(expr, self.eval(expr, row, aggs))
 
     # ------------------------------------------------------------------------------ atoms
 
@@ -197,7 +204,7 @@ class Evaluator:
         """``e`` given its left operand's value."""
         op = e.op
         if op in ("AND", "OR", "XOR"):
-            return self._logic(e, self._truth_of(e.left, left), row, aggs)
+            return self._logic(e, self.truth_of(e.left, left), row, aggs)
         right = self.eval(e.right, row, aggs)
         if op == "=":
             return equals(left, right)
@@ -227,7 +234,7 @@ class Evaluator:
             return compiled.fullmatch(left) is not None
         return self._arithmetic(e, left, right)
 
-    def _truth_of(self, expr: Expr, value: Any) -> bool | None:
+    def truth_of(self, expr: Expr, value: Any) -> bool | None:
         if value is None or isinstance(value, bool):
             return value
         raise self.error(expr, f"expected a boolean, got {type_name(value)} {_show(value)}")
@@ -307,7 +314,7 @@ class Evaluator:
             return all(kind in group for group in e.labels)
         if not isinstance(subject, NodeRef):
             raise self.error(e, f"cannot test the labels of {type_name(subject)}")
-        labels = set(self.graph.labels(subject))
+        labels = self.graph.label_set(subject)
         return all(any(label in labels for label in group) for group in e.labels)
 
     def _call(self, e: Call, row: Row, aggs: Mapping[int, Any] | None) -> Any:

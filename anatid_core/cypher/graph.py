@@ -13,8 +13,9 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
+from ..base.lazy import lazy_props
 from ..base.model import Cond, Direction, Edge, Kind, Node
-from .shape import Shape
+from .shape import WHOLE_MAP, QuickProperties, Shape
 from .target import ReadTarget
 from .values import NodeRef, RelRef
 
@@ -49,7 +50,16 @@ class Graph:
         self._pending: dict[str, NodeRef] = {}
         self._rels: dict[str, RelRef] = {}
         self._adjacency: dict[tuple[Any, ...], list[tuple[RelRef, str]]] = {}
+        #: Records whose properties were read but not their embedding, read with the next
+        #: one asked for; the embeddings read, by id; the ids of records read at all.
         self._no_embedding: dict[Kind, list[NodeRef | RelRef]] = {"node": [], "edge": []}
+        self._embedded: dict[Kind, dict[str, list[float] | None]] = {"node": {}, "edge": {}}
+        self._read: dict[Kind, set[str]] = {"node": set(), "edge": set()}
+        #: The rows being evaluated now (set by WHERE and projections): an embedding read for
+        #: one of them reads those of the records they hold too, in one batch.
+        self.rows_at_hand: list[dict[str, Any]] | None = None
+        self._rel_types: dict[str, str] = {}
+        self._quick = shape.quick_property if isinstance(shape, QuickProperties) else None
 
     # ------------------------------------------------------------------------------ nodes
 
@@ -78,7 +88,8 @@ class Graph:
         """Read the records of every node referenced but not yet read."""
         while self._pending:
             ids = list(self._pending)[:BATCH]
-            found = {n.id: n for n in self.target.get_nodes(ids)}
+            with lazy_props():
+                found = {n.id: n for n in self.target.get_nodes(ids)}
             for id in ids:
                 record = found.get(id)
                 self._nodes[id] = record
@@ -93,6 +104,13 @@ class Graph:
         record = self.record(ref)
         return [] if record is None else self.shape.node_labels(record)
 
+    def label_set(self, ref: NodeRef) -> frozenset[str]:
+        """The node's labels as a set, made once per node (patterns test them per row)."""
+        labels = ref.labels
+        if labels is None:
+            labels = ref.labels = frozenset(self.labels(ref))
+        return labels
+
     # ------------------------------------------------------------------------- properties
 
     def properties(self, ref: NodeRef | RelRef) -> dict[str, Any]:
@@ -104,6 +122,15 @@ class Graph:
         return props
 
     def property(self, ref: NodeRef | RelRef, key: str) -> Any:
+        if ref.props is None and self._quick is not None:
+            # a column the shape reads without the map (and without decoding the props)
+            record = ref.record if isinstance(ref, RelRef) else self.record(ref)
+            if record is None:
+                return None
+            value = self._quick(record, key)
+            if value is not WHOLE_MAP:
+                self._read_one(ref)
+                return value
         props = self._props(ref)
         if key in props:
             return props[key]
@@ -116,24 +143,57 @@ class Graph:
         if ref.props is None:
             if isinstance(ref, RelRef):
                 ref.props = self.shape.rel_properties(ref.record)
-                kind: Kind = "edge"
             else:
                 record = self.record(ref)
                 ref.props = {} if record is None else self.shape.node_properties(record)
-                kind = "node"
+            key = self._embedding_key(ref)
+            if key is not None:
+                loaded = self._embedded["edge" if isinstance(ref, RelRef) else "node"]
+                if ref.id in loaded:
+                    ref.props[key] = loaded[ref.id]
+                else:
+                    self._read_one(ref)
+        return ref.props
+
+    def will_read(self, value: Any) -> None:
+        """Note the records in ``value`` (walking lists and maps) as about to be read whole,
+        so their embeddings come in one batch (``RETURN n`` of 300 entities made 300 reads of
+        one embedding each, 0.7 s; issue 42)."""
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, (NodeRef, RelRef)):
+                self._read_one(item)
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+
+    def _read_one(self, ref: NodeRef | RelRef) -> None:
+        """Note that a property of ``ref`` was read: if its shape shows an embedding, the next
+        read of one reads this one's too, in the same batch (a WHERE on ``n.group_id`` then
+        ``RETURN n`` read 300 embeddings in one call, not one call a row)."""
+        kind: Kind = "edge" if isinstance(ref, RelRef) else "node"
+        read = self._read[kind]
+        if ref.id not in read:
+            read.add(ref.id)
             if self._embedding_key(ref) is not None:
                 self._no_embedding[kind].append(ref)
-        return ref.props
 
     def _embedding_key(self, ref: NodeRef | RelRef) -> str | None:
         record = ref.record if isinstance(ref, RelRef) else self.record(ref)
         return None if record is None else self.shape.embedding_key(record)
 
     def _load_embeddings(self, ref: NodeRef | RelRef) -> None:
-        """Read the embeddings of every record whose properties were built without one."""
+        """Read the embeddings of every record read so far whose embedding is not read yet."""
         kind: Kind = "edge" if isinstance(ref, RelRef) else "node"
-        waiting = self._no_embedding[kind]
-        if ref not in waiting:
+        if self.rows_at_hand is not None:
+            rows, self.rows_at_hand = self.rows_at_hand, None
+            for row in rows:
+                self.will_read(list(row.values()))
+        loaded = self._embedded[kind]
+        waiting = [r for r in self._no_embedding[kind] if r.id not in loaded]
+        if ref.id not in loaded and ref not in waiting:
             waiting.append(ref)
         self._no_embedding[kind] = []
         for start in range(0, len(waiting), BATCH):
@@ -141,10 +201,12 @@ class Graph:
             ids = list(dict.fromkeys(r.id for r in chunk))
             arrays = self.target.get_embedding_arrays(ids, kind=kind)
             for r in chunk:
+                array = arrays.get(r.id)
+                value = None if array is None else [float(x) for x in array.tolist()]
+                loaded[r.id] = value
                 key = self._embedding_key(r)
                 if key is not None and r.props is not None:
-                    array = arrays.get(r.id)
-                    r.props[key] = None if array is None else [float(x) for x in array.tolist()]
+                    r.props[key] = value
 
     # ------------------------------------------------------------------------------ reads
 
@@ -156,27 +218,34 @@ class Graph:
             # they serve (~0.01 ms), ``find_nodes`` by SQL (1-5 ms at 10k facts; issue 35's bench)
             wanted = None if labels is None else set(labels)
             for start in range(0, len(ids), BATCH):
-                found = self.target.get_nodes(ids[start : start + BATCH])
+                with lazy_props():
+                    found = self.target.get_nodes(ids[start : start + BATCH])
                 if wanted is not None:
                     found = [n for n in found if wanted.intersection(n.labels)]
                 if found:
                     yield [self._node_record(n) for n in found]
             return
         where = [conds] if conds else None
-        for found in paged(
-            lambda limit, offset: self.target.find_nodes(
-                labels=labels, where=where, order_by=None, limit=limit, offset=offset
-            )
-        ):
+
+        def read(limit: int, offset: int) -> list[Node]:
+            with lazy_props():
+                return self.target.find_nodes(
+                    labels=labels, where=where, order_by=None, limit=limit, offset=offset
+                )
+
+        for found in paged(read):
             yield [self._node_record(n) for n in found]
 
     def scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
         where = [conds] if conds else None
-        for found in paged(
-            lambda limit, offset: self.target.find_edges(
-                rels=rels, where=where, order_by=None, limit=limit, offset=offset
-            )
-        ):
+
+        def read(limit: int, offset: int) -> list[Edge]:
+            with lazy_props():
+                return self.target.find_edges(
+                    rels=rels, where=where, order_by=None, limit=limit, offset=offset
+                )
+
+        for found in paged(read):
             yield [self._rel(e) for e in found]
 
     def wrap(self, value: Any) -> Any:
@@ -207,7 +276,8 @@ class Graph:
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
             found: dict[str, list[tuple[RelRef, str]]] = {i: [] for i in chunk}
-            edges = self._edges_at(chunk, direction, rels, conds)
+            with lazy_props():
+                edges = self._edges_at(chunk, direction, rels, conds)
             if direction in ("out", "both"):
                 for e in edges["out"]:
                     found[e.src].append((self._rel(e), e.dst))
@@ -219,6 +289,26 @@ class Graph:
             for i, pairs in found.items():
                 self._adjacency[(i, *key)] = pairs
         return {i: self._adjacency[(i, *key)] for i in ids}
+
+    def edge_ends(
+        self, ids: Sequence[str], direction: str, rels: list[str] | None
+    ) -> list[tuple[str, str, str, str]]:
+        """``(id, src, dst, rel)`` of the relationships at the nodes ``ids`` in ``direction``
+        (of the store ``rels``), each once, no record read (:mod:`.counting`)."""
+        found: dict[str, tuple[str, str, str, str]] = {}
+        for start in range(0, len(ids), BATCH):
+            chunk = ids[start : start + BATCH]
+            ends = self.target.edge_ends(chunk, direction=cast(Direction, direction), rels=rels)
+            found.update((e[0], e) for e in ends)
+        return list(found.values())
+
+    def rel_type_of(self, rel: str) -> str:
+        """The type of relationships of the store ``rel`` (a shape types a relationship by its
+        rel alone: every shape does)."""
+        kind = self._rel_types.get(rel)
+        if kind is None:
+            kind = self._rel_types[rel] = self.shape.rel_type(Edge(id="", src="", dst="", rel=rel))
+        return kind
 
     def _edges_at(
         self, ids: list[str], direction: str, rels: list[str] | None, conds: list[Cond]

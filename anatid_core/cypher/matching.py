@@ -52,6 +52,11 @@ class Matcher:
         self.ev = ev
         self.graph = graph
         self._labels: dict[int, list[frozenset[str]]] = {}
+        #: Pattern property maps of literals and parameters, evaluated once per query.
+        self._constant_maps: dict[int, Any] = {}
+        #: The relationships (by ``id`` of their pattern) that are the only one of their MATCH:
+        #: no other can repeat them, so their partial matches need no set of used ids.
+        self._lone: set[int] = set()
         ev.matcher = self
 
     # ----------------------------------------------------------------------------- clause
@@ -61,6 +66,9 @@ class Matcher:
         for part in clause.patterns:
             if part.path_var is not None:
                 raise unsupported(self.ev.source, part.pos, "a named path (p = ...)")
+        rels = [rel for part in clause.patterns for rel in part.rels]
+        if len(rels) == 1 and not rels[0].variable:
+            self._lone.add(id(rels[0]))
         if not clause.optional:
             for partials in self._parts(clause, [Partial(r, frozenset()) for r in rows]):
                 out = self._where(clause, partials)
@@ -97,7 +105,9 @@ class Matcher:
     def _where(self, clause: Match, partials: list[Partial]) -> list[Row]:
         rows = [p.row for p in partials]
         if clause.where is not None:
-            rows = [r for r in rows if self.ev.truth(clause.where, r)]
+            test = self.ev.compiled.truth(clause.where)
+            self.graph.rows_at_hand = rows
+            rows = [r for r in rows if test(r)]
         if all(node.var is not None for part in clause.patterns for node in part.nodes):
             return rows  # no anonymous node bound: nothing to drop
         return [{k: v for k, v in r.items() if not k.startswith(_ANON)} for r in rows]
@@ -202,7 +212,7 @@ class Matcher:
                     raise CypherError(f"`{node.var}` is a {type_name(value)}, not a node")
                 out.append(p)
             self.graph.load()
-            yield [p for p in out if self._node_fits(node, p.row[node.var], p.row)]
+            yield [p for p in out if self.node_fits(node, p.row[node.var], p.row)]
             return
         labels = self._store_labels(node)
         narrowing = self._narrowing("node", node, partials, hints)
@@ -251,7 +261,7 @@ class Matcher:
     ) -> Iterator[list[Partial]]:
         """Pages of partial matches binding relationship ``i`` of the part and its two nodes,
         read by the store field its equalities narrow to (a page at a time: a LIMIT stops it)."""
-        rel, near, far = part.rels[i], part.nodes[i], part.nodes[i + 1]
+        rel = part.rels[i]
         conds: list[Cond] = []
         narrowing = self._narrowing("edge", rel, [partial], hints)
         if narrowing is not None:
@@ -259,33 +269,44 @@ class Matcher:
             if not values_per_row[0]:
                 return
             conds = [Cond(field, "in", sorted(set(values_per_row[0])))]
+        for page in self._scan_rels(self._rels(rel), conds):
+            # a page in chunks: a LIMIT met by the first relationships of a page of 400 stops
+            # there, their nodes read and their rows built only (issue 42's filtered LIMIT 10)
+            for start in range(0, len(page), _REL_CHUNK):
+                out = self._bind_rel_ends(part, i, partial, page[start : start + _REL_CHUNK])
+                if out:
+                    yield out
+
+    def _bind_rel_ends(
+        self, part: PatternPart, i: int, partial: Partial, refs: list[RelRef]
+    ) -> list[Partial]:
+        """``partial`` grown by each of ``refs`` as relationship ``i`` and its two nodes."""
+        rel, near, far = part.rels[i], part.nodes[i], part.nodes[i + 1]
         ends = {"out": (("src", "dst"),), "in": (("dst", "src"),)}.get(
             rel.direction, (("src", "dst"), ("dst", "src"))
         )
-        for page in self._scan_rels(self._rels(rel), conds):
-            pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
-            for ref in page:
-                self.ev.deadline.check()
-                if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
-                    continue
-                row = partial.row if rel.var is None else {**partial.row, rel.var: ref}
-                grown = Partial(row, partial.used | {ref.id})
-                for a, b in ends[: 1 if ref.record.src == ref.record.dst else 2]:
-                    here = self.graph.node(getattr(ref.record, a))
-                    pairs.append((grown, here, self.graph.node(getattr(ref.record, b))))
-                check_size(len(pairs))
-            self.graph.load()
-            out = []
-            for p, here, there in pairs:
-                if not self._node_fits(near, here, p.row):
-                    continue
-                row = p.row if near.var in p.row else {**p.row, _name(near): here}
-                if self._node_fits(far, there, row):
-                    if far.var not in row:
-                        row = {**row, _name(far): there}
-                    out.append(Partial(row, p.used))
-            if out:
-                yield out
+        pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
+        for ref in refs:
+            self.ev.deadline.check()
+            if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
+                continue
+            row = partial.row if rel.var is None else {**partial.row, rel.var: ref}
+            grown = Partial(row, self._with_used(rel, partial.used, ref))
+            for a, b in ends[: 1 if ref.record.src == ref.record.dst else 2]:
+                here = self.graph.node(getattr(ref.record, a))
+                pairs.append((grown, here, self.graph.node(getattr(ref.record, b))))
+            check_size(len(pairs))
+        self.graph.load()
+        out = []
+        for p, here, there in pairs:
+            if not self.node_fits(near, here, p.row):
+                continue
+            row = p.row if near.var in p.row else {**p.row, _name(near): here}
+            if self.node_fits(far, there, row):
+                if far.var not in row:
+                    row = {**row, _name(far): there}
+                out.append(Partial(row, p.used))
+        return out
 
     def _scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
         try:
@@ -302,7 +323,7 @@ class Matcher:
         for p in partials:
             self.ev.deadline.check()
             for ref in refs:
-                if self._node_fits(node, ref, p.row):
+                if self.node_fits(node, ref, p.row):
                     row = {**p.row, _name(node): ref}
                     out.append(Partial(row, p.used))
             check_size(len(out))
@@ -346,7 +367,7 @@ class Matcher:
 
     # ----------------------------------------------------------------------------- checks
 
-    def _node_fits(self, node: NodePattern, ref: NodeRef, row: Row) -> bool:
+    def node_fits(self, node: NodePattern, ref: NodeRef, row: Row) -> bool:
         if self.graph.record(ref) is None:
             return False
         if node.var is not None and node.var in row:
@@ -354,7 +375,7 @@ class Matcher:
             if bound is None or bound != ref:
                 return False
         if node.labels:
-            labels = self.graph.labels(ref)
+            labels = self.graph.label_set(ref)
             for group in self._label_groups(node):
                 if group.isdisjoint(labels):
                     return False
@@ -367,10 +388,19 @@ class Matcher:
             groups = self._labels[id(node)] = [frozenset(g) for g in node.labels]
         return groups
 
+    def _with_used(self, rel: RelPattern, used: frozenset[str], ref: RelRef) -> frozenset[str]:
+        """``used`` with ``ref``, unless ``rel`` is its MATCH's only relationship (a set per
+        partial match cost ~0.5 us a row, and nothing could be repeated)."""
+        return used if id(rel) in self._lone else used | {ref.id}
+
     def _props_fit(self, props: Expr | None, ref: NodeRef | RelRef, row: Row) -> bool:
         if props is None:
             return True
-        wanted = self.ev.eval(props, row)
+        wanted = self._constant_maps.get(id(props), _VARIES)
+        if wanted is _VARIES:
+            wanted = self.ev.eval(props, row)
+            if _row_only(props, {}):  # literals and parameters: the same for every row
+                self._constant_maps[id(props)] = wanted
         if wanted is None:
             return False
         if not isinstance(wanted, dict):
@@ -402,7 +432,7 @@ class Matcher:
             self.graph.load()
             out = []
             for p, far in grown:
-                if self._node_fits(there, far, p.row):
+                if self.node_fits(there, far, p.row):
                     bound = there.var is not None and there.var in p.row
                     row = p.row if bound else {**p.row, _name(there): far}
                     out.append(Partial(row, p.used))
@@ -428,7 +458,9 @@ class Matcher:
                 if bound and p.row[rel.var] != ref:  # type: ignore[index]
                     continue
                 row = p.row if rel.var is None or bound else {**p.row, rel.var: ref}
-                out.append((Partial(row, p.used | {ref.id}), self.graph.node(other)))
+                out.append(
+                    (Partial(row, self._with_used(rel, p.used, ref)), self.graph.node(other))
+                )
         return out
 
     def _variable_step(
@@ -448,13 +480,17 @@ class Matcher:
         steps = 0
         while paths:
             if depth >= rel.min_hops:
-                out: list[tuple[Partial, NodeRef]] = []
-                for p, at, rels in paths:
-                    row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
-                    out.append((Partial(row, p.used | {r.id for r in rels}), self.graph.node(at)))
-                    steps += depth
+                steps += depth * len(paths)
                 check_size(steps, "steps")
-                yield out
+                # a length's paths in chunks: a LIMIT met by the first ones stops the rest
+                # (their far nodes, rows and WHERE), not only the longer paths
+                for start in range(0, len(paths), _PATH_CHUNK):
+                    out: list[tuple[Partial, NodeRef]] = []
+                    for p, at, rels in paths[start : start + _PATH_CHUNK]:
+                        row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
+                        used = p.used | {r.id for r in rels}
+                        out.append((Partial(row, used), self.graph.node(at)))
+                    yield out
             if rel.max_hops is not None and depth >= rel.max_hops:
                 break
             self.ev.deadline.check()
@@ -478,6 +514,12 @@ class Matcher:
 #: nodes (bound while a pattern grows, dropped from the rows the clause gives).
 _ROW = "\x00row"
 _ANON = "\x00n"
+#: Relationships of a scanned page bound (their nodes read, their rows built) at a time.
+_REL_CHUNK = 32
+#: Paths of one length a variable-length step hands on at a time.
+_PATH_CHUNK = 64
+#: A pattern property map that depends on the row (not kept in ``_constant_maps``).
+_VARIES: Any = object()
 
 
 def _name(node: NodePattern) -> str:
@@ -564,6 +606,8 @@ def _row_only(expr: Expr, row: Row) -> bool:
         return True
     if isinstance(expr, ListOf):
         return all(_row_only(i, row) for i in expr.items)
+    if isinstance(expr, MapOf):
+        return all(_row_only(v, row) for _, v in expr.items)
     if isinstance(expr, Prop):
         return _row_only(expr.subject, row)
     if isinstance(expr, Index):

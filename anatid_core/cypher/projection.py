@@ -10,7 +10,7 @@ it, as openCypher says.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..base.errors import CypherError
@@ -26,6 +26,7 @@ Stream = Iterator[list[Row]]
 class Projector:
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
+        self._aggregates: dict[int, bool] = {}
 
     def project(self, proj: Projection, stream: Stream) -> tuple[Stream, list[str]]:
         first = next(stream, None)
@@ -45,13 +46,15 @@ class Projector:
             self.ev.deadline.check()
             rows.extend(batch)
             check_size(len(rows))
+        self.ev.graph.rows_at_hand = rows
         if aggregating:
             out, keep = self._grouped(items, names, rows), None
         else:
             out = []
+            project = self._rows(items, names)
             for row in rows:
                 self.ev.deadline.check()
-                out.append(self._row(items, names, row))
+                out.append(project(row))
             keep = rows
         if proj.distinct:
             out, keep = distinct_rows(out, names), None
@@ -70,8 +73,10 @@ class Projector:
                 raise CypherError("RETURN * with no variables in scope")
         return items
 
-    def _row(self, items: list[ProjectionItem], names: list[str], row: Row) -> Row:
-        return {name: self.ev.eval(item.expr, row) for item, name in zip(items, names, strict=True)}
+    def _rows(self, items: list[ProjectionItem], names: list[str]) -> Callable[[Row], Row]:
+        """``row -> {name: value}`` for the items, their expressions compiled once."""
+        fns = [(n, self.ev.row_function(i.expr)) for i, n in zip(items, names, strict=True)]
+        return lambda row: {name: fn(row) for name, fn in fns}
 
     def _streamed(
         self, proj: Projection, items: list[ProjectionItem], names: list[str], batches: Stream
@@ -84,17 +89,19 @@ class Projector:
         if stop == 0:
             return
         keys: set[Any] | None = set() if proj.distinct else None
+        project = self._rows(items, names)
         for batch in batches:
             self.ev.deadline.check()
+            self.ev.graph.rows_at_hand = batch
             if keys is None:
                 lo = max(0, start - seen)
                 hi = len(batch) if stop is None else max(0, min(len(batch), stop - seen))
                 seen += len(batch)
-                rows = [self._row(items, names, row) for row in batch[lo:hi]]
+                rows = [project(row) for row in batch[lo:hi]]
             else:
                 rows = []
                 for row in batch:
-                    projected = self._row(items, names, row)
+                    projected = project(row)
                     key = tuple(group_key(projected[n]) for n in names)
                     if key in keys:
                         continue
@@ -114,9 +121,10 @@ class Projector:
         keys = [(i, n) for i, n in zip(items, names, strict=True) if not aggregate_calls(i.expr)]
         calls: list[Call] = [c for item in items for c in aggregate_calls(item.expr)]
         groups: dict[Any, tuple[Row, list[Row]]] = {}
+        key_fns = [(self.ev.row_function(i.expr), n) for i, n in keys]
         for row in rows:
             self.ev.deadline.check()
-            values = {n: self.ev.eval(i.expr, row) for i, n in keys}
+            values = {n: fn(row) for fn, n in key_fns}
             key = tuple(group_key(v) for v in values.values())
             groups.setdefault(key, (values, []))[1].append(row)
         if not groups and not keys:
@@ -143,6 +151,8 @@ class Projector:
         projected_only: bool,
     ) -> list[Row]:
         by_text = {item.text: name for item, name in zip(items, names, strict=True)}
+        for name in names:  # ORDER BY an alias: its column, as evaluating it on the row gives
+            by_text.setdefault(name, name)
         keyed = []
         for i, row in enumerate(out):
             self.ev.deadline.check()
@@ -181,12 +191,15 @@ class Projector:
         return [row for _, row in keyed]
 
     def _sort_value(self, expr: Expr, scope: Row, projected_only: bool) -> Any:
-        if aggregate_calls(expr):
+        aggregates = self._aggregates.get(id(expr))
+        if aggregates is None:  # once per sort key, not per row (a walk of its tree)
+            aggregates = self._aggregates[id(expr)] = bool(aggregate_calls(expr))
+        if aggregates:
             raise CypherError(
                 "ORDER BY an aggregate that is not a column: return it and order by its name"
             )
         try:
-            return self.ev.eval(expr, scope)
+            return self.ev.row_function(expr)(scope)
         except CypherError:
             if projected_only:
                 raise CypherError(

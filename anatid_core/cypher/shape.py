@@ -13,7 +13,7 @@ to a superset of the answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..base.model import Edge, Item, Kind, Node
 from .target import ReadTarget
@@ -66,6 +66,22 @@ class Shape(Protocol):
 
     @property
     def procedures(self) -> Mapping[str, Procedure]: ...
+
+
+#: What :meth:`QuickProperties.quick_property` gives when only the whole map has the answer.
+WHOLE_MAP: Any = object()
+
+
+@runtime_checkable
+class QuickProperties(Protocol):
+    """A shape that can read some properties straight from a record's columns (optional)."""
+
+    def quick_property(self, item: Item, key: str) -> Any:
+        """Property ``key`` of the record, equal to ``node_properties(item).get(key)`` (or
+        ``rel_properties``), read without building the map (nor decoding the props, often: a
+        filter on ``n.group_id`` or a ``RETURN n.uuid`` then reads no JSON; issue 42); or
+        :data:`WHOLE_MAP` when only the map can say (then the engine builds it)."""
+        ...
 
 
 _FIELDS = ("id", "name", "group", "text")

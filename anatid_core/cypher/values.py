@@ -18,12 +18,13 @@ from ..base.model import Edge, Node
 
 
 class NodeRef:
-    __slots__ = ("id", "record", "props")
+    __slots__ = ("id", "record", "props", "labels")
 
     def __init__(self, id: str, record: Node | None = None) -> None:
         self.id = id
         self.record = record
         self.props: dict[str, Any] | None = None
+        self.labels: frozenset[str] | None = None  # the shape's labels, once asked
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NodeRef) and other.id == self.id
@@ -67,6 +68,8 @@ def is_number(value: object) -> bool:
 
 def equals(a: Any, b: Any) -> bool | None:
     """Cypher's ``=``: None if either side is null (or a list/map compare meets one)."""
+    if a.__class__ is str and b.__class__ is str:
+        return a == b  # the common case, before the checks by kind
     if a is None or b is None:
         return None
     if is_number(a) and is_number(b):
@@ -241,6 +244,8 @@ def _null_last(value: Any) -> tuple[bool, Any]:
 def group_key(value: Any) -> Any:
     """A hashable stand-in for a value, equal for values DISTINCT and grouping treat as equal
     (1 and 1.0 are one group; null is its own)."""
+    if value.__class__ is str:
+        return ("str", value)  # the common case, as the last line gives it
     if isinstance(value, list):
         return ("list", tuple(group_key(v) for v in value))
     if isinstance(value, dict):

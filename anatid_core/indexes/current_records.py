@@ -304,6 +304,20 @@ class _KindView:
             frontier = reached
         return out
 
+    def ends_at(
+        self, ids: list[str], sides: list[int], rels: set[str] | None
+    ) -> list[tuple[str, str, str, str]]:
+        """``(id, src, dst, rel)`` of the edges whose end at row position ``sides`` (2: src, 3: dst)
+        is one of ``ids``, of ``rels``; each edge once, by id."""
+        assert self.ends is not None
+        found: set[str] = set()
+        for side in sides:
+            index = self.ends[side]
+            for node in ids:
+                found.update(index.get(node, ()))
+        rows = [self.by_id[eid] for eid in sorted(found)]
+        return [(r[1], r[2], r[3], r[4]) for r in rows if rels is None or r[4] in rels]
+
     def scan(self, columns: ScanFilter, labels: frozenset[str] | None) -> list[Row]:
         """The current rows whose columns hold one of the values ``columns`` allows, and (nodes)
         carrying one of ``labels``, by id: what ``SELECT ... WHERE ... ORDER BY id`` gives.

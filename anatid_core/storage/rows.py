@@ -8,6 +8,7 @@ from typing import Any
 
 from ..base.codec import check_id, decode_props, from_micros
 from ..base.errors import InvalidInput
+from ..base.lazy import LazyEdge, LazyNode, props_are_lazy
 from ..base.model import Edge, Item, Kind, Node
 from .scope import Scope
 
@@ -95,14 +96,19 @@ def node_from_row(row: Sequence[Any]) -> Node:
     # Built without the frozen dataclass's __init__ (one object.__setattr__ per field: 2.2 of
     # the 7 us a row took, against 0.55 us this way): the fields are set at once, all of them,
     # as __init__ would set them. tests/core/test_rows.py checks it against Node(...).
-    node = _new(Node)
+    # Inside ``lazy_props`` (the Cypher engine's reads) the props wait until first read.
+    if props_are_lazy():
+        node = _new(LazyNode)
+        node.__dict__.update(_raw=row[6], _decode=decode_props, _props=None)
+    else:
+        node = _new(Node)
+        node.__dict__["props"] = decode_props(row[6])
     node.__dict__.update(
         id=row[1],
         group=row[2],
         labels=tuple(row[3]),
         name=row[4],
         text=row[5],
-        props=decode_props(row[6]),
         embedding=None,
         space=row[7] or "default",
         valid_from=from_micros(row[8]),
@@ -115,7 +121,12 @@ def node_from_row(row: Sequence[Any]) -> Node:
 
 
 def edge_from_row(row: Sequence[Any]) -> Edge:
-    edge = _new(Edge)  # as node_from_row
+    if props_are_lazy():  # as node_from_row
+        edge = _new(LazyEdge)
+        edge.__dict__.update(_raw=row[8], _decode=decode_props, _props=None)
+    else:
+        edge = _new(Edge)
+        edge.__dict__["props"] = decode_props(row[8])
     edge.__dict__.update(
         id=row[1],
         src=row[2],
@@ -124,7 +135,6 @@ def edge_from_row(row: Sequence[Any]) -> Edge:
         group=row[5],
         name=row[6],
         text=row[7],
-        props=decode_props(row[8]),
         embedding=None,
         space=row[9] or "default",
         valid_from=from_micros(row[10]),

@@ -15,12 +15,23 @@ its group filter and its words.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, cast
 
 from graphiti_core.nodes import CommunityNode, EpisodicNode, SagaNode
 
-from anatid_core import CypherProcedure, Edge, InvalidInput, Item, Kind, Node, Store, View
+from anatid_core import (
+    CYPHER_WHOLE_MAP,
+    CypherProcedure,
+    Edge,
+    InvalidInput,
+    Item,
+    Kind,
+    Node,
+    Store,
+    View,
+)
 
 from . import mapping as m
 from .mapping.records import stored_time
@@ -36,6 +47,19 @@ _GROUP = re.compile(r'group_id:"((?:[^"\\]|\\.)*)"')
 _ESCAPED = re.compile(r"\\(.)")
 _NODE_FIELDS = {"uuid": "id", "name": "name", "group_id": "group", "summary": "text"}
 _EDGE_FIELDS = {"uuid": "id", "name": "name", "group_id": "group", "fact": "text"}
+#: The properties of an entity and of a fact that are a record's column (set before the
+#: attributes, which cannot replace them): read without the props (``quick_property``).
+_ENTITY_COLUMNS: dict[str, Callable[[Any], Any]] = {
+    key: attrgetter(field) for key, field in _NODE_FIELDS.items()
+}
+_FACT_COLUMNS: dict[str, Callable[[Any], Any]] = {
+    **{key: attrgetter(field) for key, field in _EDGE_FIELDS.items()},
+    "source_uuid": attrgetter("src"),
+    "target_uuid": attrgetter("dst"),
+}
+#: A fact's times that are null when their column is: ``valid_columns`` keeps an exact time in
+#: ``props['_exact']`` only for a time it was given, and then its column is set.
+_OPEN_ENDS = {"valid_at": "valid_from", "invalid_at": "valid_to"}
 
 
 def node_properties(node: Node) -> dict[str, Any]:
@@ -180,6 +204,19 @@ class GraphitiShape:
 
     def rel_properties(self, edge: Edge) -> dict[str, Any]:
         return edge_properties(edge)
+
+    def quick_property(self, item: Item, key: str) -> Any:
+        """An entity's or a fact's column property (see ``entity_properties`` and
+        ``fact_properties``), else ``CYPHER_WHOLE_MAP``."""
+        if isinstance(item, Edge):
+            if item.rel != m.RELATES_TO:
+                return CYPHER_WHOLE_MAP
+            if key in _OPEN_ENDS and getattr(item, _OPEN_ENDS[key]) is None:
+                return None  # an open end: no exact time either (valid_columns keeps none)
+            read = _FACT_COLUMNS.get(key)
+        else:
+            read = _ENTITY_COLUMNS.get(key) if m.ENTITY in item.labels else None
+        return CYPHER_WHOLE_MAP if read is None else read(item)
 
     def embedding_key(self, item: Item) -> str | None:
         if isinstance(item, Edge):

@@ -184,3 +184,18 @@ def test_entity_and_fact_properties_equal_the_models_values():
         "weight": 0.5,
     }
     assert cypher_shape.edge_properties(edge) == want_edge
+    # what Cypher reads without the map (``quick_property``) is the map's value, attributes
+    # named like a column included; every other key needs the map
+    from anatid_core import CYPHER_WHOLE_MAP as WHOLE_MAP
+
+    for record, props in ((node, want_node), (edge, want_edge)):
+        for key in [*props, "tags", "nothing", "name_embedding", "fact_embedding"]:
+            quick = cypher_shape.SHAPE.quick_property(record, key)
+            assert quick is WHOLE_MAP or quick == props.get(key), key
+    assert cypher_shape.SHAPE.quick_property(node, "uuid") == "e1"
+    open_fact = m.to_edge(fact.model_copy(update={"valid_at": None, "invalid_at": None}))
+    props = cypher_shape.edge_properties(open_fact)
+    assert props["valid_at"] is None and props["invalid_at"] is None
+    for key in ("valid_at", "invalid_at"):
+        assert cypher_shape.SHAPE.quick_property(open_fact, key) is None
+    assert cypher_shape.SHAPE.quick_property(edge, "source_uuid") == "e1"

@@ -62,6 +62,27 @@ PAIRS = [
         "MATCH (n:B) WHERE n.name + '' = 'n7' RETURN n.id",
     ),
 ]
+#: Counts per node from the adjacency (``count(r)``; the plain plan: ``count(r.id)``, which
+#: reads the relationship). Self loops, parallel relationships, both directions, a far label.
+COUNTS = [
+    "MATCH (a:A)-[r:R]-(b:B) RETURN a.id, count(r) AS n",
+    "MATCH (a)-[r]->(b) WHERE a.group = $g RETURN a.group, count(r) AS n ORDER BY n DESC",
+    "MATCH (a {group: $g})<-[r:R|S]-(b:A) RETURN a.id AS id, count(r) AS n "
+    "ORDER BY n DESC, id LIMIT 5",
+    "MATCH (a)-[r:R]-(b) RETURN a.id, count(r) AS n, count(r) * 2 AS twice",
+    "MATCH (b)-[r:R]->(a:A {group: $g}) RETURN a.id, count(r) AS n",
+    "MATCH (a:A)-[r]-(b) WITH a, count(r) AS c WHERE c > 2 RETURN a.id, c",
+    "MATCH (a)-[r:R]-(b:A:B) RETURN count(r) AS n",
+    "MATCH (a {group: 'none'})-[r]-(b) RETURN count(r) AS n",
+    "MATCH (a:A)-[r:S]->(b) WHERE a.name STARTS WITH 'n1' RETURN DISTINCT count(r) AS n",
+]
+PAIRS += [(query, query.replace("count(r)", "count(r.id)")) for query in COUNTS]
+PAIRS += [
+    (
+        "MATCH (a:B)-[r]-(b:A) RETURN a.id AS id, count(*) AS n, count(b) AS m ORDER BY id",
+        "MATCH (a:B)-[r]-(b:A) RETURN a.id AS id, count(r.id) AS n, count(b.id) AS m ORDER BY id",
+    ),
+]
 
 
 def fill(store: Store, seed: int = 5) -> None:
@@ -121,6 +142,72 @@ def test_narrowed_plans_answer_as_the_plain_plans(
     check(filled)
     assert len(started) >= 6 * 3  # the first six pairs' narrowed queries began at r
     assert filled.indexes.current.loaded("edge") is not None  # scans came from memory
+
+
+def test_counts_per_node_come_from_the_adjacency(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher import engine
+
+    counted: list[object] = []
+    original = engine.counted_rows
+    monkeypatch.setattr(
+        engine, "counted_rows", lambda plan, *a: counted.append(plan) or original(plan, *a)
+    )
+    for query in COUNTS:
+        counted.clear()
+        filled.cypher(query, {"g": "g0"})
+        assert counted, query
+    for query in (  # the relationship or the far node read beyond a count: rows as before
+        "MATCH (a)-[r]-(b) RETURN a.id, count(r), collect(r.id)",
+        "MATCH (a)-[r]-(b) WHERE r.group = 'g0' RETURN a.id, count(r)",
+        "MATCH (a)-[r]-(b) RETURN a.id, b.id, count(r)",
+        "MATCH (a)-[r]-(b {group: 'g0'}) RETURN a.id, count(r)",
+        "MATCH (a)-[r*1..2]-(b) RETURN a.id, count(r)",
+        "MATCH (a)-[r]-(b) RETURN a.id, count(DISTINCT b)",
+    ):
+        counted.clear()
+        filled.cypher(query)
+        assert not counted, query
+
+
+def test_inside_a_writers_transaction_and_without_the_in_memory_records(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core import SETTINGS
+
+    with filled.transaction():
+        filled.upsert_edges([Edge("mine", "n4", "n4", "R", group="g0")])
+        filled.delete_edges(["e5"])
+        check(filled)
+        assert filled.cypher("MATCH (a {id: 'n4'})-[r {id: 'mine'}]-(b) RETURN count(r)").rows
+    check(filled)
+    monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
+    filled.indexes.current.forget()  # past the limit: every read is SQL
+    check(filled)
+    assert filled.indexes.current.loaded("edge") is None
+
+
+def test_counts_from_the_graph_index_past_the_in_memory_records(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core import SETTINGS
+    from anatid_core.graph.neighbourhood import NeighbourhoodReads
+
+    monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
+    filled.indexes.current.forget()
+    walked: list[object] = []
+    original = NeighbourhoodReads._edge_ends_by_index
+    monkeypatch.setattr(
+        NeighbourhoodReads,
+        "_edge_ends_by_index",
+        lambda self, *a: walked.append(found := original(self, *a)) or found,
+    )
+    for _ in range(3):  # the graph index is loaded after a few walks by SQL
+        check(filled)
+    assert any(found is not None for found in walked)
+    filled.upsert_edges([Edge("late", "n5", "n6", "R", group="g0")])
+    check(filled)
 
 
 def test_after_writes_deletes_and_as_of_the_past(filled: Store) -> None:
