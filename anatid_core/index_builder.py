@@ -15,6 +15,7 @@ from dataclasses import asdict
 from .indexes.ann import ANN
 from .indexes.builder import IN_BUILDER, adopt_settings, builder_lock, needed
 from .indexes.give_way import GIVE_WAY
+from .storage.lease import wait_in_background
 from .store import Store
 
 LOG = logging.getLogger("anatid_core.ann")
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(10)
     adopt_settings()  # the settings of the writer that started it
     ANN["give_way"] = True  # nobody waits for this build: the store's users come first
+    wait_in_background()  # and it takes the file only when they pause (or once a second)
     os.environ.setdefault(IN_BUILDER, "{}")  # the store opened here starts no builder
     with builder_lock(path) as held:
         if not held:

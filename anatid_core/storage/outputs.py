@@ -24,6 +24,7 @@ SIDE_SUFFIXES = (
     ".wal",
     ".anatid-lease",
     ".anatid-wait",
+    ".anatid-wait-background",
     ".anatid-compact",
     ".anatid-compact.wal",
 )

@@ -57,7 +57,7 @@ def remove_store(path: str | os.PathLike[str]) -> list[str]:
 def _refuse_if_in_use(path: str, lease: Lease) -> None:
     if not lease.enforced:
         return  # no lock files can be made here (read-only folder): removal fails below anyway
-    if not lease.acquire(timeout=0) or lease.others_waiting():
+    if not lease.acquire(timeout=0) or lease.others_waiting() or lease.background_waiting():
         raise StoreLocked(
             f"{path} is in use by {lease.describe_holder()}; close it there before removing it",
             path=path,

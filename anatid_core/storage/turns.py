@@ -38,6 +38,12 @@ WATCH: dict[str, float] = {
     # a handover costs a checkpoint and a re-attach (milliseconds), so a busy process does a
     # few operations per turn rather than one.
     "min_hold": 0.02,
+    # A background waiter (the index builder: ``FILE.anatid-wait-background``) gets the file
+    # when this process's operations have paused this long, or at the latest once it has waited
+    # ``background_every``: a busy writer pays one handover a second at most, and the build
+    # still moves on.
+    "background_idle": 0.1,
+    "background_every": 1.0,
 }
 
 
@@ -73,6 +79,8 @@ class FileTurns:
         self._closed = False
         self.handovers = 0  # times this process gave the file up (for tests and stats)
         self._taken_at = time.monotonic()
+        self._idle_since = self._taken_at  # when the last operation in flight ended
+        self._background_since: float | None = None  # since when a background process waits
         _WATCHER.add(self)
 
     @property
@@ -143,6 +151,8 @@ class FileTurns:
     def _leave(self) -> None:
         with self._cond:
             self._active -= 1
+            if not self._active:
+                self._idle_since = time.monotonic()
             if not self._active and self._exclusive_waiting:
                 self._cond.notify_all()  # exclusive() waits for the last operation to end
             if self._active or not self._wanted or self._busy:
@@ -224,6 +234,7 @@ class FileTurns:
                 self.handovers += 1
         finally:
             with self._cond:
+                self._background_since = None
                 self._wanted = False
                 self._busy = False
                 self._cond.notify_all()
@@ -238,9 +249,10 @@ class FileTurns:
         """One look of the watcher: hand over if somebody waits and nothing runs."""
         if self._closed or not self.lease.held or self._wanted:
             return
-        if time.monotonic() - self._taken_at < WATCH["min_hold"]:
+        now = time.monotonic()
+        if now - self._taken_at < WATCH["min_hold"]:
             return
-        if not self.lease.others_waiting():
+        if not self.lease.others_waiting() and not self._background_due(now):
             return
         with self._cond:
             if self._closed or not self.lease.held:
@@ -250,6 +262,20 @@ class FileTurns:
                 return  # the last operation to finish hands over
             self._busy = True
         self._hand_over()
+
+    def _background_due(self, now: float) -> bool:
+        """Whether a background process waits and its turn has come: this process's operations
+        have paused ``WATCH["background_idle"]``, or it has waited ``WATCH["background_every"]``."""
+        if not self.lease.background_waiting():
+            self._background_since = None
+            return False
+        if self._background_since is None:
+            self._background_since = now
+        if now - self._background_since >= WATCH["background_every"]:
+            return True
+        with self._cond:
+            paused = not self._active and not self._busy
+            return paused and now - self._idle_since >= WATCH["background_idle"]
 
     def stop(self) -> None:
         """Stop watching, and wait for a handover the watcher thread has under way (the caller

@@ -139,6 +139,71 @@ def test_lock_files_sit_beside_the_store(tmp_path: Path) -> None:
     lease = Lease(str(path), shared=False)
     try:
         assert lease.acquire(1)
-        assert all(Path(p).exists() for p in lease_files(str(path)))
+        lease_file, wait_file, background_file = map(Path, lease_files(str(path)))
+        assert lease_file.exists() and wait_file.exists()
+        assert not background_file.exists()  # made by the first background process only
     finally:
         lease.close()
+
+
+BACKGROUND = textwrap.dedent(
+    """
+    import os, sys
+    from anatid_core.storage.lease import Lease, wait_in_background
+    wait_in_background()
+    lease = Lease(sys.argv[1], shared=False)
+    print("ready", flush=True)
+    turns = 0
+    while not os.path.exists(sys.argv[2]):
+        assert lease.acquire(30)
+        turns += 1
+        lease.release()
+    print(turns, flush=True)
+    """
+)
+
+
+def test_a_background_waiter_gets_the_file_when_the_holder_pauses_and_now_and_then_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index builder waits as a background process: a busy writer hands it the file only
+    every WATCH["background_every"] (where any other waiter would have it after each of a few
+    operations), and at once when the writer pauses."""
+    from anatid_core import Node, Store
+    from anatid_core.storage.turns import WATCH
+
+    path, stop = tmp_path / "m.duckdb", tmp_path / "stop"
+    monkeypatch.setitem(WATCH, "background_idle", 30.0)  # the busy phase: no pause counts
+    monkeypatch.setitem(WATCH, "background_every", 0.25)
+    with Store.open(str(path)) as store:
+        store.upsert_nodes([Node("n0", name="first")])
+        child = subprocess.Popen(
+            [sys.executable, "-c", BACKGROUND, str(path), str(stop)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+            before, writes, started = store.handovers, 0, time.monotonic()
+            while time.monotonic() - started < 1.5 or store.handovers == before:
+                store.upsert_nodes([Node("n0", name=f"write {writes}")])
+                writes += 1
+            busy_seconds = time.monotonic() - started
+            busy_handovers = store.handovers - before
+            # At most one handover per background_every while busy (and at least the one the
+            # loop waited for: the build moves on), however many writes there were.
+            assert 1 <= busy_handovers <= busy_seconds / 0.25 + 2
+            assert writes > 3 * busy_handovers
+            monkeypatch.setitem(WATCH, "background_idle", 0.05)
+            paused = store.handovers
+            deadline = time.monotonic() + 30
+            while store.handovers == paused and time.monotonic() < deadline:
+                time.sleep(0.05)  # the writer pauses: the background process has its turn
+            assert store.handovers > paused
+            assert store.get_node("n0") is not None  # and the writer has the file back
+        finally:
+            stop.touch()
+            assert child.stdout is not None
+            turns = int(child.stdout.read().strip() or 0)
+            child.wait(30)
+    assert turns >= 2
