@@ -32,7 +32,8 @@ WRITER = """
     {ending}
 """
 
-READER = """
+#: Counts the loads of whole matrices and postings (the reader scripts below start with it).
+COUNT_LOADS = """
     import json
     from anatid_core import Store
     from anatid_core.indexes.text import TextIndex
@@ -46,11 +47,17 @@ READER = """
         loads["text"] += 1
         return load(self, *a, **k)
     VectorIndex.matrix, TextIndex.load = counted_matrix, counted_load
+"""
+
+READER = (
+    COUNT_LOADS
+    + """
     with Store.open({path!r}, read_only=True) as s:
         hits = s.search_vector([0.1] * 32, k=5)
         words = s.search_text("apples", k=5)
         print(json.dumps({{**loads, "hits": len(hits), "words": len(words)}}))
 """
+)
 
 
 def wait_for_builder(path: Path, timeout: float = 90.0) -> None:
@@ -86,26 +93,16 @@ def test_without_the_builder_the_next_process_loads_the_store_whole(tmp_path) ->
     assert not index_folder(path).exists()
 
 
-READ_BOTH = """
-    import json
-    from anatid_core import Store
-    from anatid_core.indexes.text import TextIndex
-    from anatid_core.indexes.vectors import VectorIndex
-    loads = {{"matrix": 0, "text": 0}}
-    matrix, load = VectorIndex.matrix, TextIndex.load
-    def counted_matrix(self, *a, **k):
-        loads["matrix"] += 1
-        return matrix(self, *a, **k)
-    def counted_load(self, *a, **k):
-        loads["text"] += 1
-        return load(self, *a, **k)
-    VectorIndex.matrix, TextIndex.load = counted_matrix, counted_load
+READ_BOTH = (
+    COUNT_LOADS
+    + """
     with Store.open({path!r}, read_only=True) as s:
         cosine = [(h.id, round(h.score, 5)) for h in s.search_vector([0.1] * 32, k=5)]
         words = [(h.id, round(h.score, 5)) for h in s.search_text("apples w7", k=5)]
         fused = [h.id for h in s.recall(text="pears w3", vector=[0.2] * 32, k=5)]
         print(json.dumps({{**loads, "cosine": cosine, "words": words, "fused": fused}}))
 """
+)
 
 
 def test_a_reader_beside_a_build_under_way_loads_nothing_and_answers_alike(tmp_path) -> None:
