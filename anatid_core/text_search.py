@@ -27,7 +27,6 @@ from .indexes.text import BM25, Scored
 from .storage.connection import Connection
 from .storage.filters import SqlFilter
 from .storage.rows import Visibility, cols_of, item_from_row, table_of
-from .storage.sql import sorted_vids
 from .storage.terms import tokenize
 
 
@@ -156,7 +155,7 @@ def _visible_vids(db: Connection, indexes: Indexes, vis: Visibility, kind: Kind)
     """The version ids a past view sees, sorted (BM25's N, df and lengths count over them;
     kept until the file changes: :mod:`anatid_core.indexes.filter_cache`)."""
     sql = f"SELECT d.vid FROM {table_of(kind)} d WHERE {vis.sql('d', kind)}"
-    return indexes.filters.passing((sql, "()"), lambda: sorted_vids(db.cursor(), sql))
+    return indexes.filters.vids_where(db, sql)
 
 
 def _listed(values: Iterable[str] | None) -> list[str] | None:

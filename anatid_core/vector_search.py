@@ -30,7 +30,6 @@ from .storage.embeddings import space_table
 from .storage.filters import SqlFilter
 from .storage.prepare import as_vector
 from .storage.rows import Visibility, cols_of, item_from_row, table_of
-from .storage.sql import sorted_vids
 
 
 def cosine_search(
@@ -280,10 +279,7 @@ def _vids_passing(
     """The version ids of ``space`` that pass ``f``, sorted (kept until the file changes:
     :mod:`anatid_core.indexes.filter_cache`)."""
     sql = f"SELECT r.vid FROM {table_of(kind)} r WHERE r.space = ? AND {f.sql()}"
-    params = [space, *f.params]
-    return indexes.filters.passing(
-        (sql, repr(params)), lambda: sorted_vids(db.cursor(), sql, params)
-    )
+    return indexes.filters.vids_where(db, sql, [space, *f.params])
 
 
 def _passing(

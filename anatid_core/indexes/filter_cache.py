@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 import duckdb
 import numpy as np
 
 from ..base.model import Kind
 from ..storage.changes import Changes
+from ..storage.connection import Connection
+from ..storage.sql import sorted_vids
 from .base import Index
 
 #: Bytes of version ids kept in all (8 per version: 64 MB holds 8M, a million facts' current
@@ -55,6 +58,12 @@ class FilterCache(Index):
                     _, dropped = self._sets.popitem(last=False)
                     self._bytes -= dropped.nbytes
         return vids
+
+    def vids_where(self, db: Connection, sql: str, params: Sequence[Any] = ()) -> np.ndarray:
+        """The sorted version ids ``sql`` selects (read-only), kept by the query and its
+        parameters."""
+        params = list(params)
+        return self.passing((sql, repr(params)), lambda: sorted_vids(db.cursor(), sql, params))
 
     def __len__(self) -> int:
         with self._lock:

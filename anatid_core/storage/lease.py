@@ -64,7 +64,12 @@ def _open_lock_file(path: str, *, read_only: bool) -> int | None:
     except OSError:
         if not read_only:
             raise
-    try:  # a reader on a read-only medium: the lock file may exist already
+    return _open_existing(path)  # a reader on a read-only medium: it may exist already
+
+
+def _open_existing(path: str) -> int | None:
+    """A lock file's descriptor if the file exists (never made here), else None."""
+    try:
         return os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
@@ -74,6 +79,17 @@ def _try_lock(fd: int, operation: int) -> bool:
     try:
         fcntl.flock(fd, operation | fcntl.LOCK_NB)
     except BlockingIOError:
+        return False
+    return True
+
+
+def _held_shared(fd: int | None) -> bool:
+    """Whether some process holds the wait file ``fd`` shared: it waits (one non-blocking
+    lock attempt)."""
+    if fd is None:
+        return False
+    if _try_lock(fd, fcntl.LOCK_EX):
+        fcntl.flock(fd, fcntl.LOCK_UN)
         return False
     return True
 
@@ -168,26 +184,13 @@ class Lease:
 
     def others_waiting(self) -> bool:
         """Whether another process waits for this file (cheap: one non-blocking lock attempt)."""
-        if self._wait_fd is None:
-            return False
-        if _try_lock(self._wait_fd, fcntl.LOCK_EX):
-            fcntl.flock(self._wait_fd, fcntl.LOCK_UN)
-            return False
-        return True
+        return _held_shared(self._wait_fd)
 
     def background_waiting(self) -> bool:
         """Whether a background process (the index builder) waits for this file."""
-        if self._background_fd is None:
-            try:  # made by the first background process: look for it without making it
-                self._background_fd = os.open(
-                    self.store_path + BACKGROUND_SUFFIX, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-                )
-            except OSError:
-                return False
-        if _try_lock(self._background_fd, fcntl.LOCK_EX):
-            fcntl.flock(self._background_fd, fcntl.LOCK_UN)
-            return False
-        return True
+        if self._background_fd is None:  # made by the first background process: never here
+            self._background_fd = _open_existing(self.store_path + BACKGROUND_SUFFIX)
+        return _held_shared(self._background_fd)
 
     # ------------------------------------------------------------------ who holds it
 
