@@ -68,9 +68,10 @@ def _open_lock_file(path: str, *, read_only: bool) -> int | None:
 
 
 def _open_existing(path: str) -> int | None:
-    """A lock file's descriptor if the file exists (never made here), else None."""
+    """A lock file's descriptor if the file exists (never made here), else None. Opened
+    without blocking: a FIFO planted under the name would hold a reading open forever."""
     try:
-        return os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        return os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
 

@@ -207,3 +207,26 @@ def test_a_background_waiter_gets_the_file_when_the_holder_pauses_and_now_and_th
             turns = int(child.stdout.read().strip() or 0)
             child.wait(30)
     assert turns >= 2
+
+
+def test_a_fifo_under_the_background_wait_files_name_never_hangs_the_holder(
+    tmp_path: Path,
+) -> None:
+    """Holders open the background wait file only if it is there, read-only: a FIFO planted
+    under its name would block that open forever (the watcher thread, then every handover)."""
+    path = tmp_path / "m.duckdb"
+    os.mkfifo(lease_files(str(path))[2])
+    look = textwrap.dedent(
+        """
+        import sys
+        from anatid_core.storage.lease import Lease
+        lease = Lease(sys.argv[1], shared=False)
+        assert lease.acquire(5)
+        print(lease.background_waiting(), flush=True)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", look, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
