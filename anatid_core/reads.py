@@ -411,6 +411,8 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         connection = self.connection
         if not connection.others_wait():
             return None
+        if connection.refuses_waiting():  # a caller on an event loop: on a thread instead
+            raise WouldWait("another process waits for the file")
         pinned = None
         if target is self and self.visibility.tx_us is None:
             instant = from_micros(connection.committed_until())

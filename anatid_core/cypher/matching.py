@@ -90,17 +90,19 @@ class Matcher:
 
     def _parts(self, clause: Match, partials: list[Partial]) -> Iterator[list[Partial]]:
         """Every pattern part of the clause bound in turn; the first one's scan may page."""
-        hints = _where_hints(clause.where)
+        yield from self._extend(clause, _where_hints(clause.where), 0, partials)
 
-        def extend(index: int, batch: list[Partial]) -> Iterator[list[Partial]]:
-            if index == len(clause.patterns):
-                yield batch
-                return
-            for grown in self._part(clause.patterns[index], batch, hints):
-                if grown:
-                    yield from extend(index + 1, grown)
-
-        yield from extend(0, partials)
+    def _extend(
+        self, clause: Match, hints: dict[str, list[Expr]], index: int, batch: list[Partial]
+    ) -> Iterator[list[Partial]]:
+        """Pattern parts ``index`` on bound for ``batch``. (A method, not a closure calling
+        itself: that would be a reference cycle left to the collector at every query.)"""
+        if index == len(clause.patterns):
+            yield batch
+            return
+        for grown in self._part(clause.patterns[index], batch, hints):
+            if grown:
+                yield from self._extend(clause, hints, index + 1, grown)
 
     def _where(self, clause: Match, partials: list[Partial]) -> list[Row]:
         rows = [p.row for p in partials]

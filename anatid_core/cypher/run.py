@@ -47,8 +47,12 @@ def run_cypher(
         # in-memory current records (millions of objects at 100k facts) each pass of the
         # cycle collector they trigger cost more than the query (issue 42: a third of a
         # filtered LIMIT 10 at 100k facts). The collector runs as before afterwards.
-        with gc_paused():
-            return Engine(query, values, target, shape or _RECORDS, deadline, pause).run(tree)
+        engine = Engine(query, values, target, shape or _RECORDS, deadline, pause)
+        try:
+            with gc_paused():
+                return engine.run(tree)
+        finally:
+            engine.release()
     except RecursionError:
         # LIMITS["depth"] keeps a query within Python's stack from a shallow caller; one that
         # calls from deep in its own stack can still run out first

@@ -48,11 +48,11 @@ def answer(
     if as_of is not None and not isinstance(as_of, datetime):
         raise InvalidInput(f"as_of_ takes a datetime, got {type(as_of).__name__}")
 
-    def run(r: ReadTarget) -> Records:
+    def run(r: ReadTarget, deadline: float | None) -> Records:
         target = r if as_of is None else r.as_of(tx_time=as_of)
-        return target.cypher(query, params, shape=SHAPE, timeout=timeout).records()
+        return target.cypher(query, params, shape=SHAPE, timeout=deadline).records()
 
-    return db.read(run)
+    return db.query(query, run, timeout)
 
 
 __all__ = ["MENTION_COUNT", "answer"]

@@ -23,12 +23,13 @@ import asyncio
 import contextvars
 import functools
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
-from anatid_core import AnatidError, Store, View, WouldWait, retry_delay
+from anatid_core import AnatidError, CypherTimeout, Store, View, WouldWait, retry_delay
 
 from . import erasure
 from .errors import ReadOnlyDriverError, translate
@@ -41,6 +42,32 @@ SMALL_READ = 100
 
 #: What reads go through: the live store, or a read-only view of its past.
 ReadTarget = Store | View
+
+#: How long (seconds) a query may hold the event loop. A query whose text answered within it
+#: last time runs on the loop first (the thread hop costs ~0.1-0.2 ms, as much as a query of
+#: a few rows from memory); one that runs over is stopped there and run again on a thread.
+QUICK_QUERY = 0.001
+
+#: How many query texts :class:`QueryCosts` remembers (as many as the engine's parse cache).
+QUICK_QUERY_TEXTS = 512
+
+
+class QueryCosts:
+    """The last running time of each query text, to choose where its next run goes."""
+
+    def __init__(self) -> None:
+        self._seconds: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def quick(self, text: str) -> bool:
+        """Whether ``text`` is worth trying on the loop: unknown, or quick last time."""
+        return self._seconds.get(text, 0.0) < QUICK_QUERY
+
+    def note(self, text: str, seconds: float) -> None:
+        with self._lock:
+            if text not in self._seconds and len(self._seconds) >= QUICK_QUERY_TEXTS:
+                self._seconds.pop(next(iter(self._seconds)))  # the oldest text first
+            self._seconds[text] = seconds
 
 
 class TransactionThreads:
@@ -140,6 +167,7 @@ class StoreRunner:
         self.reader: ReadTarget = reader if reader is not None else store
         self.pool = pool
         self.read_only_reason = read_only_reason
+        self.query_costs = QueryCosts()
 
     def view(self, reader: ReadTarget, reason: str) -> StoreRunner:
         """A runner over a read-only view of the same store, sharing the thread pool."""
@@ -203,6 +231,42 @@ class StoreRunner:
                     raise
                 raise mapped from exc
         return await self.read(fn)
+
+    async def query(
+        self, text: str, fn: Callable[[ReadTarget, float | None], T], timeout: float | None
+    ) -> T:
+        """:meth:`read` of a query, ``fn(reader, timeout)``: on the loop first when ``text``
+        answered within ``QUICK_QUERY`` last time and the in-memory current records answer
+        it, stopped at ``QUICK_QUERY`` (the query is read-only: nothing to undo); else, or
+        when it runs over or would wait (``WouldWait``), on a worker thread within
+        ``timeout``."""
+        if not isinstance(text, str):  # the engine's own InvalidInput, from a thread
+            return await self.read(lambda reader: fn(reader, timeout))
+        quick = timeout is None or timeout > QUICK_QUERY
+        if quick and self._pinned() is None and self.query_costs.quick(text):
+            start = time.perf_counter()
+            try:
+                with self.store.without_waiting():
+                    result = fn(self.reader, QUICK_QUERY)
+                self.query_costs.note(text, time.perf_counter() - start)
+                return result
+            except WouldWait:
+                pass
+            except CypherTimeout:
+                self.query_costs.note(text, time.perf_counter() - start)
+            except AnatidError as exc:
+                mapped = translate(exc)
+                if mapped is exc:
+                    raise
+                raise mapped from exc
+
+        def timed(reader: ReadTarget) -> T:
+            start = time.perf_counter()
+            result = fn(reader, timeout)
+            self.query_costs.note(text, time.perf_counter() - start)
+            return result
+
+        return await self.read(timed)
 
     async def write(self, fn: Callable[[Store], T]) -> T:
         """Run ``fn(store)`` on a worker thread; refused on a read-only runner."""

@@ -199,3 +199,56 @@ def test_entity_and_fact_properties_equal_the_models_values():
     for key in ("valid_at", "invalid_at"):
         assert cypher_shape.SHAPE.quick_property(open_fact, key) is None
     assert cypher_shape.SHAPE.quick_property(edge, "source_uuid") == "e1"
+
+
+async def test_a_quick_query_runs_on_the_loop_and_a_long_one_on_a_thread(monkeypatch):
+    import threading
+
+    from anatid_graphiti import runner
+
+    from anatid_core import Node
+
+    d = GraphitiDriver(":memory:")
+    calls: list[tuple[str, float | None]] = []
+    cypher = d.store.cypher
+
+    def spy(query, params=None, *, shape=None, timeout=None):
+        calls.append((threading.current_thread().name, timeout))
+        return cypher(query, params, shape=shape, timeout=timeout)
+
+    monkeypatch.setattr(d.store, "cypher", spy)
+    loop_thread = threading.current_thread().name
+    try:
+        d.store.upsert_nodes(Node(id=f"k{i}", labels=("Entity",), name=f"n{i}") for i in range(20))
+        quick = "MATCH (n:Entity {uuid: $uuid}) RETURN n.name AS name"
+        await d.execute_query(quick, uuid="k0")  # may build the in-memory records first
+        calls.clear()
+        for i in range(5):
+            records, _, _ = await d.execute_query(quick, uuid=f"k{i}")
+            assert records == [{"name": f"n{i}"}]
+        assert [thread for thread, _ in calls] == [loop_thread] * 5  # no thread hop
+
+        calls.clear()
+        long = "UNWIND range(1, 300000) AS x RETURN count(x) AS n"
+        records, _, _ = await d.execute_query(long)
+        assert records == [{"n": 300000}]  # stopped on the loop, answered whole on a thread
+        assert calls[0] == (loop_thread, runner.QUICK_QUERY)
+        assert len(calls) == 2 and calls[1][0] != loop_thread and calls[1][1] is None
+        calls.clear()
+        assert (await d.execute_query(long))[0] == [{"n": 300000}]
+        assert len(calls) == 1 and calls[0][0] != loop_thread  # known long: no try on the loop
+
+        # another process waits for the file: a quick query hands it over from a thread,
+        # never from the event loop
+        paused: list[str] = []
+        monkeypatch.setattr(d.store.connection, "others_wait", lambda: True)
+        monkeypatch.setattr(
+            d.store.connection, "pause", lambda: paused.append(threading.current_thread().name)
+        )
+        calls.clear()
+        records, _, _ = await d.execute_query(quick, uuid="k3")
+        assert records == [{"name": "n3"}]
+        assert paused and loop_thread not in paused
+        assert calls[-1][0] != loop_thread
+    finally:
+        await d.close()
