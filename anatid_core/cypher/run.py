@@ -48,11 +48,11 @@ def run_cypher(
         # cycle collector they trigger cost more than the query (issue 42: a third of a
         # filtered LIMIT 10 at 100k facts). The collector runs as before afterwards.
         engine = Engine(query, values, target, shape or _RECORDS, deadline, pause)
-        try:
-            with gc_paused():
+        with gc_paused():
+            try:
                 return engine.run(tree)
-        finally:
-            engine.release()
+            finally:
+                engine.release()  # before the collector is back: it finds nothing young
     except RecursionError:
         # LIMITS["depth"] keeps a query within Python's stack from a shallow caller; one that
         # calls from deep in its own stack can still run out first
