@@ -46,7 +46,7 @@ ReadTarget = Store | View
 #: How long (seconds) a query may hold the event loop. A query whose text answered within it
 #: last time runs on the loop first (the thread hop costs ~0.1-0.2 ms, as much as a query of
 #: a few rows from memory); one that runs over is stopped there and run again on a thread.
-QUICK_QUERY = 0.001
+QUICK_QUERY = 0.002
 
 #: How many query texts :class:`QueryCosts` remembers (as many as the engine's parse cache).
 QUICK_QUERY_TEXTS = 512
