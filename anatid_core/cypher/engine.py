@@ -18,7 +18,7 @@ from .counting import count_plan, counted_rows
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph
-from .limits import Deadline, unbounded
+from .limits import CHECK_EVERY, Deadline, unbounded
 from .matching import Matcher
 from .procedures import CORE_PROCEDURES
 from .projection import Projector, distinct_rows
@@ -161,14 +161,16 @@ class Engine:
         a LIMIT after it stops early and no batch outgrows the row bound."""
         out: list[Row] = []
         items = self.ev.row_function(clause.expr)
+        check, var = self.deadline.check, clause.var
         for batch in stream:
-            for row in batch:
-                self.deadline.check()
+            for i, row in enumerate(batch):
+                if not i & CHECK_EVERY:
+                    check()
                 value = items(row)
                 if value is None:
                     continue
                 for item in value if isinstance(value, list) else [value]:
-                    out.append({**row, clause.var: item})
+                    out.append({**row, var: item})
                     if len(out) >= UNWIND_BATCH:
                         yield out
                         out = []

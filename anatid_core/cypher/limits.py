@@ -89,6 +89,10 @@ def timeout_seconds(timeout: float | None) -> float:
     return float(timeout)
 
 
+#: A loop over rows that cost microseconds each checks the deadline once per this many + 1
+#: (a mask: ``if not i & CHECK_EVERY``), not per row (a clock read each: 5% of a grouping).
+CHECK_EVERY = 255
+
 #: How often (seconds) a running query offers the file to a process that waits for it.
 PAUSE_EVERY = 0.01
 

@@ -19,7 +19,7 @@ from ..base.model import Cond, Kind
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph, prop_field
-from .limits import check_size
+from .limits import CHECK_EVERY, check_size
 from .syntax import (
     Binary,
     Expr,
@@ -288,8 +288,10 @@ class Matcher:
             rel.direction, (("src", "dst"), ("dst", "src"))
         )
         pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
-        for ref in refs:
-            self.ev.deadline.check()
+        check = self.ev.deadline.check
+        for n, ref in enumerate(refs):
+            if not n & CHECK_EVERY:
+                check()
             if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
                 continue
             row = partial.row if rel.var is None else {**partial.row, rel.var: ref}

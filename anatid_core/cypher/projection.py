@@ -16,7 +16,7 @@ from typing import Any
 from ..base.errors import CypherError
 from .aggregates import aggregate_calls, compute
 from .expressions import Evaluator, Row
-from .limits import check_size
+from .limits import CHECK_EVERY, check_size
 from .syntax import Call, Expr, Projection, ProjectionItem, Var
 from .values import group_key, native_order, order
 
@@ -52,8 +52,10 @@ class Projector:
         else:
             out = []
             project = self._rows(items, names)
-            for row in rows:
-                self.ev.deadline.check()
+            check = self.ev.deadline.check
+            for i, row in enumerate(rows):
+                if not i & CHECK_EVERY:
+                    check()
                 out.append(project(row))
             keep = rows
         if proj.distinct:
@@ -121,12 +123,18 @@ class Projector:
         keys = [(i, n) for i, n in zip(items, names, strict=True) if not aggregate_calls(i.expr)]
         calls: list[Call] = [c for item in items for c in aggregate_calls(item.expr)]
         groups: dict[Any, tuple[Row, list[Row]]] = {}
-        key_fns = [(self.ev.row_function(i.expr), n) for i, n in keys]
-        for row in rows:
-            self.ev.deadline.check()
-            values = {n: fn(row) for fn, n in key_fns}
-            key = tuple(group_key(v) for v in values.values())
-            groups.setdefault(key, (values, []))[1].append(row)
+        key_fns = [self.ev.row_function(i.expr) for i, _ in keys]
+        key_names = [n for _, n in keys]
+        check = self.ev.deadline.check
+        for i, row in enumerate(rows):
+            if not i & CHECK_EVERY:
+                check()
+            values = [fn(row) for fn in key_fns]
+            key = tuple(map(group_key, values))
+            group = groups.get(key)
+            if group is None:  # the dict of a group's values once per group, not per row
+                group = groups[key] = (dict(zip(key_names, values, strict=True)), [])
+            group[1].append(row)
         if not groups and not keys:
             groups[()] = ({}, [])  # aggregates over no rows: count 0, collect []
         out = []
