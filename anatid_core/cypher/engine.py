@@ -22,6 +22,7 @@ from .limits import CHECK_EVERY, Deadline, unbounded
 from .matching import Matcher
 from .procedures import CORE_PROCEDURES
 from .projection import Projector, distinct_rows
+from .scope import Analysis
 from .shape import Procedure, Shape
 from .syntax import (
     Clause,
@@ -71,6 +72,7 @@ class Engine:
         shape: Shape,
         deadline: Deadline | None = None,
         pause: Pause | None = None,
+        analysis: Analysis | None = None,
     ) -> None:
         self.source = source
         self.graph = Graph(target, shape)
@@ -79,7 +81,7 @@ class Engine:
         if pause is not None:
             self.deadline.pause = lambda: self._pause(pause)
         self.matcher = Matcher(self.ev, self.graph)
-        self.projector = Projector(self.ev)
+        self.projector = Projector(self.ev, analysis or Analysis())
 
     def release(self) -> None:
         """Drop everything the query held, once its answer is built.

@@ -17,6 +17,7 @@ from ..base.errors import CypherError
 from .aggregates import aggregate_calls, compute
 from .expressions import Evaluator, Row
 from .limits import CHECK_EVERY, check_size
+from .scope import Analysis
 from .syntax import Call, Expr, Projection, ProjectionItem, Var
 from .values import group_key, native_order, order
 
@@ -24,8 +25,9 @@ Stream = Iterator[list[Row]]
 
 
 class Projector:
-    def __init__(self, ev: Evaluator) -> None:
+    def __init__(self, ev: Evaluator, analysis: Analysis) -> None:
         self.ev = ev
+        self.analysis = analysis
         self._aggregates: dict[int, bool] = {}
 
     def project(self, proj: Projection, stream: Stream) -> tuple[Stream, list[str]]:
@@ -69,7 +71,9 @@ class Projector:
         items = list(proj.items)
         if proj.star:
             named = {i.alias or i.text for i in items}
-            visible = sorted(k for k in scope if not k.startswith("\x00") and k not in named)
+            visible = self.analysis.star_columns.get(id(proj))
+            if visible is None:  # not known from the text: the variables of the first row
+                visible = sorted(k for k in scope if not k.startswith("\x00") and k not in named)
             items = [ProjectionItem(Var(proj.pos, k), None, k) for k in visible] + items
             if not items and scope:
                 raise CypherError("RETURN * with no variables in scope")

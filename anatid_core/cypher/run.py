@@ -11,15 +11,23 @@ from ..base.errors import CypherLimitExceeded, InvalidInput
 from .engine import CypherResult, Engine, Pause
 from .limits import LIMITS, Deadline, timeout_seconds
 from .parser import parse
+from .scope import Analysis, analyse
 from .shape import Procedure, RecordShape, Shape
+from .syntax import Query
 from .target import ReadTarget
 
 _RECORDS = RecordShape()
 
+
 #: A query's syntax tree, kept for the next call of the same text: parsing costs ~0.2 ms, as
 #: much as a 2-hop read from memory (issue 35's bench). The engine never changes a tree and
 #: keeps its per-run state (bindings, aggregate values) outside it, so a tree is shared.
-_parse = lru_cache(maxsize=512)(parse)
+@lru_cache(maxsize=512)
+def _parse(query: str) -> tuple[Query, Analysis]:
+    """The syntax tree and what the text alone says of it (:mod:`.scope`): an unknown
+    variable is refused here, before any read, whatever the data."""
+    tree = parse(query)
+    return tree, analyse(tree, query)
 
 
 def run_cypher(
@@ -41,13 +49,13 @@ def run_cypher(
     if params is not None and not isinstance(params, Mapping):
         raise InvalidInput(f"Cypher parameters are a mapping, got {type(params).__name__}")
     try:
-        tree = _parse(query)
+        tree, analysis = _parse(query)
         values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
         # The rows, partial matches and records a query builds form no cycles; beside the
         # in-memory current records (millions of objects at 100k facts) each pass of the
         # cycle collector they trigger cost more than the query (issue 42: a third of a
         # filtered LIMIT 10 at 100k facts). The collector runs as before afterwards.
-        engine = Engine(query, values, target, shape or _RECORDS, deadline, pause)
+        engine = Engine(query, values, target, shape or _RECORDS, deadline, pause, analysis)
         with gc_paused():
             try:
                 return engine.run(tree)

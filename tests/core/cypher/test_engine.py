@@ -194,3 +194,54 @@ def test_a_runaway_query_stops_with_a_clear_error_not_the_memory(
     assert store.cypher("MATCH (a:T {id: 'n001'}), (b:T) RETURN count(*)").rows == [(60,)]
     assert store.cypher("MATCH (a:T)-[:R*1..2]->(b) RETURN count(*)").rows == [(120,)]
     assert len(store.cypher("UNWIND range(1, 2000) AS x RETURN x LIMIT 3").rows) == 3
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("MATCH (n:Person) RETURN m", "variable `m` is not defined"),
+        ("MATCH (n:Nobody) RETURN m", "variable `m` is not defined"),
+        ("MATCH (n:Nobody) WHERE m.age > 1 RETURN n", "variable `m` is not defined"),
+        ("MATCH (n:Nobody) WITH n AS k RETURN n", "variable `n` is not defined"),
+        ("UNWIND [] AS x RETURN y", "variable `y` is not defined"),
+        ("MATCH (n:Nobody) RETURN [x IN [1] | x + z] AS l", "variable `z` is not defined"),
+        ("RETURN *", "RETURN \\* with no variables in scope"),
+        (
+            "MATCH (n:Person) RETURN n.name AS a UNION MATCH (n:Nobody) RETURN n.name AS b",
+            "different columns: \\['a'\\] and \\['b'\\]",
+        ),
+    ],
+)
+def test_an_unknown_variable_is_refused_whatever_the_data(
+    store: Store, query: str, message: str
+) -> None:
+    # Neo4j reports these from the query alone; with no row to evaluate on, the engine
+    # answered [] where the same query over matching data failed
+    people(store)
+    with pytest.raises(CypherError, match=message):
+        store.cypher(query)
+
+
+def test_variables_defined_by_the_query_itself_are_in_scope(store: Store) -> None:
+    people(store)
+    answers = {
+        "MATCH (a)-[:KNOWS]->(b {age: a.age - 5}) RETURN b.name AS n": [("Bob",)],
+        "UNWIND [1, 2] AS x RETURN [y IN range(1, x) | y * x] AS l ORDER BY x": [([1],), ([2, 4],)],
+        "MATCH (n:Person) WHERE any(z IN [25] WHERE z = n.age) RETURN n.name": [("Bob",)],
+        "MATCH (n:Person) WHERE (n)-->(m:Company) RETURN n.name": [("Alice",)],
+        "MATCH (n:Person) WITH n.name AS name ORDER BY n.age RETURN name": [("Bob",), ("Alice",)],
+        "CALL db.labels() YIELD label AS l RETURN l ORDER BY l": [("Company",), ("Person",)],
+    }
+    for query, rows in answers.items():
+        assert store.cypher(query).rows == rows, query
+
+
+def test_return_star_has_its_columns_with_or_without_rows(store: Store) -> None:
+    people(store)
+    assert store.cypher("MATCH (n:Nobody)-[r]->(m) RETURN *").columns == ["m", "n", "r"]
+    union = "MATCH (n:Person) RETURN * UNION MATCH (n:Nobody) RETURN *"
+    assert sorted(row[0].id for row in store.cypher(union).rows) == ["a", "b"]
+    assert store.cypher("MATCH (n:Nobody) WITH n AS k RETURN *, 1 AS one").columns == [
+        "k",
+        "one",
+    ]

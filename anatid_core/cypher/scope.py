@@ -1,0 +1,186 @@
+"""Which variables each clause may use, known from the query alone (issue 42).
+
+The engine met an unknown variable only when a row reached the expression that used it, so
+whether a query was valid depended on the data: ``MATCH (n:P) RETURN m`` failed and
+``MATCH (n:Nope) RETURN m`` answered no rows; ``RETURN *`` took its columns from the first row,
+so ``... RETURN * UNION MATCH (n:Nope) RETURN *`` had "different columns". Neo4j reports both
+before it runs. :func:`analyse` walks the clauses in order, as Neo4j's semantic analysis does:
+MATCH and OPTIONAL MATCH define their pattern's variables, UNWIND and CALL ... YIELD theirs,
+WITH replaces the scope by its columns; list comprehensions and quantifiers define theirs
+inside; a pattern in a WHERE may bind new ones there. An unknown variable is a CypherError
+before any read, and each ``*`` projection gets its columns.
+
+Where the scope cannot be known from the text (a CALL without YIELD: its columns are the
+procedure's, which the record shape defines), nothing after it is checked and ``*`` takes its
+columns from the rows as before. ORDER BY, SKIP, LIMIT and a WITH's WHERE are checked against
+the variables before and after the projection together: this refuses only what neither could
+mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ..base.errors import CypherError
+from .syntax import (
+    Expr,
+    ListComprehension,
+    Match,
+    PatternPart,
+    PatternPredicate,
+    ProcedureCall,
+    Projection,
+    Quantifier,
+    Query,
+    Return,
+    SingleQuery,
+    Unwind,
+    Var,
+    With,
+)
+
+#: The variables in scope, or None where the text does not say (after a CALL without YIELD).
+Names = frozenset[str] | None
+
+
+@dataclass
+class Analysis:
+    """What the query's text alone says: the columns of each ``*`` projection (by the
+    projection's ``id``), where they are known."""
+
+    star_columns: dict[int, list[str]] = field(default_factory=dict)
+
+
+def analyse(query: Query, source: str) -> Analysis:
+    """Check every variable of ``query`` is defined where it is used (CypherError naming the
+    first that is not, with its place), and the parts of a UNION return the same columns."""
+    analysis = Analysis()
+    columns = [_single(part, source, analysis) for part in query.parts]
+    known = [c for c in columns if c is not None]
+    for other in known[1:]:
+        if other != known[0]:
+            raise CypherError(
+                f"the queries of a UNION return different columns: {known[0]} and {other}"
+            )
+    return analysis
+
+
+def _single(part: SingleQuery, source: str, analysis: Analysis) -> list[str] | None:
+    """Check one query of a UNION; its columns, if the text says them."""
+    scope: Names = frozenset()
+    columns: list[str] | None = []
+    for clause in part.clauses:
+        if isinstance(clause, Match):
+            scope = _defined_by_patterns(clause.patterns, scope)
+            for pattern in clause.patterns:
+                _check_pattern(pattern, scope, source)
+            _check(clause.where, scope, source)
+        elif isinstance(clause, Unwind):
+            _check(clause.expr, scope, source)
+            scope = None if scope is None else scope | {clause.var}
+        elif isinstance(clause, (With, Return)):
+            projected = _projection(clause.projection, scope, source, analysis)
+            if isinstance(clause, With):
+                _check(clause.where, _union(scope, projected), source)
+            scope = None if projected is None else frozenset(projected)
+            columns = projected
+        elif isinstance(clause, ProcedureCall):
+            for arg in clause.args or []:
+                _check(arg, scope, source)
+            if clause.yields is None:
+                scope = columns = None  # the procedure's outputs: the shape's, not the text's
+            else:
+                scope = None if scope is None else scope | {v for _, v in clause.yields}
+                columns = [v for _, v in clause.yields]
+            _check(clause.where, scope, source)
+    return columns
+
+
+def _projection(
+    proj: Projection, scope: Names, source: str, analysis: Analysis
+) -> list[str] | None:
+    """Check a WITH's or RETURN's items; its column names (None where unknown)."""
+    for item in proj.items:
+        _check(item.expr, scope, source)
+    named = [item.alias or item.text for item in proj.items]
+    if proj.star:
+        if scope is None:
+            columns = None
+        else:
+            star = sorted(v for v in scope if v not in named)
+            if not star and not named:
+                raise CypherError("RETURN * with no variables in scope")
+            analysis.star_columns[id(proj)] = star
+            columns = star + named
+    else:
+        columns = named
+    after = _union(scope, columns)
+    for sort in proj.order:
+        _check(sort.expr, after, source)
+    _check(proj.skip, after, source)
+    _check(proj.limit, after, source)
+    return columns
+
+
+def _union(scope: Names, columns: list[str] | None) -> Names:
+    return None if scope is None or columns is None else scope | frozenset(columns)
+
+
+def _defined_by_patterns(patterns: list[PatternPart], scope: Names) -> Names:
+    if scope is None:
+        return None
+    names = set(scope)
+    for pattern in patterns:
+        names.update(_pattern_variables(pattern))
+    return frozenset(names)
+
+
+def _pattern_variables(pattern: PatternPart) -> set[str]:
+    names = {n.var for n in pattern.nodes if n.var} | {r.var for r in pattern.rels if r.var}
+    if pattern.path_var:
+        names.add(pattern.path_var)
+    return names
+
+
+def _check_pattern(pattern: PatternPart, scope: Names, source: str) -> None:
+    """A pattern's property maps may use the pattern's own variables (``(a)-->(b {k: a.k})``)."""
+    for part in [*pattern.nodes, *pattern.rels]:
+        _check(part.props, scope, source)
+
+
+def _check(expr: Expr | None, scope: Names, source: str) -> None:
+    if expr is None or scope is None:
+        return
+    if isinstance(expr, Var):
+        if expr.name not in scope:
+            line = source.count("\n", 0, expr.pos) + 1
+            column = expr.pos - (source.rfind("\n", 0, expr.pos) + 1) + 1
+            raise CypherError(
+                f"variable `{expr.name}` is not defined (at line {line}, column {column})"
+            )
+        return
+    if isinstance(expr, (ListComprehension, Quantifier)):
+        _check(expr.source, scope, source)
+        inner = scope | {expr.var}
+        for part in (expr.where, getattr(expr, "project", None)):
+            _check(part, inner, source)
+        return
+    if isinstance(expr, PatternPredicate):
+        inner = scope | _pattern_variables(expr.pattern)
+        _check_pattern(expr.pattern, inner, source)
+        return
+    for f in fields(expr):
+        _check_value(getattr(expr, f.name), scope, source)
+
+
+def _check_value(value: Any, scope: Names, source: str) -> None:
+    """The expressions inside one field of an expression (lists and tuples walked)."""
+    if isinstance(value, Expr):
+        _check(value, scope, source)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _check_value(item, scope, source)
+
+
+__all__ = ["Analysis", "analyse"]
