@@ -9,6 +9,7 @@ indexes (:class:`~anatid_core.indexes.registry.Indexes`).
 from __future__ import annotations
 
 import bisect
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -55,6 +56,10 @@ def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
     return values if values is None or isinstance(values, (str, list, tuple)) else list(values)
 
 
+#: A current record's id in its row (rows of a scan are in id order).
+_row_id = operator.itemgetter(1)
+
+
 def _valid_from_bound(where: Where | None) -> int | None:
     """The latest valid_from (microseconds) allowed by ``[[Cond("valid_from", "<=" or "<",
     t)]]``; None for any other filter."""
@@ -75,11 +80,13 @@ def _valid_from_bound(where: Where | None) -> int | None:
 
 def _scan_filter(
     kind: Kind, lists: dict[str, Iterable[str] | None], where: Where | None
-) -> ScanFilter | None:
-    """The columns a read filters by and the values each allows (:data:`ScanFilter`), if it
+) -> tuple[ScanFilter, str | None] | None:
+    """The columns a read filters by and the values each allows (:data:`ScanFilter`), and the
+    id the records must come after (``Cond("id", ">", id)``: a scan paging by key), if it
     filters by nothing else: list arguments, and ``where`` of one conjunction of ``=`` / ``in``
     on those columns with strings. None for any other filter."""
     allowed: dict[int, frozenset[str]] = {}
+    after: str | None = None
     at = SCAN_COLUMNS[kind]
 
     def narrow(field: str, values: Any) -> bool:
@@ -102,9 +109,11 @@ def _scan_filter(
                 return None
             if cond.op == "=" and isinstance(cond.value, str):
                 narrow(cond.field, [cond.value])
+            elif cond.field == "id" and cond.op == ">" and isinstance(cond.value, str):
+                after = cond.value if after is None else max(after, cond.value)
             elif cond.op != "in" or not narrow(cond.field, cond.value):
                 return None
-    return tuple(sorted(allowed.items()))
+    return tuple(sorted(allowed.items())), after
 
 
 class _Pinnable(Protocol):
@@ -262,9 +271,10 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         transaction. The arguments were checked by the SQL filter already."""
         if order_by not in (None, "id"):
             return None
-        columns = _scan_filter(kind, lists, where)
-        if columns is None or isinstance(labels, str):
+        scan = _scan_filter(kind, lists, where)
+        if scan is None or isinstance(labels, str):
             return None
+        columns, after = scan
         wanted = None if labels is None else frozenset(labels)
         page_sql(limit, offset)  # refuses a bad limit or offset as the SQL read does
         current = self.indexes.current
@@ -277,6 +287,8 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             if view is None:
                 return None
             rows = view.scan(columns, wanted)
+            if after is not None:  # rows are in id order, as SQL's
+                offset += bisect.bisect_right(rows, after, key=_row_id)
             rows = rows[offset:] if limit is None else rows[offset : offset + limit]
         return [item_from_row(kind, row) for row in rows]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from ..base.lazy import lazy_props
 from ..base.model import Cond, Direction, Edge, Kind, Node
@@ -19,7 +19,15 @@ from .shape import WHOLE_MAP, QuickProperties, Shape
 from .target import ReadTarget
 from .values import NodeRef, RelRef
 
-T = TypeVar("T")
+
+class _HasId(Protocol):
+    """A record a scan pages through by its id."""
+
+    @property
+    def id(self) -> str: ...
+
+
+_Keyed = TypeVar("_Keyed", bound=_HasId)
 
 #: Ids per read of records, expansions or embeddings.
 BATCH = 2_000
@@ -225,24 +233,21 @@ class Graph:
                 if found:
                     yield [self._node_record(n) for n in found]
             return
-        where = [conds] if conds else None
 
-        def read(limit: int, offset: int) -> list[Node]:
+        def read(limit: int, after: str | None) -> list[Node]:
             with lazy_props():
                 return self.target.find_nodes(
-                    labels=labels, where=where, order_by=None, limit=limit, offset=offset
+                    labels=labels, where=after_id(after, conds), order_by=None, limit=limit
                 )
 
         for found in paged(read):
             yield [self._node_record(n) for n in found]
 
     def scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
-        where = [conds] if conds else None
-
-        def read(limit: int, offset: int) -> list[Edge]:
+        def read(limit: int, after: str | None) -> list[Edge]:
             with lazy_props():
                 return self.target.find_edges(
-                    rels=rels, where=where, order_by=None, limit=limit, offset=offset
+                    rels=rels, where=after_id(after, conds), order_by=None, limit=limit
                 )
 
         for found in paged(read):
@@ -345,17 +350,27 @@ def _only_ids(conds: list[Cond]) -> list[str] | None:
     return None
 
 
-def paged(read: Callable[[int, int], list[T]]) -> Iterator[list[T]]:
-    """The non-empty pages ``read(limit, offset)`` gives, by the sizes of ``SCAN_PAGES`` (the
-    last repeated), until one comes back short. The reads order by id, so pages do not overlap."""
-    offset = 0
+def paged(read: Callable[[int, str | None], list[_Keyed]]) -> Iterator[list[_Keyed]]:
+    """The non-empty pages ``read(limit, after)`` gives, by the sizes of ``SCAN_PAGES`` (the
+    last repeated), until one comes back short. The reads are in id order and each starts
+    after the last id of the one before (not at an offset: a commit between two pages would
+    shift the offsets, and a record be skipped or read twice)."""
+    after: str | None = None
     for size in _page_sizes():
-        found = read(size, offset)
+        found = read(size, after)
         if found:
             yield found
         if len(found) < size:
             return
-        offset += size
+        after = found[-1].id
+
+
+def after_id(after: str | None, conds: Sequence[Cond] = ()) -> list[list[Cond]] | None:
+    """A scan's ``where``: its conditions, and ids after ``after`` when it pages on."""
+    conds = list(conds)
+    if after is not None:
+        conds = [*conds, Cond("id", ">", after)]
+    return [conds] if conds else None
 
 
 def _page_sizes() -> Iterator[int]:

@@ -7,21 +7,21 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..base.model import Edge, Node
-from .graph import paged
+from .graph import after_id, paged
 from .shape import Procedure, Shape
 from .target import ReadTarget
 
 
 def _all_nodes(target: ReadTarget) -> Iterator[Node]:
     for page in paged(
-        lambda limit, offset: target.find_nodes(order_by=None, limit=limit, offset=offset)
+        lambda limit, after: target.find_nodes(order_by=None, limit=limit, where=after_id(after))
     ):
         yield from page
 
 
 def _all_edges(target: ReadTarget) -> Iterator[Edge]:
     for page in paged(
-        lambda limit, offset: target.find_edges(order_by=None, limit=limit, offset=offset)
+        lambda limit, after: target.find_edges(order_by=None, limit=limit, where=after_id(after))
     ):
         yield from page
 
