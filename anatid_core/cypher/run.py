@@ -51,10 +51,11 @@ def run_cypher(
     try:
         tree, analysis = _parse(query)
         values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
-        # The rows, partial matches and records a query builds form no cycles; beside the
-        # in-memory current records (millions of objects at 100k facts) each pass of the
-        # cycle collector they trigger cost more than the query (issue 42: a third of a
-        # filtered LIMIT 10 at 100k facts). The collector runs as before afterwards.
+        # The rows, partial matches and records a query builds form no cycles (the engine's
+        # own parts do, and release() breaks them); beside the in-memory current records
+        # (millions of objects at 100k facts) each pass of the cycle collector they trigger
+        # cost more than the query (issue 42: a third of a filtered LIMIT 10 at 100k facts).
+        # The collector runs as before afterwards.
         engine = Engine(query, values, target, shape or _RECORDS, deadline, pause, analysis)
         with gc_paused():
             try:
