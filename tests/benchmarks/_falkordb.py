@@ -55,13 +55,26 @@ async def open_driver(path: str, group: str, *, fsync: bool = False) -> Any:
     from graphiti_core.driver.falkordb_driver import FalkorDriver
     from redislite.async_falkordb_client import AsyncFalkorDB  # type: ignore[import-not-found]
 
-    driver = FalkorDriver(falkor_db=AsyncFalkorDB(path), database=group)
+    driver = FalkorDriver(falkor_db=AsyncFalkorDB(path, **_client_options()), database=group)
     _stop_at_exit(driver)
     if driver._init_task is not None:  # pyright: ignore[reportPrivateUsage]
         await driver._init_task  # pyright: ignore[reportPrivateUsage]
     if fsync:
         await _append_only(_server(driver))
     return driver
+
+
+#: redis-py's read timeout for FalkorDB Lite's client, in seconds ("none": no timeout). Unset,
+#: the client's default (5 s): Graphiti's bulk query for a tenth of 200k entities takes longer,
+#: and the worker fails with a TimeoutError (issue 43's 200k run).
+SOCKET_TIMEOUT_ENV = "ANATID_BENCH_FALKORDB_SOCKET_TIMEOUT"
+
+
+def _client_options() -> dict[str, Any]:
+    text = os.environ.get(SOCKET_TIMEOUT_ENV, "").strip().lower()
+    if not text:
+        return {}
+    return {"socket_timeout": None if text == "none" else float(text)}
 
 
 async def _append_only(server: Any) -> None:
