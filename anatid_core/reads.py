@@ -56,10 +56,6 @@ def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
     return values if values is None or isinstance(values, (str, list, tuple)) else list(values)
 
 
-#: A current record's id in its row (rows of a scan are in id order).
-_row_id = operator.itemgetter(1)
-
-
 def _valid_from_bound(where: Where | None) -> int | None:
     """The latest valid_from (microseconds) allowed by ``[[Cond("valid_from", "<=" or "<",
     t)]]``; None for any other filter."""
@@ -288,7 +284,8 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
                 return None
             rows = view.scan(columns, wanted)
             if after is not None:  # rows are in id order, as SQL's
-                offset += bisect.bisect_right(rows, after, key=_row_id)
+                at_id = operator.itemgetter(SCAN_COLUMNS[kind]["id"])
+                offset += bisect.bisect_right(rows, after, key=at_id)
             rows = rows[offset:] if limit is None else rows[offset : offset + limit]
         return [item_from_row(kind, row) for row in rows]
 

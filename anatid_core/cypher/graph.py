@@ -367,10 +367,8 @@ def paged(read: Callable[[int, str | None], list[_Keyed]]) -> Iterator[list[_Key
 
 def after_id(after: str | None, conds: Sequence[Cond] = ()) -> list[list[Cond]] | None:
     """A scan's ``where``: its conditions, and ids after ``after`` when it pages on."""
-    conds = list(conds)
-    if after is not None:
-        conds = [*conds, Cond("id", ">", after)]
-    return [conds] if conds else None
+    where = [*conds] if after is None else [*conds, Cond("id", ">", after)]
+    return [where] if where else None
 
 
 def _page_sizes() -> Iterator[int]:

@@ -27,7 +27,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from anatid_core import AnatidError, CypherTimeout, Store, View, WouldWait, retry_delay
 
@@ -50,6 +50,15 @@ QUICK_QUERY = 0.002
 
 #: How many query texts :class:`QueryCosts` remembers (as many as the engine's parse cache).
 QUICK_QUERY_TEXTS = 512
+
+
+def raise_translated(exc: AnatidError) -> NoReturn:
+    """Raise ``exc`` as the Graphiti error :func:`~.errors.translate` maps it to (chained), or
+    as itself where it maps to none."""
+    mapped = translate(exc)
+    if mapped is exc:
+        raise exc
+    raise mapped from exc
 
 
 class QueryCosts:
@@ -204,10 +213,7 @@ class StoreRunner:
                     await asyncio.sleep(delay)
                     attempt += 1
                     continue
-                mapped = translate(exc)
-                if mapped is exc:
-                    raise
-                raise mapped from exc
+                raise_translated(exc)
 
     async def read(self, fn: Callable[[ReadTarget], T]) -> T:
         """Run ``fn(reader)`` on a worker thread (inside the open transaction, if any)."""
@@ -226,10 +232,7 @@ class StoreRunner:
             except WouldWait:
                 pass
             except AnatidError as exc:
-                mapped = translate(exc)
-                if mapped is exc:
-                    raise
-                raise mapped from exc
+                raise_translated(exc)
         return await self.read(fn)
 
     async def query(
@@ -255,10 +258,7 @@ class StoreRunner:
             except CypherTimeout:
                 self.query_costs.note(text, time.perf_counter() - start)
             except AnatidError as exc:
-                mapped = translate(exc)
-                if mapped is exc:
-                    raise
-                raise mapped from exc
+                raise_translated(exc)
 
         def timed(reader: ReadTarget) -> T:
             start = time.perf_counter()
