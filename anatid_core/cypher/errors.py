@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base.errors import CypherSyntaxError, CypherUnsupported, CypherWriteRefused
+from ..base.errors import CypherError, CypherSyntaxError, CypherUnsupported, CypherWriteRefused
 
 
 def _where(query: str, pos: int) -> tuple[int, int, str]:
@@ -27,6 +27,12 @@ def syntax_error(query: str, pos: int, message: str) -> CypherSyntaxError:
         line=line,
         column=column,
     )
+
+
+def runtime_error(query: str, pos: int, message: str) -> CypherError:
+    """A CypherError saying where in the query (line and column, 1-based)."""
+    line, column, _ = _where(query, pos)
+    return CypherError(f"{message} (at line {line}, column {column})")
 
 
 def unsupported(query: str, pos: int, construct: str, hint: str = "") -> CypherUnsupported:

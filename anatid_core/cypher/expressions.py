@@ -16,7 +16,7 @@ from ..base.errors import CypherError
 from . import functions
 from .aggregates import AGGREGATES
 from .compiled import Compiled, Compiler
-from .errors import unsupported
+from .errors import runtime_error, unsupported
 from .graph import Graph
 from .limits import Deadline, check_list, unbounded
 from .regex_guard import explosive
@@ -83,9 +83,7 @@ class Evaluator:
         }
 
     def error(self, expr: Expr, message: str) -> CypherError:
-        line = self.source.count("\n", 0, expr.pos) + 1
-        column = expr.pos - (self.source.rfind("\n", 0, expr.pos) + 1) + 1
-        return CypherError(f"{message} (at line {line}, column {column})")
+        return runtime_error(self.source, expr.pos, message)
 
     def eval(self, expr: Expr, row: Row, aggs: Mapping[int, Any] | None = None) -> Any:
         return self._dispatch[type(expr)](expr, row, aggs)

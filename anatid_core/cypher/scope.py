@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..base.errors import CypherError
+from .errors import runtime_error
 from .syntax import (
     Expr,
     ListComprehension,
@@ -163,11 +164,7 @@ def _check(expr: Expr | None, scope: Names, source: str) -> None:
             stack.extend((item, names) for item in value)
         elif isinstance(value, Var):
             if value.name not in names:
-                line = source.count("\n", 0, value.pos) + 1
-                column = value.pos - (source.rfind("\n", 0, value.pos) + 1) + 1
-                raise CypherError(
-                    f"variable `{value.name}` is not defined (at line {line}, column {column})"
-                )
+                raise runtime_error(source, value.pos, f"variable `{value.name}` is not defined")
         elif isinstance(value, (ListComprehension, Quantifier)):
             inner = names | {value.var}
             stack.append((value.source, names))
