@@ -160,20 +160,20 @@ def _check(expr: Expr | None, scope: Names, source: str) -> None:
     stack: list[tuple[Any, frozenset[str]]] = [(expr, scope)]
     while stack:
         value, names = stack.pop()
-        if isinstance(value, (list, tuple)):
-            stack.extend((item, names) for item in value)
+        if isinstance(value, (list, tuple)):  # pushed last first: the query's first use first
+            stack.extend((item, names) for item in reversed(value))
         elif isinstance(value, Var):
             if value.name not in names:
                 raise runtime_error(source, value.pos, f"variable `{value.name}` is not defined")
         elif isinstance(value, (ListComprehension, Quantifier)):
             inner = names | {value.var}
+            stack.extend((part, inner) for part in (getattr(value, "project", None), value.where))
             stack.append((value.source, names))
-            stack.extend((part, inner) for part in (value.where, getattr(value, "project", None)))
         elif isinstance(value, PatternPredicate):
             inner = names | _pattern_variables(value.pattern)
-            stack.extend((part.props, inner) for part in _pattern_elements(value.pattern))
+            stack.extend((part.props, inner) for part in _pattern_elements(value.pattern)[::-1])
         elif isinstance(value, Expr):
-            stack.extend((getattr(value, f.name), names) for f in fields(value))
+            stack.extend((getattr(value, f.name), names) for f in reversed(fields(value)))
 
 
 def _pattern_elements(pattern: PatternPart) -> list[NodePattern | RelPattern]:

@@ -204,6 +204,7 @@ def test_a_runaway_query_stops_with_a_clear_error_not_the_memory(
         ("MATCH (n:Nobody) WHERE m.age > 1 RETURN n", "variable `m` is not defined"),
         ("MATCH (n:Nobody) WITH n AS k RETURN n", "variable `n` is not defined"),
         ("UNWIND [] AS x RETURN y", "variable `y` is not defined"),
+        ("MATCH (n:Nobody) RETURN a + b AS x", "variable `a` is not defined"),  # the first
         ("MATCH (n:Nobody) RETURN [x IN [1] | x + z] AS l", "variable `z` is not defined"),
         ("RETURN *", "RETURN \\* with no variables in scope"),
         (
