@@ -37,7 +37,7 @@ def test_a_lazy_record_reads_as_the_plain_one():
     with lazy_props():
         lazy_node, lazy_edge = node_from_row(node_row), edge_from_row(edge_row)
     plain_node, plain_edge = node_from_row(node_row), edge_from_row(edge_row)
-    assert type(lazy_node) is LazyNode and type(lazy_edge) is LazyEdge
+    assert isinstance(lazy_node, LazyNode) and isinstance(lazy_edge, LazyEdge)
     assert type(plain_node) is Node and type(plain_edge) is Edge
     for lazy, plain in ((lazy_node, plain_node), (lazy_edge, plain_edge)):
         assert lazy.props == PROPS
