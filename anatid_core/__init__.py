@@ -65,6 +65,7 @@ from .base.settings import SETTINGS
 from .storage.lease import LEASE, lease_files
 
 if TYPE_CHECKING:
+    from .cypher.limits import timeout_seconds as cypher_timeout_seconds
     from .cypher.run import CypherResult, RecordShape
     from .cypher.run import Procedure as CypherProcedure
     from .cypher.run import Shape as CypherShape
@@ -90,6 +91,7 @@ if TYPE_CHECKING:
 
 #: The names imported on first use: name -> (module, its name there).
 _LAZY = {
+    "cypher_timeout_seconds": (".cypher.limits", "timeout_seconds"),
     "CypherResult": (".cypher.run", "CypherResult"),
     "RecordShape": (".cypher.run", "RecordShape"),
     "CypherProcedure": (".cypher.run", "Procedure"),
@@ -146,6 +148,7 @@ __version__ = "0.1.0"
 __all__ = [
     "check_names",
     "check_output",
+    "cypher_timeout_seconds",
     "decode_props",
     "encode_props",
     "is_duckdb_file",

@@ -29,7 +29,15 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
 from typing import Any, NoReturn, TypeVar
 
-from anatid_core import AnatidError, CypherTimeout, Store, View, WouldWait, retry_delay
+from anatid_core import (
+    AnatidError,
+    CypherTimeout,
+    Store,
+    View,
+    WouldWait,
+    cypher_timeout_seconds,
+    retry_delay,
+)
 
 from . import erasure
 from .errors import ReadOnlyDriverError, translate
@@ -245,7 +253,13 @@ class StoreRunner:
         ``timeout``."""
         if not isinstance(text, str):  # the engine's own InvalidInput, from a thread
             return await self.read(lambda reader: fn(reader, timeout))
-        quick = timeout is None or timeout > QUICK_QUERY
+        try:  # the deadline the query would have: its own, else ANATID_CYPHER_TIMEOUT's
+            limit = cypher_timeout_seconds(timeout)
+        except AnatidError as exc:
+            raise_translated(exc)
+        # a deadline under the loop's budget is kept on a thread (the try would stop at the
+        # budget, later than the deadline)
+        quick = limit > QUICK_QUERY
         if quick and self._pinned() is None and self.query_costs.quick(text):
             start = time.perf_counter()
             try:

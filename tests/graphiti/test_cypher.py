@@ -257,3 +257,37 @@ async def test_a_quick_query_runs_on_the_loop_and_a_long_one_on_a_thread(monkeyp
         assert calls[-1][0] != loop_thread
     finally:
         await d.close()
+
+
+async def test_a_deadline_under_the_loop_budget_keeps_a_query_on_a_thread(monkeypatch):
+    """ANATID_CYPHER_TIMEOUT under the event loop's budget: the loop try would stop the query
+    at the budget, later than its deadline, so the query runs on a thread with its deadline."""
+    import threading
+
+    from anatid_graphiti import runner
+
+    d = GraphitiDriver(":memory:")
+    calls: list[tuple[str, float | None]] = []
+    cypher = d.store.cypher
+
+    def spy(query, params=None, *, shape=None, timeout=None):
+        calls.append((threading.current_thread().name, timeout))
+        return cypher(query, params, shape=shape, timeout=timeout)
+
+    monkeypatch.setattr(d.store, "cypher", spy)
+    monkeypatch.setattr(runner, "QUICK_QUERY", 10.0)
+    try:
+        await d.execute_query("RETURN 1 AS one")
+        await d.execute_query("RETURN 1 AS one")
+        assert calls[-1][0] == threading.current_thread().name  # quick: on the loop
+        monkeypatch.setenv("ANATID_CYPHER_TIMEOUT", "5")  # under the (widened) budget
+        calls.clear()
+        records, _, _ = await d.execute_query("RETURN 1 AS one")
+        assert records == [{"one": 1}]
+        assert len(calls) == 1 and calls[0] == (calls[0][0], None)
+        assert calls[0][0] != threading.current_thread().name
+        monkeypatch.setenv("ANATID_CYPHER_TIMEOUT", "soon")
+        with pytest.raises(ValueError, match="ANATID_CYPHER_TIMEOUT"):  # InvalidInput, as before
+            await d.execute_query("RETURN 1 AS one")
+    finally:
+        await d.close()
