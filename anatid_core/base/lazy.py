@@ -4,7 +4,8 @@ The Cypher engine reads records by the thousand and, for most queries, looks onl
 columns (id, labels, group, name, ends) or a few properties of a few of them: decoding every
 record's props JSON (tags, datetimes) was 3-6 us a record, most of a label scan or an
 expansion at 10k facts (issue 42). Inside :func:`lazy_props` the store's row decoders build
-:class:`LazyNode` / :class:`LazyEdge`, which keep the props text and decode it on first access.
+:class:`LazyNode` / :class:`LazyEdge`, which keep their row and decode the props (and the
+fields a query rarely reads) on first access.
 Only the engine's own reads run inside it, and what it hands back is :func:`solid` (a plain
 record), so no lazy record reaches a caller: a lazy record is not ``==`` to the plain one and
 cannot go through ``dataclasses.replace``.
@@ -12,11 +13,11 @@ cannot go through ``dataclasses.replace``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import fields
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from .model import Edge, Node
 
@@ -39,29 +40,13 @@ def props_are_lazy() -> bool:
     return _LAZY.get()
 
 
-def _decoded(item: Any) -> Mapping[str, Any]:
-    state = item.__dict__
-    props = state.get("_props")
-    if props is None:
-        decode: Callable[[Any], Mapping[str, Any]] = state["_decode"]
-        props = state["_props"] = decode(state["_raw"])
-    return props
-
-
 class LazyNode(Node):
-    """A :class:`Node` whose ``props`` is decoded from ``_raw`` by ``_decode`` when first read."""
-
-    @property
-    def props(self) -> Mapping[str, Any]:  # pyright: ignore[reportIncompatibleVariableOverride]
-        return _decoded(self)
+    """A :class:`Node` whose props and rarely read fields are read from its stored row when
+    first asked (made by :func:`anatid_core.storage.rows.node_from_row` inside :func:`lazy_props`)."""
 
 
 class LazyEdge(Edge):
-    """An :class:`Edge` whose ``props`` is decoded when first read (as :class:`LazyNode`)."""
-
-    @property
-    def props(self) -> Mapping[str, Any]:  # pyright: ignore[reportIncompatibleVariableOverride]
-        return _decoded(self)
+    """An :class:`Edge` read from its row when first asked, as :class:`LazyNode`."""
 
 
 def solid(item: T) -> T:

@@ -58,11 +58,10 @@ class Graph:
         self._pending: dict[str, NodeRef] = {}
         self._rels: dict[str, RelRef] = {}
         self._adjacency: dict[tuple[Any, ...], list[tuple[RelRef, str]]] = {}
-        #: Records whose properties were read but not their embedding, read with the next
-        #: one asked for; the embeddings read, by id; the ids of records read at all.
-        self._no_embedding: dict[Kind, list[NodeRef | RelRef]] = {"node": [], "edge": []}
+        #: Records whose properties were read (each once: ``noted``), their embeddings not
+        #: read yet, read with the next one asked for; the embeddings read, by id.
+        self._noted: list[NodeRef | RelRef] = []
         self._embedded: dict[Kind, dict[str, list[float] | None]] = {"node": {}, "edge": {}}
-        self._read: dict[Kind, set[str]] = {"node": set(), "edge": set()}
         #: The rows being evaluated now (set by WHERE and projections): an embedding read for
         #: one of them reads those of the records they hold too, in one batch.
         self.rows_at_hand: list[dict[str, Any]] | None = None
@@ -180,13 +179,11 @@ class Graph:
     def _read_one(self, ref: NodeRef | RelRef) -> None:
         """Note that a property of ``ref`` was read: if its shape shows an embedding, the next
         read of one reads this one's too, in the same batch (a WHERE on ``n.group_id`` then
-        ``RETURN n`` read 300 embeddings in one call, not one call a row)."""
-        kind: Kind = "edge" if isinstance(ref, RelRef) else "node"
-        read = self._read[kind]
-        if ref.id not in read:
-            read.add(ref.id)
-            if self._embedding_key(ref) is not None:
-                self._no_embedding[kind].append(ref)
+        ``RETURN n`` read 300 embeddings in one call, not one call a row). Whether it shows
+        one is asked then, not here: this runs for every row a WHERE reads."""
+        if not ref.noted:
+            ref.noted = True
+            self._noted.append(ref)
 
     def _embedding_key(self, ref: NodeRef | RelRef) -> str | None:
         record = ref.record if isinstance(ref, RelRef) else self.record(ref)
@@ -200,10 +197,12 @@ class Graph:
             for row in rows:
                 self.will_read(list(row.values()))
         loaded = self._embedded[kind]
-        waiting = [r for r in self._no_embedding[kind] if r.id not in loaded]
+        of_kind = RelRef if kind == "edge" else NodeRef
+        waiting = [r for r in self._noted if isinstance(r, of_kind)]
+        self._noted = [r for r in self._noted if not isinstance(r, of_kind)]
+        waiting = [r for r in waiting if r.id not in loaded and self._embedding_key(r) is not None]
         if ref.id not in loaded and ref not in waiting:
             waiting.append(ref)
-        self._no_embedding[kind] = []
         for start in range(0, len(waiting), BATCH):
             chunk = waiting[start : start + BATCH]
             ids = list(dict.fromkeys(r.id for r in chunk))

@@ -41,7 +41,7 @@ from .values import NodeRef, RelRef, equals, type_name
 _FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
 
 
-@dataclass
+@dataclass(slots=True)
 class Partial:
     row: Row
     used: frozenset[str]  # relationship ids bound in this MATCH
@@ -324,12 +324,26 @@ class Matcher:
         self, node: NodePattern, partials: list[Partial], refs: list[NodeRef]
     ) -> list[Partial]:
         out = []
+        name, props = _name(node), node.props
+        groups = self._label_groups(node) if node.labels else None
+        record, label_set = self.graph.record, self.graph.label_set
         for p in partials:
             self.ev.deadline.check()
+            row, used = p.row, p.used
+            if node.var in row:  # bound already: node_fits compares
+                fits = (ref for ref in refs if self.node_fits(node, ref, row))
+                out.extend(Partial({**row, name: ref}, used) for ref in fits)
+                continue
+            # node_fits, unrolled: this loop runs once per scanned node (issue 42)
             for ref in refs:
-                if self.node_fits(node, ref, p.row):
-                    row = {**p.row, _name(node): ref}
-                    out.append(Partial(row, p.used))
+                if record(ref) is None:
+                    continue
+                if groups is not None:
+                    labels = label_set(ref)
+                    if any(g.isdisjoint(labels) for g in groups):
+                        continue
+                if props is None or self._props_fit(props, ref, row):
+                    out.append(Partial({**row, name: ref}, used))
             check_size(len(out))
         return out
 

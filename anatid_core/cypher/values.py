@@ -18,13 +18,14 @@ from ..base.model import Edge, Node
 
 
 class NodeRef:
-    __slots__ = ("id", "record", "props", "labels")
+    __slots__ = ("id", "record", "props", "labels", "noted")
 
     def __init__(self, id: str, record: Node | None = None) -> None:
         self.id = id
         self.record = record
         self.props: dict[str, Any] | None = None
         self.labels: frozenset[str] | None = None  # the shape's labels, once asked
+        self.noted = False  # a property read (``Graph._read_one``)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NodeRef) and other.id == self.id
@@ -37,12 +38,13 @@ class NodeRef:
 
 
 class RelRef:
-    __slots__ = ("id", "record", "props")
+    __slots__ = ("id", "record", "props", "noted")
 
     def __init__(self, record: Edge) -> None:
         self.id = record.id
         self.record = record
         self.props: dict[str, Any] | None = None
+        self.noted = False  # as NodeRef's
 
     @property
     def src(self) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,16 +99,31 @@ def _column(index: int, convert: Callable[[Any], Any] | None = None) -> Any:
     return property(lambda self: convert(self.__dict__["_row"][index]))
 
 
+def _props_at(index: int) -> Any:
+    """A lazy record's props, decoded from its row's column ``index`` when first read."""
+
+    def props(self: Any) -> Mapping[str, Any]:
+        state = self.__dict__
+        decoded = state.get("_props")
+        if decoded is None:
+            decoded = state["_props"] = decode_props(state["_row"][index])
+        return decoded
+
+    return property(props)
+
+
 def _space(value: str | None) -> str:
     return value or DEFAULT_SPACE
 
 
 class _RowNode(LazyNode):
-    """A :class:`LazyNode` keeping its row: the fields a query rarely reads (text, space, the
-    four instants, version) are read from it when asked. Set at once, the thirteen fields cost
-    1.6 us a record, a third of a group scan's per-row cost at 100k facts (issue 42); the four
-    the engine reads on every row (id, group, labels, name) are set as before."""
+    """A :class:`LazyNode` that keeps its row and reads from it, when first asked, its props
+    and the fields a query rarely reads (text, space, the four instants, version). Set at
+    once, the thirteen fields cost 1.6 us a record, a third of a group scan's per-row cost at
+    100k facts (issue 42); the four the engine reads on every row (id, group, labels, name)
+    are set as before."""
 
+    props = _props_at(6)  # pyright: ignore[reportIncompatibleVariableOverride]
     text = _column(5)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
     space = _column(7, _space)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
     valid_from = _column(8, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
@@ -121,6 +136,7 @@ class _RowNode(LazyNode):
 class _RowEdge(LazyEdge):
     """A :class:`LazyEdge` keeping its row, as :class:`_RowNode`."""
 
+    props = _props_at(8)  # pyright: ignore[reportIncompatibleVariableOverride]
     text = _column(7)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
     space = _column(9, _space)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
     valid_from = _column(10, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
@@ -138,17 +154,7 @@ def node_from_row(row: Sequence[Any]) -> Node:
     # wait until first read (tests/core/test_lazy_records.py).
     if props_are_lazy():
         node = _new(_RowNode)
-        node.__dict__.update(
-            _row=row,
-            _raw=row[6],
-            _decode=decode_props,
-            _props=None,
-            id=row[1],
-            group=row[2],
-            labels=tuple(row[3]),
-            name=row[4],
-            embedding=None,
-        )
+        node.__dict__.update(_row=row, id=row[1], group=row[2], labels=tuple(row[3]), name=row[4])
         return node
     node = _new(Node)
     node.__dict__.update(
@@ -173,17 +179,7 @@ def edge_from_row(row: Sequence[Any]) -> Edge:
     if props_are_lazy():  # as node_from_row
         edge = _new(_RowEdge)
         edge.__dict__.update(
-            _row=row,
-            _raw=row[8],
-            _decode=decode_props,
-            _props=None,
-            id=row[1],
-            src=row[2],
-            dst=row[3],
-            rel=row[4],
-            group=row[5],
-            name=row[6],
-            embedding=None,
+            _row=row, id=row[1], src=row[2], dst=row[3], rel=row[4], group=row[5], name=row[6]
         )
         return edge
     edge = _new(Edge)
