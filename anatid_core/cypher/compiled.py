@@ -37,6 +37,8 @@ class Evaluator(Protocol):
 #: Deeper than this, a sub-expression is left to the evaluator (its loops over long
 #: ``OR`` chains need no recursion; a compiled closure would).
 _DEPTH = 24
+#: What a variable lookup gives for a name the row does not hold (the evaluator then says why).
+_UNBOUND = object()
 _ORDER: dict[str, Callable[[int], bool]] = {
     "<": lambda c: c < 0,
     "<=": lambda c: c <= 0,
@@ -126,6 +128,18 @@ class Compiler:
 
     def _prop(self, e: Prop, subject: Compiled) -> Compiled:
         key, ev, graph = e.key, self.ev, self.ev.graph
+        if isinstance(e.subject, Var):  # ``n.key``: the variable read here, one call less
+            name = e.subject.name
+
+            def var_prop(row: Row) -> Any:
+                s = row.get(name, _UNBOUND)
+                if s.__class__ is NodeRef or s.__class__ is RelRef:
+                    return graph.property(s, key)
+                if s is None:
+                    return None
+                return ev.eval(e, row)  # not defined, a map, a date: as the evaluator says
+
+            return var_prop
 
         def prop(row: Row) -> Any:
             s = subject(row)

@@ -131,12 +131,16 @@ class Graph:
     def property(self, ref: NodeRef | RelRef, key: str) -> Any:
         if ref.props is None and self._quick is not None:
             # a column the shape reads without the map (and without decoding the props)
-            record = ref.record if isinstance(ref, RelRef) else self.record(ref)
+            record = ref.record
+            if record is None and isinstance(ref, NodeRef):  # not read yet, or not stored
+                record = self.record(ref)
             if record is None:
                 return None
             value = self._quick(record, key)
             if value is not WHOLE_MAP:
-                self._read_one(ref)
+                if not ref.noted:  # _read_one, inline: this runs for every row a WHERE reads
+                    ref.noted = True
+                    self._noted.append(ref)
                 return value
         props = self._props(ref)
         if key in props:

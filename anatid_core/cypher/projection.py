@@ -82,6 +82,13 @@ class Projector:
     def _rows(self, items: list[ProjectionItem], names: list[str]) -> Callable[[Row], Row]:
         """``row -> {name: value}`` for the items, their expressions compiled once."""
         fns = [(n, self.ev.row_function(i.expr)) for i, n in zip(items, names, strict=True)]
+        # one or two items (most projections) without a comprehension's frame per row
+        if len(fns) == 1:
+            [(n0, f0)] = fns
+            return lambda row: {n0: f0(row)}
+        if len(fns) == 2:
+            [(n0, f0), (n1, f1)] = fns
+            return lambda row: {n0: f0(row), n1: f1(row)}
         return lambda row: {name: fn(row) for name, fn in fns}
 
     def _streamed(
