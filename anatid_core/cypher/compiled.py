@@ -3,8 +3,8 @@
 Walking the syntax tree per row (a dispatch by type, a method call per node and the
 aggregate map passed down) cost about a third of a label scan's time once its records
 were cheap. The common shapes, variables, properties of nodes and relationships,
-literals, parameters, comparisons, ``IS NULL``, string predicates and ``AND``/``OR``/``NOT``,
-become closures that do the same work with the same helpers (:func:`~.values.equals`,
+literals, parameters, comparisons, ``IS NULL``, string predicates, ``AND``/``OR``/``NOT`` and
+calls of (non-aggregate) functions, become closures that do the same work with the same helpers (:func:`~.values.equals`,
 :func:`~.values.compare`, the evaluator's truth check); anything else, and any case the
 closure does not expect (a missing variable, a property of a map), is handed to the
 evaluator, so every answer and every error is the evaluator's.
@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from . import functions
+from .aggregates import AGGREGATES
 from .graph import Graph
-from .syntax import Binary, Expr, IsNull, Literal, Param, Prop, Unary, Var
+from .syntax import Binary, Call, Expr, IsNull, Literal, Param, Prop, Unary, Var
 from .values import NodeRef, RelRef, compare, equals
 
 Row = dict[str, Any]
@@ -32,6 +34,8 @@ class Evaluator(Protocol):
     def eval(self, expr: Expr, row: Row, aggs: Any = None) -> Any: ...
 
     def truth_of(self, expr: Expr, value: Any) -> bool | None: ...
+
+    def error(self, expr: Expr, message: str) -> Exception: ...
 
 
 #: Deeper than this, a sub-expression is left to the evaluator (its loops over long
@@ -113,7 +117,23 @@ class Compiler:
             if e.op in ("AND", "OR"):
                 return self._logic(e, left, right)
             return self._comparison(e, left, right)
+        if isinstance(e, Call) and e.name not in AGGREGATES and e.name in functions.FUNCTIONS:
+            return self._call(e, [self._build(a, depth + 1) for a in e.args])
         return self._fallback(e)
+
+    def _call(self, e: Call, args: list[Compiled]) -> Compiled:
+        """A function call (``labels(n)``, ``toLower(n.name)``): its arguments' closures, then
+        the function, as the evaluator calls it."""
+        fn, graph, ev = functions.FUNCTIONS[e.name], self.ev.graph, self.ev
+
+        def call(row: Row) -> Any:
+            values = [a(row) for a in args]
+            try:
+                return fn(graph, values)
+            except functions.ArgumentError as exc:
+                raise ev.error(e, f"{e.name}(): {exc}") from None
+
+        return call
 
     def _var(self, e: Var) -> Compiled:
         name, ev = e.name, self.ev

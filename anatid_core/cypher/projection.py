@@ -137,15 +137,27 @@ class Projector:
         key_fns = [self.ev.row_function(i.expr) for i, _ in keys]
         key_names = [n for _, n in keys]
         check = self.ev.deadline.check
-        for i, row in enumerate(rows):
-            if not i & CHECK_EVERY:
-                check()
-            values = [fn(row) for fn in key_fns]
-            key = tuple(map(group_key, values))
-            group = groups.get(key)
-            if group is None:  # the dict of a group's values once per group, not per row
-                group = groups[key] = (dict(zip(key_names, values, strict=True)), [])
-            group[1].append(row)
+        if len(key_fns) == 1:  # one grouping key (most): no list, map and tuple per row
+            [fn], [key_name] = key_fns, key_names
+            for i, row in enumerate(rows):
+                if not i & CHECK_EVERY:
+                    check()
+                value = fn(row)
+                key = group_key(value)
+                group = groups.get(key)
+                if group is None:
+                    group = groups[key] = ({key_name: value}, [])
+                group[1].append(row)
+        else:
+            for i, row in enumerate(rows):
+                if not i & CHECK_EVERY:
+                    check()
+                values = [fn(row) for fn in key_fns]
+                key = tuple(map(group_key, values))
+                group = groups.get(key)
+                if group is None:  # the dict of a group's values once per group, not per row
+                    group = groups[key] = (dict(zip(key_names, values, strict=True)), [])
+                group[1].append(row)
         if not groups and not keys:
             groups[()] = ({}, [])  # aggregates over no rows: count 0, collect []
         out = []
