@@ -26,10 +26,12 @@ from .syntax import (
     MapProjection,
     NodePattern,
     Param,
+    PatternComprehension,
     PatternPart,
     PatternPredicate,
     Prop,
     Quantifier,
+    Reduce,
     RelPattern,
     Slice,
     Unary,
@@ -322,6 +324,9 @@ class ExpressionParser:
         pos = self.tokens[start].pos
         self.advance()
         name = ".".join(parts).lower()
+        if name == "reduce" and self.tok.kind == "ident" and self.peek().kind == "op":
+            if self.peek().text == "=":
+                return self.reduce(pos)
         if name == "exists" and self.at_op("("):
             saved = self.i
             try:
@@ -359,8 +364,28 @@ class ExpressionParser:
         self.expect_op(")")
         return expr
 
+    def reduce(self, pos: int) -> Reduce:
+        """``reduce(acc = init, x IN source | step)``, after ``reduce(``."""
+        acc = self.name("an accumulator")
+        self.expect_op("=")
+        init = self.expression()
+        self.expect_op(",")
+        var = self.name("a variable")
+        self.expect_word("IN")
+        source = self.expression()
+        self.expect_op("|")
+        step = self.expression()
+        self.expect_op(")")
+        return Reduce(pos, acc, init, var, source, step)
+
     def list_or_comprehension(self) -> Expr:
         pos = self.expect_op("[").pos
+        if self.tok.kind == "ident" and self.peek().kind == "op" and self.peek().text == "=":
+            self._refuse_named_path()
+        if self.at_op("("):
+            comprehension = self.pattern_comprehension(pos)
+            if comprehension is not None:
+                return comprehension
         if self.tok.kind == "ident" and self.peek().is_word("IN"):
             var = self.advance().text
             self.advance()
@@ -376,6 +401,36 @@ class ExpressionParser:
                 items.append(self.expression())
         self.expect_op("]")
         return ListOf(pos, items)
+
+    def _refuse_named_path(self) -> None:
+        """``[p = (a)-->(b) | ...]``: a named path, refused by name (``[x = (1)]`` is a list
+        holding a comparison: the cursor stays)."""
+        saved, at = self.i, self.tok.pos
+        self.i += 2
+        try:
+            pattern = self.pattern_part()
+        except Backtrack:
+            pattern = None
+        self.i = saved
+        if pattern is not None and pattern.rels:
+            raise unsupported(self.source, at, "a named path (p = ...)")
+
+    def pattern_comprehension(self, pos: int) -> PatternComprehension | None:
+        """``[(a)-->(b) WHERE p | e]`` after its ``[``; None (the cursor back) if the
+        brackets hold no relationship pattern followed by WHERE or ``|``."""
+        saved = self.i
+        try:
+            pattern = self.pattern_part()
+        except Backtrack:
+            pattern = None
+        if pattern is None or not pattern.rels or not (self.at_word("WHERE") or self.at_op("|")):
+            self.i = saved
+            return None
+        where = self.expression() if self.accept_word("WHERE") else None
+        self.expect_op("|")
+        project = self.expression()
+        self.expect_op("]")
+        return PatternComprehension(pos, pattern, where, project)
 
     def map_literal(self) -> MapOf:
         pos = self.expect_op("{").pos

@@ -18,7 +18,7 @@ from .aggregates import AGGREGATES
 from .compiled import Compiled, Compiler
 from .errors import runtime_error, unsupported
 from .graph import Graph
-from .limits import Deadline, check_list, unbounded
+from .limits import CHECK_EVERY, Deadline, check_list, unbounded
 from .regex_guard import explosive
 from .syntax import (
     Binary,
@@ -34,10 +34,12 @@ from .syntax import (
     MapOf,
     MapProjection,
     Param,
+    PatternComprehension,
     PatternPart,
     PatternPredicate,
     Prop,
     Quantifier,
+    Reduce,
     Slice,
     Unary,
     Var,
@@ -49,6 +51,8 @@ Row = dict[str, Any]
 
 class PatternTester(Protocol):
     def exists(self, pattern: PatternPart, row: Row) -> bool: ...
+
+    def matches(self, pattern: PatternPart, row: Row) -> list[Row]: ...
 
 
 class Evaluator:
@@ -80,6 +84,8 @@ class Evaluator:
             ListComprehension: self._comprehension,
             Quantifier: self._quantifier,
             PatternPredicate: self._pattern,
+            Reduce: self._reduce,
+            PatternComprehension: self._pattern_comprehension,
         }
 
     def error(self, expr: Expr, message: str) -> CypherError:
@@ -385,6 +391,30 @@ class Evaluator:
     def _pattern(self, e: PatternPredicate, row: Row, aggs: Any) -> bool:
         assert self.matcher is not None
         return self.matcher.exists(e.pattern, row)
+
+    def _reduce(self, e: Reduce, row: Row, aggs: Any) -> Any:
+        source = self.eval(e.source, row, aggs)
+        if source is None:
+            return None
+        if not isinstance(source, list):
+            raise self.error(e, f"reduce() expects a list to iterate, got {type_name(source)}")
+        acc = self.eval(e.init, row, aggs)
+        for i, item in enumerate(source):
+            if not i & CHECK_EVERY:
+                self.deadline.check()
+            acc = self.eval(e.step, {**row, e.acc: acc, e.var: item}, aggs)
+        return acc
+
+    def _pattern_comprehension(self, e: PatternComprehension, row: Row, aggs: Any) -> Any:
+        assert self.matcher is not None
+        out = []
+        for inner in self.matcher.matches(e.pattern, row):
+            self.deadline.check()
+            if e.where is not None and not self.truth(e.where, inner, aggs):
+                continue
+            out.append(self.eval(e.project, inner, aggs))
+            check_list(len(out))
+        return out
 
 
 def _show(value: Any) -> str:

@@ -120,6 +120,14 @@ class Matcher:
                 return True
         return False
 
+    def matches(self, pattern: PatternPart, row: Row) -> list[Row]:
+        """``row`` extended by each match of ``pattern`` (a pattern comprehension's)."""
+        out: list[Row] = []
+        for batch in self._part(pattern, [Partial(row, frozenset())], {}):
+            out.extend(p.row for p in batch)
+            check_size(len(out))
+        return out
+
     # ------------------------------------------------------------------------------- part
 
     def _part(

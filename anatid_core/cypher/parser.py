@@ -107,8 +107,39 @@ class QueryParser(ExpressionParser):
         patterns = [self.pattern()]
         while self.accept_op(","):
             patterns.append(self.pattern())
+        self.planner_hints()
         where = self.expression() if self.accept_word("WHERE") else None
         return Match(pos, optional, patterns, where)
+
+    def planner_hints(self) -> None:
+        """Neo4j's ``USING [TEXT|RANGE|POINT] INDEX [SEEK] n:L(k, ...)``, ``USING SCAN n:L``
+        and ``USING JOIN ON n, ...`` after a MATCH's patterns: read and let go. They choose
+        how Neo4j's planner reads, never what a query answers, and anatid plans alone."""
+        while self.accept_word("USING"):
+            if self.accept_word("JOIN"):
+                self.expect_word("ON")
+                self.name("a variable")
+                while self.accept_op(","):
+                    self.name("a variable")
+                continue
+            self.accept_word("TEXT", "RANGE", "POINT")
+            if self.accept_word("INDEX"):
+                self.accept_word("SEEK")
+                self._hinted_label()
+                self.expect_op("(")
+                self.name("a property")
+                while self.accept_op(","):
+                    self.name("a property")
+                self.expect_op(")")
+            elif self.accept_word("SCAN"):
+                self._hinted_label()
+            else:
+                raise self.error("expected INDEX, SCAN or JOIN after USING")
+
+    def _hinted_label(self) -> None:
+        self.name("a variable")
+        self.expect_op(":")
+        self.name("a label")
 
     def pattern(self) -> PatternPart:
         path_var = None

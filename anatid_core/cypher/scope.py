@@ -6,8 +6,8 @@ whether a query was valid depended on the data: ``MATCH (n:P) RETURN m`` failed 
 so ``... RETURN * UNION MATCH (n:Nope) RETURN *`` had "different columns". Neo4j reports both
 before it runs. :func:`analyse` walks the clauses in order, as Neo4j's semantic analysis does:
 MATCH and OPTIONAL MATCH define their pattern's variables, UNWIND and CALL ... YIELD theirs,
-WITH replaces the scope by its columns; list comprehensions and quantifiers define theirs
-inside; a pattern in a WHERE may bind new ones there. An unknown variable is a CypherError
+WITH replaces the scope by its columns; list comprehensions, quantifiers, ``reduce`` and
+pattern comprehensions define theirs inside; a pattern in a WHERE may bind new ones there. An unknown variable is a CypherError
 before any read, and each ``*`` projection gets its columns.
 
 Where the scope cannot be known from the text (a CALL without YIELD: its columns are the
@@ -29,12 +29,14 @@ from .syntax import (
     ListComprehension,
     Match,
     NodePattern,
+    PatternComprehension,
     PatternPart,
     PatternPredicate,
     ProcedureCall,
     Projection,
     Quantifier,
     Query,
+    Reduce,
     RelPattern,
     Return,
     SingleQuery,
@@ -169,8 +171,13 @@ def _check(expr: Expr | None, scope: Names, source: str) -> None:
             inner = names | {value.var}
             stack.extend((part, inner) for part in (getattr(value, "project", None), value.where))
             stack.append((value.source, names))
-        elif isinstance(value, PatternPredicate):
+        elif isinstance(value, Reduce):
+            inner = names | {value.acc, value.var}
+            stack.extend([(value.step, inner), (value.source, names), (value.init, names)])
+        elif isinstance(value, (PatternPredicate, PatternComprehension)):
             inner = names | _pattern_variables(value.pattern)
+            if isinstance(value, PatternComprehension):
+                stack.extend([(value.project, inner), (value.where, inner)])
             stack.extend((part.props, inner) for part in _pattern_elements(value.pattern)[::-1])
         elif isinstance(value, Expr):
             stack.extend((getattr(value, f.name), names) for f in reversed(fields(value)))

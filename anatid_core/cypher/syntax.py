@@ -126,6 +126,26 @@ class Quantifier(Expr):
 
 
 @dataclass(eq=False)
+class Reduce(Expr):
+    """``reduce(acc = init, x IN source | step)``: ``step`` folded over the list."""
+
+    acc: str
+    init: Expr
+    var: str
+    source: Expr
+    step: Expr
+
+
+@dataclass(eq=False)
+class PatternComprehension(Expr):
+    """``[(n)-[:KNOWS]->(m) WHERE p | e]``: ``e`` for each match of the pattern from the row."""
+
+    pattern: PatternPart
+    where: Expr | None
+    project: Expr
+
+
+@dataclass(eq=False)
 class PatternPredicate(Expr):
     """``(n)-[:KNOWS]->()`` or ``exists((n)-->())`` in a WHERE: true if the pattern matches."""
 

@@ -625,6 +625,45 @@ NEO4J_ONLY = [
     ),
 ]
 
+#: reduce() and pattern comprehensions (issue 42: they were syntax errors). Kuzu has neither.
+W_NO_REDUCE = "Kuzu: no reduce() and no pattern comprehension"
+FOLDS = [
+    _q("RETURN reduce(acc = 0, x IN range(1, 10) | acc + x * x)", peers=FALKOR, why=W_NO_REDUCE),
+    _q(
+        "MATCH (n:Person) RETURN n.id, reduce(s = '', t IN n.tags | s + t)",
+        peers=FALKOR,
+        why=W_NO_REDUCE,
+    ),
+    _q(
+        "MATCH (n:Person) RETURN n.id, size([(n)-[:KNOWS]->(m) | m.id])",
+        peers=FALKOR,
+        why=W_NO_REDUCE,
+    ),
+    _q(
+        "MATCH (n:Person) RETURN n.id, size([(n)-[:KNOWS]-(m:Person) WHERE m.age > 40 | m.id])",
+        peers=FALKOR,
+        why=W_NO_REDUCE,
+    ),
+    _q(
+        "MATCH (n:Person) RETURN n.id, "
+        "reduce(total = 0, a IN [(n)-[:KNOWS]->(m) | coalesce(m.age, 0)] | total + a)",
+        peers=FALKOR,
+        why=W_NO_REDUCE,
+    ),
+    _q(
+        "MATCH (c:Company) WITH c, size([(c)<-[:WORKS_AT]-(p) | p]) AS staff "
+        "WHERE staff > 2 RETURN c.id, staff",
+        peers=FALKOR,
+        why=W_NO_REDUCE,
+    ),
+    _q(
+        "RETURN reduce(acc = 1, x IN null | acc * x), reduce(acc = 1, x IN [] | acc * x)",
+        expected=[(None, 1)],
+        peers=(),
+        why="Neither: reduce() over null and over an empty list",
+    ),
+]
+
 HAND = (
     MATCHING
     + VARIABLE_LENGTH
@@ -637,6 +676,7 @@ HAND = (
     + ORDERING
     + MORE
     + NEO4J_ONLY
+    + FOLDS
 )
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from anatid_core import (
     CypherError,
+    CypherLimitExceeded,
     CypherSyntaxError,
     CypherUnsupported,
     CypherWriteRefused,
@@ -20,6 +21,7 @@ from anatid_core import (
     UnsupportedOperation,
 )
 from anatid_core.cypher.graph import SCAN_PAGES
+from anatid_core.cypher.limits import LIMITS
 
 
 def people(store: Store) -> None:
@@ -206,6 +208,10 @@ def test_a_runaway_query_stops_with_a_clear_error_not_the_memory(
         ("UNWIND [] AS x RETURN y", "variable `y` is not defined"),
         ("MATCH (n:Nobody) RETURN a + b AS x", "variable `a` is not defined"),  # the first
         ("MATCH (n:Nobody) RETURN [x IN [1] | x + z] AS l", "variable `z` is not defined"),
+        ("MATCH (n:Nobody) RETURN reduce(s = 0, x IN [1] | s + w) AS l", "variable `w` is"),
+        ("MATCH (n:Nobody) RETURN reduce(s = x, x IN [1] | s) AS l", "variable `x` is not"),
+        ("MATCH (n:Nobody) RETURN [(n)-->(m) | q] AS l", "variable `q` is not defined"),
+        ("MATCH (n:Nobody) RETURN [(n)-->(m) | m] + [m] AS l", "variable `m` is not defined"),
         ("RETURN *", "RETURN \\* with no variables in scope"),
         (
             "MATCH (n:Person) RETURN n.name AS a UNION MATCH (n:Nobody) RETURN n.name AS b",
@@ -232,6 +238,11 @@ def test_variables_defined_by_the_query_itself_are_in_scope(store: Store) -> Non
         "MATCH (n:Person) WHERE (n)-->(m:Company) RETURN n.name": [("Alice",)],
         "MATCH (n:Person) WITH n.name AS name ORDER BY n.age RETURN name": [("Bob",), ("Alice",)],
         "CALL db.labels() YIELD label AS l RETURN l ORDER BY l": [("Company",), ("Person",)],
+        "MATCH (n:Person) RETURN n.name, [(n)-->(m) WHERE m.age < n.age | m.name] ORDER BY n.age": [
+            ("Bob", []),
+            ("Alice", ["Bob"]),
+        ],
+        "MATCH (n {name: 'Alice'}) RETURN reduce(s = n.age, m IN [(n)-->(m) | m] | s + 1)": [(32,)],
     }
     for query, rows in answers.items():
         assert store.cypher(query).rows == rows, query
@@ -278,3 +289,42 @@ def test_a_commit_between_two_pages_of_a_scan_skips_and_repeats_nothing(
     assert calls > 2  # it paged
     assert len(names) == len(set(names))  # nothing twice
     assert set(map(str, range(2, 200))) <= set(names)  # nothing written before it lost
+
+
+def test_planner_hints_are_read_and_change_no_answer(store: Store) -> None:
+    # Neo4j's USING hints choose how its planner reads, never what a query answers
+    people(store)
+    plain = store.cypher("MATCH (n:Person) WHERE n.name = 'Alice' RETURN n.id").rows
+    assert plain == [("a",)]
+    for hint in (
+        "USING INDEX n:Person(name)",
+        "USING INDEX SEEK n:Person(name, age)",
+        "USING TEXT INDEX n:Person(name) USING SCAN n:Person",
+        "USING JOIN ON n",
+    ):
+        query = f"MATCH (n:Person) {hint} WHERE n.name = 'Alice' RETURN n.id"
+        assert store.cypher(query).rows == plain, hint
+    with pytest.raises(CypherSyntaxError, match="INDEX, SCAN or JOIN after USING"):
+        store.cypher("MATCH (n:Person) USING FOO RETURN n")
+
+
+def test_a_pattern_comprehension_is_bounded_and_a_named_path_in_one_refused(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    people(store)
+    with pytest.raises(CypherUnsupported, match="named path"):
+        store.cypher("MATCH (n) RETURN [p = (n)-->() | 1] AS r")
+    # a list holding a comparison stays a list
+    assert store.cypher("WITH 1 AS x RETURN [x = (1), 2] AS r").rows == [([True, 2],)]
+    hubs = [Node(id=h, labels=("Hub",)) for h in ("h1", "h2")]
+    store.upsert_nodes(hubs + [Node(id=f"s{i}", labels=("Spoke",)) for i in range(300)])
+    store.upsert_edges(
+        Edge(id=f"{h}-{i}", src=h, dst=f"s{i}", rel="HAS") for h in ("h1", "h2") for i in range(300)
+    )
+    [(size,)] = store.cypher("MATCH (h {id: 'h1'}) RETURN size([(h)-[:HAS]->(s) | s.id])").rows
+    assert size == 300
+    # h1 -> a spoke <- h2 -> another spoke: 300 x 299 matches in one comprehension
+    monkeypatch.setitem(LIMITS, "rows", 10_000)
+    query = "MATCH (h {id: 'h1'}) RETURN size([(h)-[:HAS]->()<-[:HAS]-()-[:HAS]->(s) | s.id])"
+    with pytest.raises(CypherLimitExceeded):
+        store.cypher(query)
