@@ -53,7 +53,7 @@ _WORD_LEVELS: dict[str, int] = {
 }
 _WORD_LEVELS["IS"] = 6
 _OP_LEVELS: dict[str, int] = dict.fromkeys(_COMPARISONS, _COMPARISON)
-_OP_LEVELS.update({"+": 7, "-": 7, "*": 8, "/": 8, "%": 8, "^": 9})
+_OP_LEVELS.update({"+": 7, "-": 7, "||": 7, "*": 8, "/": 8, "%": 8, "^": 9})
 _QUANTIFIERS = ("ALL", "ANY", "NONE", "SINGLE")
 
 
@@ -172,6 +172,9 @@ class ExpressionParser:
             elif tok.is_word("IS"):
                 self.advance()
                 negated = self.accept_word("NOT")
+                if self.at_op("::", ":") or self.at_word("TYPED", "NORMALIZED"):
+                    what = "NORMALIZED" if self.at_word("NORMALIZED") else ":: TYPE"
+                    raise unsupported(self.source, tok.pos, f"IS {what}")
                 self.expect_word("NULL")
                 left = IsNull(tok.pos, left, negated)
             else:
@@ -477,12 +480,24 @@ class ExpressionParser:
         """``:A:B|C`` as [[A], [B, C]]: every group must hold, any label within a group."""
         groups: list[list[str]] = []
         while self.accept_op(":"):
+            self._refuse_label_expression()
             group = [self.name("a label")]
             while self.accept_op("|"):
                 self.accept_op(":")
+                self._refuse_label_expression()
                 group.append(self.name("a label"))
+            self._refuse_label_expression()
             groups.append(group)
         return groups
+
+    def _refuse_label_expression(self, kind: str = "label") -> None:
+        """Neo4j 5's dynamic labels and types (``:$label``) and their operators (``:!A``,
+        ``:A&B``, ``:%``), refused by name rather than as a syntax error."""
+        if self.tok.kind == "param" or self.at_op("$"):
+            raise unsupported(self.source, self.tok.pos, f"a dynamic {kind} (:$param)")
+        if self.at_op("!", "&", "%", "("):
+            what = f"the {kind} expression operator {self.tok.text!r}"
+            raise unsupported(self.source, self.tok.pos, what, "use :A|B, or a WHERE")
 
     # ---------------------------------------------------------------------------- patterns
 
@@ -531,10 +546,13 @@ class ExpressionParser:
             if self.tok.kind == "ident":
                 var = self.advance().text
             if self.accept_op(":"):
+                self._refuse_label_expression("type")
                 types.append(self.name("a relationship type"))
                 while self.accept_op("|"):
                     self.accept_op(":")
+                    self._refuse_label_expression("type")
                     types.append(self.name("a relationship type"))
+                self._refuse_label_expression("type")
             if self.at_op("*"):
                 variable = True
                 min_hops, max_hops = self.hops()

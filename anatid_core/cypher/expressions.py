@@ -224,6 +224,16 @@ class Evaluator:
             return self._in(e, left, right)
         if left is None or right is None:
             return None
+        if op == "||":  # Neo4j 5's concatenation: of two strings, or of two lists
+            if isinstance(left, str) and isinstance(right, str):
+                return left + right
+            if isinstance(left, list) and isinstance(right, list):
+                check_list(len(left) + len(right))
+                return left + right
+            raise self.error(
+                e,
+                f"|| joins two strings or two lists, not {type_name(left)} and {type_name(right)}",
+            )
         if op in ("STARTS", "ENDS", "CONTAINS", "=~"):
             if not isinstance(left, str) or not isinstance(right, str):
                 return None

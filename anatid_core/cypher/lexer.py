@@ -35,6 +35,8 @@ _OPERATORS = (
     "!=",
     "..",
     "+=",
+    "||",
+    "::",
     "(",
     ")",
     "[",
@@ -56,6 +58,8 @@ _OPERATORS = (
     "%",
     "^",
     "$",
+    "!",  # Neo4j 5's label expressions (:!A, :A&B): read, to be refused by name
+    "&",
 )
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(

@@ -152,9 +152,15 @@ class QueryParser(ExpressionParser):
         ):
             raise unsupported(self.source, self.tok.pos, self.tok.text)
         start = self.tok
+        if self.at_op("(") and self.peek().kind == "op" and self.peek().text == "(":
+            raise unsupported(self.source, start.pos, "a quantified path pattern ((...)+)")
         try:
             part = self.pattern_part()
         except Backtrack:
+            if self.at_op("{", "+", "*"):  # (a)-[r]->{1,3}(b): Neo4j 5's quantifiers
+                raise unsupported(
+                    self.source, self.tok.pos, "a quantified relationship", "use -[r*1..3]->"
+                ) from None
             raise self.error("expected a pattern such as (n) or (a)-[r]->(b)", start) from None
         part.path_var = path_var
         return part

@@ -3,6 +3,7 @@ where they point, parameters as data, the read verbs the engine narrows by, proc
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime, timezone
 
@@ -328,3 +329,36 @@ def test_a_pattern_comprehension_is_bounded_and_a_named_path_in_one_refused(
     query = "MATCH (h {id: 'h1'}) RETURN size([(h)-[:HAS]->()<-[:HAS]-()-[:HAS]->(s) | s.id])"
     with pytest.raises(CypherLimitExceeded):
         store.cypher(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "construct"),
+    [
+        ("MATCH (n:$label) RETURN n", "a dynamic label"),
+        ("MATCH (a)-[r:$type]->(b) RETURN b", "a dynamic type"),
+        ("MATCH (n:!Person) RETURN n", "label expression operator '!'"),
+        ("MATCH (n:Person&Company) RETURN n", "label expression operator '&'"),
+        ("MATCH (n:%) RETURN n", "label expression operator '%'"),
+        ("MATCH (a)-[:!KNOWS]->(b) RETURN b", "type expression operator '!'"),
+        ("MATCH (n) WHERE n.name IS :: STRING RETURN n", "IS :: TYPE"),
+        ("MATCH (n) WHERE n.name IS NOT TYPED STRING RETURN n", "IS :: TYPE"),
+        ("MATCH (a)-[r]->{1,3}(b) RETURN b", "a quantified relationship"),
+        ("MATCH ((a)-[:KNOWS]->(b))+ RETURN a", "a quantified path pattern"),
+    ],
+)
+def test_neo4j_5_constructs_are_refused_by_name(store: Store, query: str, construct: str) -> None:
+    # they were CypherSyntaxErrors ("expected a label, found ...") as if the query were wrong
+    people(store)
+    with pytest.raises(CypherUnsupported, match=re.escape(construct)):
+        store.cypher(query)
+
+
+def test_the_concatenation_operator_joins_strings_and_lists(store: Store) -> None:
+    people(store)
+    rows = store.cypher(
+        "MATCH (n:Person) RETURN n.name || '!' AS s, [n.age] || [1] AS l, n.nick || 'x' AS z "
+        "ORDER BY s"
+    ).rows
+    assert rows == [("Alice!", [30, 1], None), ("Bob!", [25, 1], None)]
+    with pytest.raises(CypherError, match="joins two strings or two lists"):
+        store.cypher("RETURN 1 || 2 AS x")
