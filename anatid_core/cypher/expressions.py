@@ -18,7 +18,7 @@ from .aggregates import AGGREGATES
 from .compiled import Compiled, Compiler
 from .errors import runtime_error, unsupported
 from .graph import Graph
-from .limits import CHECK_EVERY, Deadline, check_list, unbounded
+from .limits import CHECK_EVERY, Deadline, check_list, check_string, unbounded
 from .regex_guard import explosive
 from .syntax import (
     Binary,
@@ -226,6 +226,7 @@ class Evaluator:
             return None
         if op == "||":  # Neo4j 5's concatenation: of two strings, or of two lists
             if isinstance(left, str) and isinstance(right, str):
+                check_string(len(left) + len(right))
                 return left + right
             if isinstance(left, list) and isinstance(right, list):
                 check_list(len(left) + len(right))
@@ -307,9 +308,13 @@ class Evaluator:
                 check_list(len(right) + 1)
                 return [left, *right]
             if isinstance(left, str) and isinstance(right, (str, int, float)):
-                return left + (right if isinstance(right, str) else functions.to_string(right))
+                text = right if isinstance(right, str) else functions.to_string(right)
+                check_string(len(left) + len(text))
+                return left + text
             if isinstance(right, str) and is_number(left):
-                return functions.to_string(left) + right
+                text = functions.to_string(left)
+                check_string(len(text) + len(right))
+                return text + right
         if not (is_number(left) and is_number(right)):
             raise self.error(e, f"cannot apply {op} to {type_name(left)} and {type_name(right)}")
         try:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import unsupported
 from .graph import Graph
-from .limits import check_list
+from .limits import check_list, check_string
 from .syntax import Call
 from .values import NodeRef, RelRef, is_number, type_name
 
@@ -210,6 +210,8 @@ def _replace(ev: Graph, args: list[Any]) -> Any:
     if _null_in(args):
         return None
     s, old, new = (_need(a, str, "a string") for a in args)
+    if len(new) > len(old):  # the answer's length before it is built
+        check_string(len(s) + s.count(old) * (len(new) - len(old)))
     return s.replace(old, new)
 
 

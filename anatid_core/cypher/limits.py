@@ -28,11 +28,14 @@ from ..base.errors import CypherLimitExceeded, CypherTimeout, InvalidInput
 #: rows: partial matches in one batch, or rows gathered by one aggregating, DISTINCT or
 #: ORDER BY projection. steps: relationships held by the paths of one variable-length
 #: expansion (a path of 800 steps holds 800). list: items of one list a query builds.
-#: depth: nesting of expressions and parameters. timeout: seconds, when nothing else says.
+#: string: characters of one string a query builds (``+``, ``||``, ``replace()``: a string
+#: doubled 40 times in a ``reduce`` took the machine's memory). depth: nesting of
+#: expressions and parameters. timeout: seconds, when nothing else says.
 LIMITS: dict[str, float] = {
     "rows": 2_000_000,
     "steps": 10_000_000,
     "list": 10_000_000,
+    "string": 64_000_000,
     "depth": 100,
     "timeout": 30.0,
 }
@@ -50,6 +53,7 @@ _ADVICE = {
         "path it has walked): bound the length (*1..3) or start from fewer nodes"
     ),
     "list": "a range() or a list built by the query): build a shorter list",
+    "string": "a string built by the query, as by + or reduce()): build a shorter one",
 }
 
 
@@ -57,7 +61,9 @@ def check_size(rows: int, limit_name: str = "rows") -> None:
     """Raise CypherLimitExceeded if ``rows`` is over the bound ``LIMITS[limit_name]``."""
     limit = int(LIMITS[limit_name])
     if rows > limit:
-        what = {"rows": "rows", "steps": "path steps", "list": "list items"}[limit_name]
+        what = {"rows": "rows", "steps": "path steps", "list": "list items"}.get(
+            limit_name, "characters in one string"
+        )
         raise CypherLimitExceeded(
             f"the query holds more than {limit:,} {what} at once ({_ADVICE[limit_name]}; "
             f"anatid_core.cypher.limits.LIMITS[{limit_name!r}] sets the bound",
@@ -67,6 +73,10 @@ def check_size(rows: int, limit_name: str = "rows") -> None:
 
 def check_list(length: int) -> None:
     check_size(length, "list")
+
+
+def check_string(length: int) -> None:
+    check_size(length, "string")
 
 
 def timeout_seconds(timeout: float | None) -> float:

@@ -200,6 +200,18 @@ def test_a_runaway_query_stops_with_a_clear_error_not_the_memory(
 
 
 @pytest.mark.parametrize(
+    "grow",
+    ["s + s", "s || s", "replace(s, 'x', s)", "replace(s, '', s)", "s + toString(size(s)) + s"],
+)
+def test_a_string_the_query_builds_is_bounded(store: Store, grow: str) -> None:
+    # doubled 40 times in a reduce (or 40 chained WITHs), a string took the machine's memory
+    query = f"RETURN size(reduce(s = 'xy', i IN range(1, 40) | {grow})) AS n"
+    with pytest.raises(CypherLimitExceeded, match="characters in one string"):
+        store.cypher(query)
+    assert store.cypher(query.replace("range(1, 40)", "range(1, 3)")).rows[0][0] > 2
+
+
+@pytest.mark.parametrize(
     ("query", "message"),
     [
         ("MATCH (n:Person) RETURN m", "variable `m` is not defined"),
