@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from .syntax import Call, Expr
-from .values import group_key, is_number, order, type_name
+from .values import fits_int64, group_key, is_number, order, type_name
 
 AGGREGATES = frozenset(
     {
@@ -78,7 +78,10 @@ def compute(ev: Evaluator, call: Call, rows: Sequence[Row]) -> Any:
         for v in values:
             if not is_number(v):
                 raise ev.error(call, f"{name}() adds numbers, got {type_name(v)}")
-        return _numeric(name, values)
+        total = _numeric(name, values)
+        if isinstance(total, int) and not fits_int64(total):
+            raise ev.error(call, f"{name}(): integer overflow, the sum is past 64-bit integers")
+        return total
     extra = [ev.eval(a, rows[0]) for a in call.args[1:]] if rows else [0.5]
     return _percentile(ev, call, values, extra)
 

@@ -37,6 +37,7 @@ from .syntax import (
     Unary,
     Var,
 )
+from .values import fits_int64
 
 _COMPARISONS = ("=", "<>", "!=", "<", "<=", ">", ">=", "=~")
 #: Precedence levels, loosest first: OR, XOR, AND, NOT (prefix), comparisons, string/list/null
@@ -219,6 +220,9 @@ class ExpressionParser:
                 expr = Literal(tok.pos, -expr.value)
             else:
                 expr = Unary(tok.pos, tok.text.upper() if nots else tok.text, expr)
+        if isinstance(expr, Literal) and expr.value.__class__ is int and not fits_int64(expr.value):
+            # after the sign: -9223372036854775808 is the lowest integer, its digits alone are not
+            raise syntax_error(self.source, expr.pos, "an integer literal past 64 bits")
         return expr
 
     def postfix(self) -> Expr:

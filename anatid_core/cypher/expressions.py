@@ -44,7 +44,7 @@ from .syntax import (
     Unary,
     Var,
 )
-from .values import NodeRef, RelRef, compare, equals, is_number, type_name
+from .values import NodeRef, RelRef, compare, equals, fits_int64, is_number, type_name
 
 Row = dict[str, Any]
 
@@ -191,7 +191,11 @@ class Evaluator:
             return None
         if not is_number(value):
             raise self.error(e, f"cannot apply unary {e.op} to {type_name(value)}")
-        return -value if e.op == "-" else value
+        if e.op != "-":
+            return value
+        if isinstance(value, int) and not fits_int64(-value):
+            raise self.error(e, _OVERFLOW)
+        return -value
 
     def _binary(self, e: Binary, row: Row, aggs: Any) -> Any:
         """A chain of binary operators down the left (a OR b OR c ..., a + b + c ...) folded
@@ -321,6 +325,8 @@ class Evaluator:
             return numeric(op, cast(float, left), cast(float, right))
         except ZeroDivisionError:
             raise self.error(e, "division by zero") from None
+        except OverflowError:
+            raise self.error(e, _OVERFLOW) from None
 
     # ---------------------------------------------------------------------------- the rest
 
@@ -432,6 +438,9 @@ class Evaluator:
         return out
 
 
+_OVERFLOW = "integer overflow: the result is past 64-bit integers (as in Neo4j); use floats"
+
+
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -440,13 +449,12 @@ def _show(value: Any) -> str:
 def numeric(op: str, left: float, right: float) -> float:
     """Cypher arithmetic on two numbers: integer division truncates towards zero and ``%``
     takes the dividend's sign (as Java's); a float division by zero is infinite or NaN;
-    an integer one raises ZeroDivisionError."""
-    if op == "+":
-        return left + right
-    if op == "-":
-        return left - right
-    if op == "*":
-        return left * right
+    an integer one raises ZeroDivisionError, an integer result past 64 bits OverflowError."""
+    if op in ("+", "-", "*"):
+        result = left + right if op == "+" else left - right if op == "-" else left * right
+        if isinstance(result, int) and not fits_int64(result):
+            raise OverflowError
+        return result
     if op == "^":
         try:
             return float(left) ** float(right)
@@ -457,8 +465,11 @@ def numeric(op: str, left: float, right: float) -> float:
         raise ZeroDivisionError
     if op == "/":
         if both_int:
-            q = abs(left) // abs(right)
-            return q if (left >= 0) == (right >= 0) else -q
+            q = int(abs(left) // abs(right))
+            q = q if (left >= 0) == (right >= 0) else -q
+            if not fits_int64(q):  # the lowest integer divided by -1
+                raise OverflowError
+            return q
         if right == 0:
             if left == 0 or math.isnan(left):
                 return math.nan

@@ -18,7 +18,7 @@ from .errors import unsupported
 from .graph import Graph
 from .limits import check_list, check_string
 from .syntax import Call
-from .values import NodeRef, RelRef, is_number, type_name
+from .values import NodeRef, RelRef, fits_int64, is_number, type_name
 
 Fn = Callable[[Graph, list[Any]], Any]
 FUNCTIONS: dict[str, Fn] = {}
@@ -288,16 +288,16 @@ def _to_integer(ev: Graph, args: list[Any]) -> Any:
     if isinstance(x, int):
         return x
     if isinstance(x, float):
-        return None if math.isnan(x) or math.isinf(x) else int(x)
+        return None if math.isnan(x) or math.isinf(x) else _int64(int(x))
     if isinstance(x, str):
         try:
-            return int(x.strip())
+            return _int64(int(x.strip()))
         except ValueError:
             try:
                 value = float(x.strip())
             except ValueError:
                 return None
-            return None if math.isnan(value) or math.isinf(value) else int(value)
+            return None if math.isnan(value) or math.isinf(value) else _int64(int(value))
     raise ArgumentError(f"cannot convert {type_name(x)} to an integer")
 
 
@@ -338,9 +338,17 @@ def _number_fn(fn: Callable[[Any], Any]) -> Fn:
             return None
         if not is_number(x):
             raise ArgumentError(f"expected a number, got {type_name(x)}")
-        return fn(x)
+        return _int64(fn(x))
 
     return apply
+
+
+def _int64(value: Any) -> Any:
+    """``value``, unless it is an integer past 64 bits (abs() of the lowest, toInteger() of a
+    long text): ArgumentError, as Neo4j's overflow."""
+    if isinstance(value, int) and not isinstance(value, bool) and not fits_int64(value):
+        raise ArgumentError("integer overflow: the result is past 64-bit integers")
+    return value
 
 
 def _round(x: float) -> float:

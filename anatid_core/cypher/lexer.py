@@ -133,6 +133,10 @@ def tokenize(query: str) -> list[Token]:
             match = _NUMBER.match(query, i)
             assert match is not None
             text = match.group()
+            digits = text[2:] if text.lower().startswith("0x") else text
+            if not any(c in text for c in ".eE") or text.lower().startswith("0x"):
+                if len(digits.lstrip("0")) > 19:  # past 64 bits (and int() of 4,300 raises)
+                    raise syntax_error(query, i, "an integer literal past 64 bits")
             if text.lower().startswith("0x"):
                 tokens.append(Token("int", text, int(text, 16), i, match.end()))
             elif any(c in text for c in ".eE"):

@@ -15,6 +15,7 @@ from .scope import Analysis, analyse
 from .shape import Procedure, RecordShape, Shape
 from .syntax import Query
 from .target import ReadTarget
+from .values import fits_int64
 
 _RECORDS = RecordShape()
 
@@ -85,6 +86,11 @@ def parameter_value(value: Any, depth: int = 0) -> Any:
         return [parameter_value(v, depth + 1) for v in value]
     if isinstance(value, Mapping):
         return {str(k): parameter_value(v, depth + 1) for k, v in value.items()}
+    if value.__class__ is int and not fits_int64(value):
+        raise InvalidInput(
+            f"a Cypher integer parameter is a 64-bit integer, got one of {value.bit_length()} "
+            "bits (as the Neo4j driver refuses it); send a float or a string"
+        )
     tolist = getattr(value, "tolist", None)
     if callable(tolist) and not isinstance(value, (str, bytes)):
         return parameter_value(tolist(), depth)

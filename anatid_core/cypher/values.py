@@ -64,6 +64,16 @@ class RelRef:
         return f"RelRef({self.id!r})"
 
 
+#: Cypher's integers are signed 64-bit (Neo4j's and FalkorDB's): an arithmetic result past
+#: them is an error, as there, not a Python integer that grows (a squaring in a ``reduce``
+#: grew one to megabytes, and ``toString`` of it raised an untyped ValueError).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def fits_int64(value: int) -> bool:
+    return INT64_MIN <= value <= INT64_MAX
+
+
 def is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

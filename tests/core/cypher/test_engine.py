@@ -374,3 +374,36 @@ def test_the_concatenation_operator_joins_strings_and_lists(store: Store) -> Non
     assert rows == [("Alice!", [30, 1], None), ("Bob!", [25, 1], None)]
     with pytest.raises(CypherError, match="joins two strings or two lists"):
         store.cypher("RETURN 1 || 2 AS x")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "RETURN 9223372036854775807 + 1",
+        "RETURN -9223372036854775808 - 1",
+        "RETURN 3037000500 * 3037000500",
+        "RETURN (-9223372036854775807 - 1) / -1",
+        "RETURN -(-9223372036854775807 - 1)",
+        "RETURN abs(-9223372036854775807 - 1)",
+        "RETURN toInteger('99999999999999999999999')",
+        "UNWIND [9223372036854775807, 1] AS x RETURN sum(x)",
+        # squared 20 times: a Python integer of a million bits, and toString() of it raised
+        # an untyped ValueError (more than 4,300 digits)
+        "RETURN toString(reduce(x = 2, i IN range(1, 20) | x * x))",
+    ],
+)
+def test_integers_are_64_bit_and_an_overflow_is_an_error(store: Store, query: str) -> None:
+    with pytest.raises(CypherError, match="integer overflow"):
+        store.cypher(query)
+
+
+def test_integer_literals_and_parameters_past_64_bits_are_refused(store: Store) -> None:
+    assert store.cypher("RETURN -9223372036854775808 AS n, 0x7FFFFFFFFFFFFFFF AS m").rows == [
+        (-(2**63), 2**63 - 1)
+    ]
+    assert store.cypher("RETURN 9223372036854775807 + 1.0 AS f").rows == [(2.0**63,)]
+    for literal in ("9223372036854775808", "0x8000000000000000", "1" * 5_000):
+        with pytest.raises(CypherSyntaxError, match="integer literal past 64 bits"):
+            store.cypher(f"RETURN {literal} AS n")
+    with pytest.raises(InvalidInput, match="64-bit integer"):
+        store.cypher("RETURN $n AS n", {"n": 2**64})
