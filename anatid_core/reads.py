@@ -40,12 +40,12 @@ from .storage.embeddings import embedding_arrays_of, embeddings_of
 from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
 from .storage.rows import Visibility, cols_of, id_list, item_from_row, table_of
 from .storage.sql import rows_in
-from .storage.turns import WouldWait, verbs_take_turns
+from .storage.turns import WouldWait, in_turn, takes_turn_itself, verbs_take_turns
 from .text_search import bm25_ranking, bm25_search
 from .vector_search import cosine_ranking, cosine_search
 
 if TYPE_CHECKING:  # the engine is imported by the first query (issue 44: not by `anatid stats`)
-    from .cypher.run import CypherResult, Shape
+    from .cypher.run import CypherResult, Prepared, Shape
 
 #: Most records the in-memory recency order walks for one newest-first query before SQL answers.
 NEWEST_SCAN = 5_000
@@ -384,6 +384,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
 
     # ----------------------------------------------------------------------------- cypher
 
+    @takes_turn_itself
     def cypher(
         self,
         query: str,
@@ -407,11 +408,18 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         snapshot of the instant it had reached (``as_of`` that instant), so its answer is the
         answer of one instant, whatever is written meanwhile.
         """
-        from .cypher.run import run_cypher
+        from .cypher.run import prepare_cypher
 
-        return run_cypher(
-            self, query, params, shape=shape, timeout=timeout, pause=self._cypher_pause
-        )
+        # read and checked before the file is taken: a text of megabytes takes seconds to
+        # parse, and a process waiting for the file would wait for that too
+        prepared = prepare_cypher(query, params, timeout=timeout)
+        return self._run_cypher(prepared, shape)
+
+    @in_turn
+    def _run_cypher(self, prepared: Prepared, shape: Shape | None) -> CypherResult:
+        from .cypher.run import run_prepared
+
+        return run_prepared(self, prepared, shape=shape, pause=self._cypher_pause)
 
     def _cypher_pause(self, target: Any) -> Any:
         """Offer the file to a waiting process in the middle of a query (:meth:`cypher`); the

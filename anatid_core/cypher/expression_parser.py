@@ -8,6 +8,8 @@ postfix (property, index, slice, label test) and atoms. A chain of operators is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .errors import syntax_error, unsupported
 from .lexer import Token
 from .limits import LIMITS
@@ -63,11 +65,15 @@ class Backtrack(Exception):
 
 
 class ExpressionParser:
-    def __init__(self, query: str, tokens: list[Token]) -> None:
+    def __init__(
+        self, query: str, tokens: list[Token], check: Callable[[], None] | None = None
+    ) -> None:
         self.source = query
         self.tokens = tokens
         self.i = 0
         self.depth = 0
+        #: The query's deadline, called every 4,096 tokens read (a parse of megabytes is long).
+        self.check = check
 
     # ---------------------------------------------------------------------------- the cursor
 
@@ -82,6 +88,8 @@ class ExpressionParser:
         tok = self.tokens[self.i]
         if tok.kind != "eof":
             self.i += 1
+            if not self.i & 4095 and self.check is not None:
+                self.check()
         return tok
 
     def at_op(self, *ops: str) -> bool:

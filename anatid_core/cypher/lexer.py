@@ -7,6 +7,7 @@ decoded; every token knows its offset, so that errors can point at the place in 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,11 +108,14 @@ def _string(query: str, pos: int) -> tuple[str, int]:
     raise syntax_error(query, pos, "a string is not closed")
 
 
-def tokenize(query: str) -> list[Token]:
-    """The tokens of ``query``, ending with an ``eof`` token."""
+def tokenize(query: str, check: Callable[[], None] | None = None) -> list[Token]:
+    """The tokens of ``query``, ending with an ``eof`` token; ``check`` (the query's deadline)
+    is called every 4,096 tokens: a query of megabytes takes seconds to read."""
     tokens: list[Token] = []
     i, n = 0, len(query)
     while True:
+        if check is not None and not len(tokens) & 4095:
+            check()
         space = _SPACE.match(query, i)
         if space:
             i = space.end()

@@ -6,6 +6,8 @@ is parsed whole before its first read), and every other clause is named as unsup
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .errors import unsupported, write_refused
 from .expression_parser import Backtrack, ExpressionParser
 from .lexer import tokenize
@@ -241,7 +243,8 @@ class QueryParser(ExpressionParser):
         return output, alias
 
 
-def parse(query: str) -> Query:
+def parse(query: str, check: Callable[[], None] | None = None) -> Query:
     """The query's syntax tree; raises CypherSyntaxError, CypherWriteRefused or
-    CypherUnsupported (each pointing at the place in the query) before anything runs."""
-    return QueryParser(query, tokenize(query)).query()
+    CypherUnsupported (each pointing at the place in the query) before anything runs.
+    ``check`` (the query's deadline) is called as the text is read."""
+    return QueryParser(query, tokenize(query, check), check).query()

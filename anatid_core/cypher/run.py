@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..base.codec import gc_paused
@@ -20,15 +20,85 @@ from .values import fits_int64
 _RECORDS = RecordShape()
 
 
-#: A query's syntax tree, kept for the next call of the same text: parsing costs ~0.2 ms, as
-#: much as a 2-hop read from memory (issue 35's bench). The engine never changes a tree and
-#: keeps its per-run state (bindings, aggregate values) outside it, so a tree is shared.
-@lru_cache(maxsize=512)
-def _parse(query: str) -> tuple[Query, Analysis]:
+#: Syntax trees, kept for the next call of the same text (the last ``PARSED`` texts): parsing
+#: costs ~0.2 ms, as much as a 2-hop read from memory (issue 35's bench). The engine never
+#: changes a tree and keeps its per-run state (bindings, aggregate values) outside it, so a
+#: tree is shared.
+_PARSED: dict[str, tuple[Query, Analysis]] = {}
+PARSED = 512
+
+
+def _parse(query: str, check: Callable[[], None]) -> tuple[Query, Analysis]:
     """The syntax tree and what the text alone says of it (:mod:`.scope`): an unknown
-    variable is refused here, before any read, whatever the data."""
-    tree = parse(query)
-    return tree, analyse(tree, query)
+    variable is refused here, before any read, whatever the data. ``check`` is the query's
+    deadline: a text of megabytes takes seconds to read (a million ORs, 45 s)."""
+    found = _PARSED.pop(query, None)
+    if found is None:
+        tree = parse(query, check)
+        found = (tree, analyse(tree, query, check))
+        while len(_PARSED) >= PARSED:
+            _PARSED.pop(next(iter(_PARSED), ""), None)  # the oldest
+    _PARSED[query] = found  # the newest
+    return found
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A query read and checked, its parameters converted, its deadline running: all that
+    needs no file (:meth:`anatid_core.reads.Reader.cypher` prepares before it takes the
+    file, so a long text keeps no other process waiting)."""
+
+    text: str
+    tree: Query
+    analysis: Analysis
+    values: dict[str, Any]
+    deadline: Deadline
+
+
+def prepare_cypher(
+    query: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+) -> Prepared:
+    """``query`` parsed and checked and ``params`` converted, within ``timeout`` seconds (else
+    ``ANATID_CYPHER_TIMEOUT``, else 30 s: :mod:`.limits`), which go on running for
+    :func:`run_prepared`."""
+    deadline = Deadline(timeout_seconds(timeout))
+    if not isinstance(query, str):
+        raise InvalidInput(f"a Cypher query is a str, got {type(query).__name__}")
+    if params is not None and not isinstance(params, Mapping):
+        raise InvalidInput(f"Cypher parameters are a mapping, got {type(params).__name__}")
+    try:
+        tree, analysis = _parse(query, deadline.check)
+    except RecursionError:
+        raise _too_deep() from None
+    values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
+    return Prepared(query, tree, analysis, values, deadline)
+
+
+def run_prepared(
+    target: ReadTarget,
+    prepared: Prepared,
+    *,
+    shape: Shape | None = None,
+    pause: Pause | None = None,
+) -> CypherResult:
+    """Run a prepared read-only query on a store or view, records shown by ``shape`` (the
+    core's own record shape by default), until its deadline; past it, CypherTimeout.
+    ``pause`` (the store's) lets other processes have the file while the query runs."""
+    text, values, deadline = prepared.text, prepared.values, prepared.deadline
+    engine = Engine(text, values, target, shape or _RECORDS, deadline, pause, prepared.analysis)
+    try:
+        # The rows, partial matches and records a query builds form no cycles (the engine's
+        # own parts do, and release() breaks them); beside the in-memory current records
+        # (millions of objects at 100k facts) each pass of the cycle collector they trigger
+        # cost more than the query (issue 42: a third of a filtered LIMIT 10 at 100k facts).
+        # The collector runs as before afterwards.
+        with gc_paused():
+            try:
+                return engine.run(prepared.tree)
+            finally:
+                engine.release()  # before the collector is back: it finds nothing young
+    except RecursionError:
+        raise _too_deep() from None
 
 
 def run_cypher(
@@ -40,37 +110,19 @@ def run_cypher(
     timeout: float | None = None,
     pause: Pause | None = None,
 ) -> CypherResult:
-    """Run read-only ``query`` with ``params`` on a store or view, records shown by ``shape``
-    (the core's own record shape by default), within ``timeout`` seconds (else
-    ``ANATID_CYPHER_TIMEOUT``, else 30 s: :mod:`.limits`); past it, CypherTimeout. ``pause``
-    (the store's) lets other processes have the file while the query runs."""
-    deadline = Deadline(timeout_seconds(timeout))
-    if not isinstance(query, str):
-        raise InvalidInput(f"a Cypher query is a str, got {type(query).__name__}")
-    if params is not None and not isinstance(params, Mapping):
-        raise InvalidInput(f"Cypher parameters are a mapping, got {type(params).__name__}")
-    try:
-        tree, analysis = _parse(query)
-        values = {str(k): parameter_value(v) for k, v in (params or {}).items()}
-        # The rows, partial matches and records a query builds form no cycles (the engine's
-        # own parts do, and release() breaks them); beside the in-memory current records
-        # (millions of objects at 100k facts) each pass of the cycle collector they trigger
-        # cost more than the query (issue 42: a third of a filtered LIMIT 10 at 100k facts).
-        # The collector runs as before afterwards.
-        engine = Engine(query, values, target, shape or _RECORDS, deadline, pause, analysis)
-        with gc_paused():
-            try:
-                return engine.run(tree)
-            finally:
-                engine.release()  # before the collector is back: it finds nothing young
-    except RecursionError:
-        # LIMITS["depth"] keeps a query within Python's stack from a shallow caller; one that
-        # calls from deep in its own stack can still run out first
-        raise CypherLimitExceeded(
-            "the Cypher query nests too deeply for the Python stack it was called from "
-            f"(anatid's bound is {int(LIMITS['depth'])} levels); flatten it",
-            limit="depth",
-        ) from None
+    """:func:`prepare_cypher` then :func:`run_prepared`."""
+    prepared = prepare_cypher(query, params, timeout=timeout)
+    return run_prepared(target, prepared, shape=shape, pause=pause)
+
+
+def _too_deep() -> CypherLimitExceeded:
+    # LIMITS["depth"] keeps a query within Python's stack from a shallow caller; one that
+    # calls from deep in its own stack can still run out first
+    return CypherLimitExceeded(
+        "the Cypher query nests too deeply for the Python stack it was called from "
+        f"(anatid's bound is {int(LIMITS['depth'])} levels); flatten it",
+        limit="depth",
+    )
 
 
 def parameter_value(value: Any, depth: int = 0) -> Any:
@@ -97,4 +149,13 @@ def parameter_value(value: Any, depth: int = 0) -> Any:
     return value
 
 
-__all__ = ["CypherResult", "Procedure", "RecordShape", "Shape", "run_cypher"]
+__all__ = [
+    "CypherResult",
+    "Prepared",
+    "Procedure",
+    "RecordShape",
+    "Shape",
+    "prepare_cypher",
+    "run_cypher",
+    "run_prepared",
+]

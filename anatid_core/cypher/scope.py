@@ -19,6 +19,7 @@ mean.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -47,6 +48,8 @@ from .syntax import (
 
 #: The variables in scope, or None where the text does not say (after a CALL without YIELD).
 Names = frozenset[str] | None
+#: The query's deadline, called as a long walk goes.
+Check = Callable[[], None] | None
 
 
 @dataclass
@@ -57,11 +60,12 @@ class Analysis:
     star_columns: dict[int, list[str]] = field(default_factory=dict)
 
 
-def analyse(query: Query, source: str) -> Analysis:
+def analyse(query: Query, source: str, check: Callable[[], None] | None = None) -> Analysis:
     """Check every variable of ``query`` is defined where it is used (CypherError naming the
-    first that is not, with its place), and the parts of a UNION return the same columns."""
+    first that is not, with its place), and the parts of a UNION return the same columns.
+    ``check`` (the query's deadline) is called as the walk goes."""
     analysis = Analysis()
-    columns = [_single(part, source, analysis) for part in query.parts]
+    columns = [_single(part, source, analysis, check) for part in query.parts]
     known = [c for c in columns if c is not None]
     for other in known[1:]:
         if other != known[0]:
@@ -71,7 +75,7 @@ def analyse(query: Query, source: str) -> Analysis:
     return analysis
 
 
-def _single(part: SingleQuery, source: str, analysis: Analysis) -> list[str] | None:
+def _single(part: SingleQuery, source: str, analysis: Analysis, check: Check) -> list[str] | None:
     """Check one query of a UNION; its columns, if the text says them."""
     scope: Names = frozenset()
     columns: list[str] | None = []
@@ -79,35 +83,35 @@ def _single(part: SingleQuery, source: str, analysis: Analysis) -> list[str] | N
         if isinstance(clause, Match):
             scope = _defined_by_patterns(clause.patterns, scope)
             for pattern in clause.patterns:
-                _check_pattern(pattern, scope, source)
-            _check(clause.where, scope, source)
+                _check_pattern(pattern, scope, source, check)
+            _check(clause.where, scope, source, check)
         elif isinstance(clause, Unwind):
-            _check(clause.expr, scope, source)
+            _check(clause.expr, scope, source, check)
             scope = None if scope is None else scope | {clause.var}
         elif isinstance(clause, (With, Return)):
-            projected = _projection(clause.projection, scope, source, analysis)
+            projected = _projection(clause.projection, scope, source, analysis, check)
             if isinstance(clause, With):
-                _check(clause.where, _union(scope, projected), source)
+                _check(clause.where, _union(scope, projected), source, check)
             scope = None if projected is None else frozenset(projected)
             columns = projected
         elif isinstance(clause, ProcedureCall):
             for arg in clause.args or []:
-                _check(arg, scope, source)
+                _check(arg, scope, source, check)
             if clause.yields is None:
                 scope = columns = None  # the procedure's outputs: the shape's, not the text's
             else:
                 scope = None if scope is None else scope | {v for _, v in clause.yields}
                 columns = [v for _, v in clause.yields]
-            _check(clause.where, scope, source)
+            _check(clause.where, scope, source, check)
     return columns
 
 
 def _projection(
-    proj: Projection, scope: Names, source: str, analysis: Analysis
+    proj: Projection, scope: Names, source: str, analysis: Analysis, check: Check
 ) -> list[str] | None:
     """Check a WITH's or RETURN's items; its column names (None where unknown)."""
     for item in proj.items:
-        _check(item.expr, scope, source)
+        _check(item.expr, scope, source, check)
     named = [item.alias or item.text for item in proj.items]
     if proj.star:
         if scope is None:
@@ -122,9 +126,9 @@ def _projection(
         columns = named
     after = _union(scope, columns)
     for sort in proj.order:
-        _check(sort.expr, after, source)
-    _check(proj.skip, after, source)
-    _check(proj.limit, after, source)
+        _check(sort.expr, after, source, check)
+    _check(proj.skip, after, source, check)
+    _check(proj.limit, after, source, check)
     return columns
 
 
@@ -148,20 +152,24 @@ def _pattern_variables(pattern: PatternPart) -> set[str]:
     return names
 
 
-def _check_pattern(pattern: PatternPart, scope: Names, source: str) -> None:
+def _check_pattern(pattern: PatternPart, scope: Names, source: str, check: Check) -> None:
     """A pattern's property maps may use the pattern's own variables (``(a)-->(b {k: a.k})``)."""
     for part in _pattern_elements(pattern):
-        _check(part.props, scope, source)
+        _check(part.props, scope, source, check)
 
 
-def _check(expr: Expr | None, scope: Names, source: str) -> None:
+def _check(expr: Expr | None, scope: Names, source: str, check: Check = None) -> None:
     """Every variable of ``expr`` is in ``scope`` (or bound inside it). A walk with a stack of
     its own: a chain of 10,000 ORs is 10,000 levels deep."""
     if scope is None:
         return
     stack: list[tuple[Any, frozenset[str]]] = [(expr, scope)]
+    walked = 0
     while stack:
         value, names = stack.pop()
+        walked += 1
+        if check is not None and not walked & 4095:
+            check()
         if isinstance(value, (list, tuple)):  # pushed last first: the query's first use first
             stack.extend((item, names) for item in reversed(value))
         elif isinstance(value, Var):

@@ -30,6 +30,7 @@ from .dberrors import read_error
 from .lease import LEASE, Lease
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: How often an idle or busy holder looks for waiting processes (seconds).
 WATCH: dict[str, float] = {
@@ -375,8 +376,18 @@ def verbs_take_turns(cls: type[T]) -> type[T]:
     for name, fn in list(vars(cls).items()):
         if name.startswith("_") or not inspect.isfunction(fn):
             continue
+        if getattr(fn, "_takes_turn_itself", False):
+            continue
         setattr(cls, name, in_turn(fn))
     return cls
+
+
+def takes_turn_itself(fn: F) -> F:
+    """Mark a public method that :func:`verbs_take_turns` leaves alone: it does work that
+    needs no file first (a Cypher query's parse), then calls a method wrapped by
+    :func:`in_turn`, so a process that waits for the file does not wait for that work."""
+    fn._takes_turn_itself = True  # type: ignore[attr-defined]
+    return fn
 
 
 def in_turn(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -400,4 +411,12 @@ def in_turn(fn: Callable[..., Any]) -> Callable[..., Any]:
     return verb
 
 
-__all__ = ["WATCH", "FileTurns", "WouldWait", "first_turn", "in_turn", "verbs_take_turns"]
+__all__ = [
+    "WATCH",
+    "FileTurns",
+    "WouldWait",
+    "first_turn",
+    "in_turn",
+    "takes_turn_itself",
+    "verbs_take_turns",
+]
