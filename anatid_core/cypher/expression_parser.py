@@ -343,16 +343,10 @@ class ExpressionParser:
             if self.peek().text == "=":
                 return self.reduce(pos)
         if name == "exists" and self.at_op("("):
-            saved = self.i
-            try:
-                pattern = self.pattern_part()
-            except Backtrack:
-                self.i = saved
-            else:
-                if pattern.rels:
-                    self.expect_op(")")
-                    return PatternPredicate(pos, pattern)
-                self.i = saved
+            pattern = self.pattern_here()
+            if pattern is not None:
+                self.expect_op(")")
+                return PatternPredicate(pos, pattern)
         if self.accept_op("*"):
             self.expect_op(")")
             return Call(pos, name, [], star=True)
@@ -365,15 +359,22 @@ class ExpressionParser:
         self.expect_op(")")
         return Call(pos, name, args, distinct=distinct)
 
-    def parenthesised(self) -> Expr:
+    def pattern_here(self) -> PatternPart | None:
+        """The pattern with a relationship at the cursor (read), or None (the cursor back)."""
         saved = self.i
         try:
             pattern = self.pattern_part()
         except Backtrack:
             pattern = None
-        if pattern is not None and pattern.rels:
+        if pattern is None or not pattern.rels:
+            self.i = saved
+            return None
+        return pattern
+
+    def parenthesised(self) -> Expr:
+        pattern = self.pattern_here()
+        if pattern is not None:
             return PatternPredicate(pattern.pos, pattern)
-        self.i = saved
         self.expect_op("(")
         expr = self.expression()
         self.expect_op(")")
@@ -422,23 +423,17 @@ class ExpressionParser:
         holding a comparison: the cursor stays)."""
         saved, at = self.i, self.tok.pos
         self.i += 2
-        try:
-            pattern = self.pattern_part()
-        except Backtrack:
-            pattern = None
+        pattern = self.pattern_here()
         self.i = saved
-        if pattern is not None and pattern.rels:
+        if pattern is not None:
             raise unsupported(self.source, at, "a named path (p = ...)")
 
     def pattern_comprehension(self, pos: int) -> PatternComprehension | None:
         """``[(a)-->(b) WHERE p | e]`` after its ``[``; None (the cursor back) if the
         brackets hold no relationship pattern followed by WHERE or ``|``."""
         saved = self.i
-        try:
-            pattern = self.pattern_part()
-        except Backtrack:
-            pattern = None
-        if pattern is None or not pattern.rels or not (self.at_word("WHERE") or self.at_op("|")):
+        pattern = self.pattern_here()
+        if pattern is None or not (self.at_word("WHERE") or self.at_op("|")):
             self.i = saved
             return None
         where = self.expression() if self.accept_word("WHERE") else None

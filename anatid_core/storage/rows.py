@@ -116,6 +116,20 @@ def _space(value: str | None) -> str:
     return value or DEFAULT_SPACE
 
 
+def _rarely_read(props_at: int) -> tuple[Any, ...]:
+    """A lazy record's props, text, space, four instants and version, read from its row when
+    asked; a node's and an edge's rows hold them in the same order from the text on (at
+    ``props_at - 1``), the version first."""
+    instants = (_column(props_at + k, from_micros) for k in range(2, 6))
+    return (
+        _props_at(props_at),
+        _column(props_at - 1),
+        _column(props_at + 1, _space),
+        *instants,
+        _column(0),
+    )
+
+
 class _RowNode(LazyNode):
     """A :class:`LazyNode` that keeps its row and reads from it, when first asked, its props
     and the fields a query rarely reads (text, space, the four instants, version). Set at
@@ -123,27 +137,13 @@ class _RowNode(LazyNode):
     100k facts (issue 42); the four the engine reads on every row (id, group, labels, name)
     are set as before."""
 
-    props = _props_at(6)  # pyright: ignore[reportIncompatibleVariableOverride]
-    text = _column(5)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
-    space = _column(7, _space)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
-    valid_from = _column(8, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    valid_to = _column(9, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    tx_from = _column(10, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    tx_to = _column(11, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    version = _column(0)  # pyright: ignore[reportIncompatibleVariableOverride]
+    props, text, space, valid_from, valid_to, tx_from, tx_to, version = _rarely_read(6)  # pyright: ignore[reportIncompatibleVariableOverride, reportAssignmentType]
 
 
 class _RowEdge(LazyEdge):
     """A :class:`LazyEdge` keeping its row, as :class:`_RowNode`."""
 
-    props = _props_at(8)  # pyright: ignore[reportIncompatibleVariableOverride]
-    text = _column(7)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
-    space = _column(9, _space)  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
-    valid_from = _column(10, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    valid_to = _column(11, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    tx_from = _column(12, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    tx_to = _column(13, from_micros)  # pyright: ignore[reportIncompatibleVariableOverride]
-    version = _column(0)  # pyright: ignore[reportIncompatibleVariableOverride]
+    props, text, space, valid_from, valid_to, tx_from, tx_to, version = _rarely_read(8)  # pyright: ignore[reportIncompatibleVariableOverride, reportAssignmentType]
 
 
 def node_from_row(row: Sequence[Any]) -> Node:

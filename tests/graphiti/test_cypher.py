@@ -201,14 +201,10 @@ def test_entity_and_fact_properties_equal_the_models_values():
     assert cypher_shape.SHAPE.quick_property(edge, "source_uuid") == "e1"
 
 
-async def test_a_quick_query_runs_on_the_loop_and_a_long_one_on_a_thread(monkeypatch):
+def spy_on_cypher(d: GraphitiDriver, monkeypatch) -> list[tuple[str, float | None]]:
+    """The (thread name, timeout) of each call of the driver's store's ``cypher``."""
     import threading
 
-    from anatid_graphiti import runner
-
-    from anatid_core import Node
-
-    d = GraphitiDriver(":memory:")
     calls: list[tuple[str, float | None]] = []
     cypher = d.store.cypher
 
@@ -217,6 +213,18 @@ async def test_a_quick_query_runs_on_the_loop_and_a_long_one_on_a_thread(monkeyp
         return cypher(query, params, shape=shape, timeout=timeout)
 
     monkeypatch.setattr(d.store, "cypher", spy)
+    return calls
+
+
+async def test_a_quick_query_runs_on_the_loop_and_a_long_one_on_a_thread(monkeypatch):
+    import threading
+
+    from anatid_graphiti import runner
+
+    from anatid_core import Node
+
+    d = GraphitiDriver(":memory:")
+    calls = spy_on_cypher(d, monkeypatch)
     # the budget is set wide, then narrow: on a loaded machine a one-row query can take over
     # the real 2 ms, and this test is about where a query runs, not how fast it is
     monkeypatch.setattr(runner, "QUICK_QUERY", 10.0)
@@ -267,14 +275,7 @@ async def test_a_deadline_under_the_loop_budget_keeps_a_query_on_a_thread(monkey
     from anatid_graphiti import runner
 
     d = GraphitiDriver(":memory:")
-    calls: list[tuple[str, float | None]] = []
-    cypher = d.store.cypher
-
-    def spy(query, params=None, *, shape=None, timeout=None):
-        calls.append((threading.current_thread().name, timeout))
-        return cypher(query, params, shape=shape, timeout=timeout)
-
-    monkeypatch.setattr(d.store, "cypher", spy)
+    calls = spy_on_cypher(d, monkeypatch)
     monkeypatch.setattr(runner, "QUICK_QUERY", 10.0)
     try:
         await d.execute_query("RETURN 1 AS one")
