@@ -253,6 +253,19 @@ class RowReads(_ReaderParts):
         ends = [(a_set, _SRC)] if directed else [(a_set, _SRC), (b_set, _SRC)]
         return self._current_rows("edge", None, None, test, _edges_at(ends))
 
+    def _edges_of_rows(
+        self, ids: list[str], direction: str, rels: list[str] | None
+    ) -> list[Row] | None:
+        """The current rows of ``edges_of(ids, direction=direction, rels=rels)``, by id, from
+        the view's endpoint index; None where SQL must answer."""
+        near = set(ids)
+        ends = {"out": [(near, _SRC)], "in": [(near, _DST)]}.get(
+            direction, [(near, _SRC), (near, _DST)]
+        )
+        rel_set = None if rels is None else set(rels)
+        test = None if rel_set is None else (lambda row: row[_REL] in rel_set)
+        return self._current_rows("edge", None, None, test, _edges_at(ends))
+
 
 def _edges_at(ends: list[tuple[set[str], int]]) -> Callable[[Any], set[str]]:
     """A ``pick``: the ids of the edges whose end ``end`` (a row position) is one of ``nodes``,

@@ -35,6 +35,9 @@ class RecordReads(Protocol):
     def _edges_between_rows(
         self, a: list[str], b: list[str], rels: list[str] | None, directed: bool
     ) -> list[tuple[Any, ...]] | None: ...
+    def _edges_of_rows(
+        self, ids: list[str], direction: str, rels: list[str] | None
+    ) -> list[tuple[Any, ...]] | None: ...
     def _walk_from_memory(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
     ) -> list[tuple[Any, ...]] | None: ...
@@ -55,12 +58,20 @@ class NeighbourhoodReads(RecordReads):
         ids = id_list(node_ids, "node_ids")
         if not ids:
             return []
+        if rels is not None and not isinstance(rels, (str, list, tuple)):
+            rels = list(rels)  # read twice: by the filter (which checks it), by the memory path
         f = self._edge_filter(rels)
         # One indexed lookup per side, joined by UNION: an OR across src and dst would make
         # DuckDB scan the whole table (96 ms against ~1 ms at 2.3M edges).
         sides = {"out": ["src"], "in": ["dst"], "both": ["src", "dst"]}.get(direction)
         if sides is None:
             raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        # From the in-memory current edges where they serve: an SQL statement was ~1 ms a
+        # call whatever the node (Graphiti's facts of an entity, an episode's mentions)
+        wanted = None if rels is None else [rels] if isinstance(rels, str) else list(rels)
+        rows = self._edges_of_rows(ids, direction, wanted)
+        if rows is not None:
+            return [edge_from_row(row) for row in rows]
         parts, params = [], []
         for side in sides:
             source, condition, lookup = rows_in("edges", side, ids)
