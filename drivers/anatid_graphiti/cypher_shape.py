@@ -95,7 +95,9 @@ def entity_properties(node: Node) -> dict[str, Any]:
         "name": node.name,
         "group_id": node.group,
         "summary": node.text,
-        "created_at": node.props["created_at"],
+        # Graphiti always sets it; a record written otherwise (the core's verbs, another
+        # tool) has none, and a missing key was an untyped KeyError out of execute_query
+        "created_at": node.props.get("created_at"),
     }
     for key, value in (node.props.get("attributes") or {}).items():
         props.setdefault(key, value)
@@ -114,7 +116,7 @@ def fact_properties(edge: Edge) -> dict[str, Any]:
         "group_id": edge.group,
         "fact": edge.text,
         "episodes": list(p.get("episodes") or []),
-        "created_at": p["created_at"],
+        "created_at": p.get("created_at"),  # as entity_properties'
         "expired_at": p.get("expired_at"),
         "valid_at": stored_time(edge, "valid_at", edge.valid_from),
         "invalid_at": stored_time(edge, "invalid_at", edge.valid_to),

@@ -292,3 +292,29 @@ async def test_a_deadline_under_the_loop_budget_keeps_a_query_on_a_thread(monkey
             await d.execute_query("RETURN 1 AS one")
     finally:
         await d.close()
+
+
+async def test_records_graphiti_did_not_write_come_back_without_its_keys():
+    # an entity and a fact written by the core's verbs (another tool, a script) have no
+    # created_at: Neo4j returns such a node with the properties it has; execute_query raised
+    # an untyped KeyError
+    from anatid_core import Edge, Node
+
+    d = GraphitiDriver(":memory:")
+    try:
+        d.store.upsert_nodes(
+            [
+                Node(id="a", labels=("Entity",), name="A", group="g"),
+                Node(id="b", labels=("Entity",), name="B", group="g"),
+            ]
+        )
+        d.store.upsert_edge(Edge(id="e", src="a", dst="b", rel="RELATES_TO", group="g", text="f"))
+        records, _, _ = await d.execute_query(
+            "MATCH (n:Entity {uuid: 'a'})-[r:RELATES_TO]->(m) RETURN n, r, [(n)-->(x) | x.name] AS xs"
+        )
+        [record] = records
+        assert record["n"] == {"uuid": "a", "name": "A", "group_id": "g", "summary": ""}
+        assert record["r"]["uuid"] == "e" and "created_at" not in record["r"]
+        assert record["xs"] == ["B"]
+    finally:
+        await d.close()
