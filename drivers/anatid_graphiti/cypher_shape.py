@@ -66,7 +66,7 @@ def node_properties(node: Node) -> dict[str, Any]:
     kind = m.node_kind(node)
     if kind == m.ENTITY:
         return entity_properties(node)
-    model = m.from_node(node) if kind else None
+    model = _model(m.from_node, node) if kind else None
     if isinstance(model, EpisodicNode):
         return {
             "uuid": model.uuid,
@@ -84,6 +84,17 @@ def node_properties(node: Node) -> dict[str, Any]:
         return {k: v for k, v in props.items() if v is not None}
     # a node Graphiti did not write: the store's own fields
     return {"uuid": node.id, "name": node.name, "group_id": node.group, **dict(node.props)}
+
+
+def _model(convert: Callable[[Any], Any], record: Any) -> Any:
+    """The Graphiti model of a record, or None for one Graphiti did not write (the core's
+    verbs, another tool: no ``created_at``, no ``source``), which Cypher then shows by the
+    store's own fields, as Neo4j shows a node by the properties it has; the model's KeyError
+    or ValidationError came out of execute_query untyped."""
+    try:
+        return convert(record)
+    except (KeyError, ValueError, TypeError):  # pydantic's ValidationError is a ValueError
+        return None
 
 
 def entity_properties(node: Node) -> dict[str, Any]:
@@ -130,7 +141,7 @@ def fact_properties(edge: Edge) -> dict[str, Any]:
 def edge_properties(edge: Edge) -> dict[str, Any]:
     if edge.rel == m.RELATES_TO:
         return fact_properties(edge)
-    model = m.from_edge(edge) if edge.rel in _PLAIN else None
+    model = _model(m.from_edge, edge) if edge.rel in _PLAIN else None
     if model is not None:
         return {"uuid": model.uuid, "group_id": model.group_id, "created_at": model.created_at}
     return {"uuid": edge.id, "name": edge.name, "group_id": edge.group, **dict(edge.props)}

@@ -316,5 +316,21 @@ async def test_records_graphiti_did_not_write_come_back_without_its_keys():
         assert record["n"] == {"uuid": "a", "name": "A", "group_id": "g", "summary": ""}
         assert record["r"]["uuid"] == "e" and "created_at" not in record["r"]
         assert record["xs"] == ["B"]
+        # the other kinds: their models could not be built (no source, no created_at)
+        d.store.upsert_nodes(
+            Node(id=kind.lower(), labels=(kind,), name=kind, group="g")
+            for kind in ("Episodic", "Community", "Saga")
+        )
+        d.store.upsert_edge(Edge(id="m", src="episodic", dst="a", rel="MENTIONS", group="g"))
+        records, _, _ = await d.execute_query(
+            "MATCH (n) WHERE NOT n:Entity RETURN n.uuid AS id, n ORDER BY id"
+        )
+        assert [(r["id"], r["n"]["name"]) for r in records] == [
+            ("community", "Community"),
+            ("episodic", "Episodic"),
+            ("saga", "Saga"),
+        ]
+        records, _, _ = await d.execute_query("MATCH ()-[r:MENTIONS]->() RETURN r")
+        assert records[0]["r"]["uuid"] == "m"
     finally:
         await d.close()
