@@ -179,9 +179,11 @@ def _range(ev: Graph, args: list[Any]) -> Any:
     step = _need(args[2], int, "an integer") if len(args) == 3 else 1
     if step == 0:
         raise ArgumentError("the step must not be 0")
-    numbers = range(start, end + (1 if step > 0 else -1), step)
-    check_list(len(numbers))
-    return list(numbers)
+    # counted before Python's range is asked its length: past 2**63 items that raised an
+    # untyped OverflowError (range(-9223372036854775807, 9223372036854775807))
+    span = end - start if step > 0 else start - end
+    check_list(max(0, span // abs(step) + 1))
+    return list(range(start, end + (1 if step > 0 else -1), step))
 
 
 # ----------------------------------------------------------------------------------- strings
@@ -251,6 +253,7 @@ def _split(ev: Graph, args: list[Any]) -> Any:
     if _null_in(args):
         return None
     s, sep = _need(args[0], str, "a string"), _need(args[1], str, "a string")
+    check_list(len(s) if sep == "" else s.count(sep) + 1)  # before the list is built
     return list(s) if sep == "" else s.split(sep)
 
 
@@ -351,6 +354,13 @@ def _int64(value: Any) -> Any:
     return value
 
 
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:  # exp(1000): Neo4j's Infinity, not an untyped error
+        return math.inf
+
+
 def _round(x: float) -> float:
     # openCypher rounds half up (towards positive infinity), not half to even
     return float(math.floor(x + 0.5)) if not (math.isnan(x) or math.isinf(x)) else x
@@ -371,7 +381,7 @@ for _names, _fn in (
     (("round",), _round),
     (("sign",), lambda x: (x > 0) - (x < 0)),
     (("sqrt",), _sqrt),
-    (("exp",), math.exp),
+    (("exp",), _exp),
     (("log",), _log(math.log)),
     (("log10",), _log(math.log10)),
 ):
@@ -399,6 +409,9 @@ def _vectors(args: list[Any]) -> tuple[list[float], list[float]] | None:
     a, b = (_need(x, list, "a list of numbers") for x in args)
     if len(a) != len(b):
         raise ArgumentError(f"the vectors have {len(a)} and {len(b)} dimensions")
+    for item in (*a, *b):
+        if not is_number(item):  # a string in one was an untyped TypeError
+            raise ArgumentError(f"expected lists of numbers, one holds {type_name(item)}")
     return a, b
 
 

@@ -407,3 +407,39 @@ def test_integer_literals_and_parameters_past_64_bits_are_refused(store: Store) 
             store.cypher(f"RETURN {literal} AS n")
     with pytest.raises(InvalidInput, match="64-bit integer"):
         store.cypher("RETURN $n AS n", {"n": 2**64})
+
+
+@pytest.mark.parametrize(
+    ("query", "error", "message"),
+    [
+        # Python's range() asked the length of 2**64 items: an untyped OverflowError
+        (
+            "RETURN size(range(-9223372036854775807, 9223372036854775807))",
+            CypherLimitExceeded,
+            "list items",
+        ),
+        (
+            "RETURN size(split(reduce(s = 'ab', i IN range(1, 24) | s + s), ''))",
+            CypherLimitExceeded,
+            "list items",
+        ),
+        # a string in a vector: an untyped TypeError
+        ("RETURN vector.similarity.euclidean(['a'], [1])", CypherError, "lists of numbers"),
+        ("RETURN vector.similarity.cosine([1, null], [1, 2])", CypherError, "lists of numbers"),
+    ],
+)
+def test_hostile_function_arguments_are_typed_errors(
+    store: Store, query: str, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        store.cypher(query)
+
+
+def test_exp_past_the_floats_is_infinity_as_in_neo4j(store: Store) -> None:
+    # math.exp(1000) raised an untyped OverflowError
+    assert store.cypher("RETURN exp(1000) AS big, exp(-1000) AS small").rows == [
+        (float("inf"), 0.0)
+    ]
+    assert store.cypher("RETURN range(0, -9, -3) AS r, range(5, 1) AS e").rows == [
+        ([0, -3, -6, -9], [])
+    ]
