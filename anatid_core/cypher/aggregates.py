@@ -90,16 +90,26 @@ def _numeric(name: str, values: list[Any]) -> Any:
     if name == "sum":
         if all(isinstance(v, int) for v in values):
             return sum(values)
-        return math.fsum(values)
+        return _fsum(values)
     if not values:
         return None if name == "avg" else 0.0
-    mean = math.fsum(values) / len(values)
+    mean = _fsum(values) / len(values)
     if name == "avg":
         return mean
     n = len(values) - (1 if name == "stdev" else 0)
     if n <= 0:
         return 0.0
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / n)
+    # a product, not ** 2: a float squared past the floats raises OverflowError
+    return math.sqrt(_fsum([(v - mean) * (v - mean) for v in values]) / n)
+
+
+def _fsum(values: list[Any]) -> float:
+    """The exact float sum; past the floats, infinity (or NaN) as the plain sum gives it (fsum
+    raises OverflowError on its way there: sum() of two 1e308 was an untyped error)."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return float(sum(values))
 
 
 def _percentile(ev: Evaluator, call: Call, values: list[Any], extra: list[Any]) -> Any:
@@ -107,6 +117,9 @@ def _percentile(ev: Evaluator, call: Call, values: list[Any], extra: list[Any]) 
         raise ev.error(call, f"{call.name}() needs a percentile between 0.0 and 1.0")
     if not values:
         return None
+    for v in values:
+        if not is_number(v):  # sorting a string among numbers was an untyped TypeError
+            raise ev.error(call, f"{call.name}() takes numbers, got {type_name(v)}")
     p = float(extra[0])
     ordered = sorted(values)
     if call.name == "percentiledisc":

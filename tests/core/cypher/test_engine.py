@@ -426,6 +426,9 @@ def test_integer_literals_and_parameters_past_64_bits_are_refused(store: Store) 
         # a string in a vector: an untyped TypeError
         ("RETURN vector.similarity.euclidean(['a'], [1])", CypherError, "lists of numbers"),
         ("RETURN vector.similarity.cosine([1, null], [1, 2])", CypherError, "lists of numbers"),
+        # sorting a string among numbers: an untyped TypeError
+        ("UNWIND ['a', 1] AS x RETURN percentileDisc(x, 0.5)", CypherError, "takes numbers"),
+        ("UNWIND ['a', 'b'] AS x RETURN percentileCont(x, 0.5)", CypherError, "takes numbers"),
     ],
 )
 def test_hostile_function_arguments_are_typed_errors(
@@ -435,11 +438,13 @@ def test_hostile_function_arguments_are_typed_errors(
         store.cypher(query)
 
 
-def test_exp_past_the_floats_is_infinity_as_in_neo4j(store: Store) -> None:
-    # math.exp(1000) raised an untyped OverflowError
+def test_arithmetic_past_the_floats_is_infinity_as_in_neo4j(store: Store) -> None:
+    # math.exp(1000) and fsum() of two 1e308 raised untyped OverflowErrors
     assert store.cypher("RETURN exp(1000) AS big, exp(-1000) AS small").rows == [
         (float("inf"), 0.0)
     ]
+    query = "UNWIND [1e308, 1e308] AS x RETURN sum(x), avg(x), stdev(x)"
+    assert store.cypher(query).rows == [(float("inf"),) * 3]
     assert store.cypher("RETURN range(0, -9, -3) AS r, range(5, 1) AS e").rows == [
         ([0, -3, -6, -9], [])
     ]
