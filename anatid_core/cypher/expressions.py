@@ -150,6 +150,10 @@ class Evaluator:
             return None
         if not isinstance(subject, list):
             raise self.error(e, f"cannot slice {type_name(subject)}")
+        for bound in (start, end):
+            if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool)):
+                # Python's slice of a string bound was an untyped TypeError
+                raise self.error(e, f"a slice bound must be an integer, got {type_name(bound)}")
         return subject[start:end]
 
     def _map_projection(self, e: MapProjection, row: Row, aggs: Any) -> Any:
@@ -460,9 +464,11 @@ def numeric(op: str, left: float, right: float) -> float:
         return result
     if op == "^":
         try:
-            return float(left) ** float(right)
+            power = float(left) ** float(right)
         except (OverflowError, ZeroDivisionError):
             return math.inf
+        # a negative base to a fractional power: NaN, as Java's Math.pow (Python's is complex)
+        return math.nan if isinstance(power, complex) else power
     both_int = isinstance(left, int) and isinstance(right, int)
     if both_int and right == 0:
         raise ZeroDivisionError

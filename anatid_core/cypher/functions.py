@@ -354,6 +354,11 @@ def _int64(value: Any) -> Any:
     return value
 
 
+def _whole(fn: Callable[[float], int], x: float) -> float:
+    """ceil() or floor() as a float; infinity and NaN as they are (Python's raise)."""
+    return x if math.isinf(x) or math.isnan(x) else float(fn(x))
+
+
 def _exp(x: float) -> float:
     try:
         return math.exp(x)
@@ -376,8 +381,8 @@ def _log(fn: Callable[[float], float]) -> Callable[[float], float]:
 
 for _names, _fn in (
     (("abs",), abs),
-    (("ceil",), lambda x: float(math.ceil(x))),
-    (("floor",), lambda x: float(math.floor(x))),
+    (("ceil",), lambda x: _whole(math.ceil, x)),
+    (("floor",), lambda x: _whole(math.floor, x)),
     (("round",), _round),
     (("sign",), lambda x: (x > 0) - (x < 0)),
     (("sqrt",), _sqrt),

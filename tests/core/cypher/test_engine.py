@@ -429,6 +429,8 @@ def test_integer_literals_and_parameters_past_64_bits_are_refused(store: Store) 
         # sorting a string among numbers: an untyped TypeError
         ("UNWIND ['a', 1] AS x RETURN percentileDisc(x, 0.5)", CypherError, "takes numbers"),
         ("UNWIND ['a', 'b'] AS x RETURN percentileCont(x, 0.5)", CypherError, "takes numbers"),
+        # Python's slice of a string bound: an untyped TypeError
+        ("RETURN [1, 2][0..'a']", CypherError, "slice bound must be an integer"),
     ],
 )
 def test_hostile_function_arguments_are_typed_errors(
@@ -445,6 +447,10 @@ def test_arithmetic_past_the_floats_is_infinity_as_in_neo4j(store: Store) -> Non
     ]
     query = "UNWIND [1e308, 1e308] AS x RETURN sum(x), avg(x), stdev(x)"
     assert store.cypher(query).rows == [(float("inf"),) * 3]
+    # ceil() of infinity raised OverflowError; a negative base to a fractional power was a
+    # Python complex number in the answer
+    [(up, down, odd)] = store.cypher("RETURN ceil(-1e400), floor(1e400), (-8) ^ (1.0 / 3)").rows
+    assert (up, down) == (float("-inf"), float("inf")) and odd != odd  # NaN
     assert store.cypher("RETURN range(0, -9, -3) AS r, range(5, 1) AS e").rows == [
         ([0, -3, -6, -9], [])
     ]
