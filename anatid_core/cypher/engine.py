@@ -211,6 +211,11 @@ class Engine:
 
     def _call(self, clause: ProcedureCall, stream: Stream) -> tuple[Stream, list[str]]:
         procedure = self._procedure(clause)
+        given = len(clause.args or [])
+        if procedure.arity is not None and not procedure.arity[0] <= given <= procedure.arity[1]:
+            low, high = procedure.arity
+            takes = "no arguments" if high == 0 else f"{low} to {high} arguments"
+            raise CypherError(f"{clause.name}() takes {takes}, got {given}")
         yields = clause.yields or [(o, o) for o in procedure.outputs]
         for output, _ in yields:
             if output not in procedure.outputs:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time as _time
 from collections.abc import Callable
 from datetime import date, datetime, timezone
@@ -293,14 +294,16 @@ def _to_integer(ev: Graph, args: list[Any]) -> Any:
     if isinstance(x, float):
         return None if math.isnan(x) or math.isinf(x) else _int64(int(x))
     if isinstance(x, str):
+        text = x.strip()
+        if _INTEGER_TEXT.fullmatch(text):
+            if len(text.lstrip("+-").lstrip("0")) > 19:  # past 64 bits, however long
+                raise ArgumentError("integer overflow: the result is past 64-bit integers")
+            return _int64(int(text))
         try:
-            return _int64(int(x.strip()))
+            value = float(text)
         except ValueError:
-            try:
-                value = float(x.strip())
-            except ValueError:
-                return None
-            return None if math.isnan(value) or math.isinf(value) else _int64(int(value))
+            return None
+        return None if math.isnan(value) or math.isinf(value) else _int64(int(value))
     raise ArgumentError(f"cannot convert {type_name(x)} to an integer")
 
 
@@ -344,6 +347,10 @@ def _number_fn(fn: Callable[[Any], Any]) -> Fn:
         return _int64(fn(x))
 
     return apply
+
+
+#: An integer as text (what toInteger() reads as one, before it tries a float).
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 
 
 def _int64(value: Any) -> Any:

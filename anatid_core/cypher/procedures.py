@@ -54,7 +54,7 @@ def _property_keys(target: ReadTarget, shape: Shape, args: list[Any]) -> list[di
 
 
 CORE_PROCEDURES = {
-    "db.labels": Procedure(["label"], _labels),
-    "db.relationshiptypes": Procedure(["relationshipType"], _types),
-    "db.propertykeys": Procedure(["propertyKey"], _property_keys),
+    "db.labels": Procedure(["label"], _labels, arity=(0, 0)),
+    "db.relationshiptypes": Procedure(["relationshipType"], _types, arity=(0, 0)),
+    "db.propertykeys": Procedure(["propertyKey"], _property_keys, arity=(0, 0)),
 }

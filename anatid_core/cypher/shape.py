@@ -26,9 +26,13 @@ ProcedureFn = Callable[[ReadTarget, "Shape", list[Any]], list[dict[str, Any]]]
 class Procedure:
     """A procedure ``CALL name(args) YIELD outputs`` runs."""
 
-    def __init__(self, outputs: Sequence[str], run: ProcedureFn) -> None:
+    def __init__(
+        self, outputs: Sequence[str], run: ProcedureFn, arity: tuple[int, int] | None = None
+    ) -> None:
         self.outputs = tuple(outputs)
         self.run = run
+        #: The least and most arguments it takes (None: ``run`` checks them).
+        self.arity = arity
 
 
 class Shape(Protocol):
