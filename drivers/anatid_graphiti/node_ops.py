@@ -27,6 +27,7 @@ from . import mapping as m
 from .errors import node_not_found
 from .filters import aware
 from .runner import ReadTarget, StoreRunner
+from .uuids import storable, storable_uuids
 
 M = TypeVar("M", bound=GraphitiNode)
 
@@ -102,6 +103,8 @@ class NodeCrud(Generic[M]):
 
     # reads
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
+        if not storable(uuid):
+            raise node_not_found(uuid)
         found = await self._db.small_read(
             lambda r: self._models(r, [n for n in [r.get_node(uuid)] if n]), 1
         )
@@ -110,6 +113,7 @@ class NodeCrud(Generic[M]):
         return found[0]
 
     async def get_by_uuids(self, executor: QueryExecutor, uuids: list[str]) -> list[M]:
+        uuids = storable_uuids(uuids)
         if not uuids:
             return []
         return await self._db.small_read(
