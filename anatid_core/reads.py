@@ -382,6 +382,20 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         sql = f"SELECT count(*) FROM {table_of(kind)} r WHERE {f.sql()}"
         return int(self._query(sql, f.params)[0][0])
 
+    def label_sets(self) -> list[tuple[str, ...]]:
+        """The distinct label sets of the visible nodes, sorted: one statement, where a schema
+        read (Cypher's ``db.labels()``) read every record (0.15 s at 100k facts)."""
+        f = self._filter("node")
+        rows = self._query(f"SELECT DISTINCT r.labels FROM nodes r WHERE {f.sql()}", f.params)
+        return sorted({tuple(row[0]) for row in rows})
+
+    def rel_names(self) -> list[str]:
+        """The distinct rels of the visible edges, sorted (``db.relationshipTypes()``: 0.7 s at
+        100k facts when it read every edge)."""
+        f = self._filter("edge")
+        rows = self._query(f"SELECT DISTINCT r.rel FROM edges r WHERE {f.sql()}", f.params)
+        return sorted(row[0] for row in rows)
+
     # ----------------------------------------------------------------------------- cypher
 
     @takes_turn_itself

@@ -27,14 +27,15 @@ def _all_edges(target: ReadTarget) -> Iterator[Edge]:
 
 
 def _labels(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str, Any]]:
+    # a shape labels a node by its labels alone (the Shape protocol): one record per label set
     seen: set[str] = set()
-    for node in _all_nodes(target):
-        seen.update(shape.node_labels(node))
+    for labels in target.label_sets():
+        seen.update(shape.node_labels(Node(id="", labels=labels)))
     return [{"label": label} for label in sorted(seen)]
 
 
 def _types(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str, Any]]:
-    seen = {shape.rel_type(edge) for edge in _all_edges(target)}
+    seen = {shape.rel_type(Edge(id="", src="", dst="", rel=rel)) for rel in target.rel_names()}
     return [{"relationshipType": kind} for kind in sorted(seen)]
 
 

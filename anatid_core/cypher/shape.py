@@ -36,6 +36,10 @@ class Procedure:
 
 
 class Shape(Protocol):
+    """How records look as nodes and relationships. ``node_labels`` and ``rel_type`` depend on
+    the record's labels and rel alone: the engine types a relationship by its rel, and the
+    schema procedures ask a record holding only its labels."""
+
     def node_labels(self, node: Node) -> list[str]: ...
 
     def node_properties(self, node: Node) -> dict[str, Any]: ...

@@ -166,6 +166,14 @@ def test_schema_procedures_and_the_schema_query_cognee_sends(store: Store) -> No
     by_label = {tuple(r["NodeLabels"]): set(r["Properties"]) for r in rows}
     assert by_label[("Person",)] == {"id", "name", "group", "text", "age"}
     assert by_label[("Company",)] == {"id", "name", "group", "text"}
+    # the schema of an instant (read from the distinct label sets and rels of what it saw)
+    before = now()
+    store.delete_nodes(["c"])  # the only Company, and its WORKS_AT edge with it
+    assert store.cypher("CALL db.labels()").rows == [("Person",)]
+    assert store.cypher("CALL db.relationshipTypes()").rows == [("KNOWS",)]
+    past = store.as_of(before)
+    assert past.cypher("CALL db.labels()").rows == [("Company",), ("Person",)]
+    assert past.cypher("CALL db.relationshipTypes()").rows == [("KNOWS",), ("WORKS_AT",)]
 
 
 def test_returned_nodes_and_relationships_are_the_core_records(store: Store) -> None:
