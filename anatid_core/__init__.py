@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .base.codec import check_id, decode_props, encode_props, gc_paused
+from .base.codec import decode_props, encode_props, gc_paused
 from .base.errors import (
     AnatidError,
     CypherError,
@@ -146,7 +146,6 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
-    "check_id",
     "check_names",
     "check_output",
     "cypher_timeout_seconds",

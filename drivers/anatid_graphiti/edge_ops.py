@@ -29,7 +29,6 @@ from anatid_core import Cond, Edge
 from . import mapping as m
 from .errors import edge_not_found
 from .runner import ReadTarget, StoreRunner
-from .uuids import storable, storable_uuids
 
 M = TypeVar("M", bound=GraphitiEdge)
 
@@ -84,8 +83,6 @@ class EdgeCrud(Generic[M]):
             )
 
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
-        if not storable(uuid):
-            raise edge_not_found(uuid)
         found = await self._db.small_read(
             lambda r: self._models([e for e in [r.get_edge(uuid)] if e]), 1
         )
@@ -94,7 +91,6 @@ class EdgeCrud(Generic[M]):
         return found[0]
 
     async def get_by_uuids(self, executor: QueryExecutor, uuids: list[str]) -> list[M]:
-        uuids = storable_uuids(uuids)
         if not uuids:
             return []
         return await self._db.small_read(

@@ -27,7 +27,6 @@ from . import mapping as m
 from .errors import node_not_found
 from .filters import aware
 from .runner import ReadTarget, StoreRunner
-from .uuids import storable, storable_uuids
 
 M = TypeVar("M", bound=GraphitiNode)
 
@@ -103,8 +102,6 @@ class NodeCrud(Generic[M]):
 
     # reads
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
-        if not storable(uuid):
-            raise node_not_found(uuid)
         found = await self._db.small_read(
             lambda r: self._models(r, [n for n in [r.get_node(uuid)] if n]), 1
         )
@@ -113,7 +110,6 @@ class NodeCrud(Generic[M]):
         return found[0]
 
     async def get_by_uuids(self, executor: QueryExecutor, uuids: list[str]) -> list[M]:
-        uuids = storable_uuids(uuids)
         if not uuids:
             return []
         return await self._db.small_read(
