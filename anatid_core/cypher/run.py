@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,19 +27,25 @@ _RECORDS = RecordShape()
 #: tree is shared.
 _PARSED: dict[str, tuple[Query, Analysis]] = {}
 PARSED = 512
+#: Held while the cache changes: queries run on several threads (Graphiti's workers beside its
+#: event loop), and a dict iterated while another thread resizes it raises RuntimeError. The
+#: parse itself runs outside it.
+_PARSED_LOCK = threading.Lock()
 
 
 def _parse(query: str, check: Callable[[], None]) -> tuple[Query, Analysis]:
     """The syntax tree and what the text alone says of it (:mod:`.scope`): an unknown
     variable is refused here, before any read, whatever the data. ``check`` is the query's
     deadline: a text of megabytes takes seconds to read (a million ORs, 45 s)."""
-    found = _PARSED.pop(query, None)
+    with _PARSED_LOCK:
+        found = _PARSED.pop(query, None)
     if found is None:
         tree = parse(query, check)
         found = (tree, analyse(tree, query, check))
+    with _PARSED_LOCK:
         while len(_PARSED) >= PARSED:
-            _PARSED.pop(next(iter(_PARSED), ""), None)  # the oldest
-    _PARSED[query] = found  # the newest
+            del _PARSED[next(iter(_PARSED))]  # the oldest
+        _PARSED[query] = found  # the newest
     return found
 
 
