@@ -5,9 +5,10 @@ row per relationship (2,000 at 10k facts), each with its relationship's and far 
 only to count them. When a query starts with one MATCH of one relationship, the projection after
 it groups by expressions of one of its two nodes and aggregates only ``count(*)`` or ``count``
 of the pattern's variables, and its WHERE reads that node alone, the plan below binds that node
-(as the MATCH would, its WHERE applied), reads the ids and ends of the relationships at it
-(``edge_ends``: from the in-memory current edges, no record decoded), checks the far node
-(read in batches, its props not decoded) and gives one row per node carrying its count. The
+(as the MATCH would, its WHERE applied), reads how many relationships each has to visible
+nodes, by their type and the far node's labels (``neighbour_counts``: from the in-memory
+current records, no record decoded), keeps those whose type and far labels fit the pattern and
+gives one row per node carrying its count. The
 projection then sums the counts where it counted rows: the same groups, in the same order,
 with the same values (a node with no match gives no row, as it gives no rows).
 Any other query, and any MATCH this plan does not describe exactly, runs as before.
@@ -100,36 +101,36 @@ def counted_rows(plan: CountPlan, matcher: Matcher, graph: Graph) -> Iterator[li
     """The rows of the plan's ``near`` node, each with its count under WEIGHT (none for 0)."""
     rels = graph.shape.store_rels(plan.rel.types) if plan.rel.types else None
     types = set(plan.rel.types)
+    groups = [frozenset(g) for g in plan.far.labels]
+    fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (store rel, stored labels) -> a match?
     for batch in matcher.match(plan.start, [{}]):
         matcher.ev.deadline.check()
         refs: list[NodeRef] = [row[plan.near.var] for row in batch]  # type: ignore[index]
-        ids = [ref.id for ref in refs]
-        ends = graph.edge_ends(ids, plan.direction, rels)
-        if types:
-            ends = [e for e in ends if graph.rel_type_of(e[3]) in types]
-        wanted = set(ids)
-        pairs: list[tuple[str, str]] = []  # (near id, far id) per match
-        for _, src, dst, _rel in ends:
-            if plan.direction in ("out", "both") and src in wanted:
-                pairs.append((src, dst))
-            if plan.direction in ("in", "both") and dst in wanted:
-                if plan.direction == "both" and src == dst:
-                    continue  # a self loop is one relationship, counted outgoing
-                pairs.append((dst, src))
-        far_refs = {far: graph.node(far) for far in {far for _, far in pairs}}
-        graph.load()
-        fits = {far: matcher.node_fits(plan.far, ref, {}) for far, ref in far_refs.items()}
-        counts: dict[str, int] = {}
-        for near, far in pairs:
-            if fits[far]:
-                counts[near] = counts.get(near, 0) + 1
-        out = [
-            {**row, WEIGHT: counts[ref.id]}
-            for row, ref in zip(batch, refs, strict=True)
-            if ref.id in counts
-        ]
+        tallies = graph.neighbour_counts([ref.id for ref in refs], plan.direction, rels)
+        out = []
+        for row, ref in zip(batch, refs, strict=True):
+            count = 0
+            for key, n in tallies.get(ref.id, {}).items():
+                fit = fits.get(key)
+                if fit is None:
+                    fit = fits[key] = _fits(graph, types, groups, *key)
+                if fit:
+                    count += n
+            if count:
+                out.append({**row, WEIGHT: count})
         if out:
             yield out
+
+
+def _fits(
+    graph: Graph, types: set[str], groups: list[frozenset[str]], rel: str, stored: tuple[str, ...]
+) -> bool:
+    """Whether a relationship of store ``rel`` to a node of ``stored`` labels is of the
+    pattern's types (if any) and reaches its far node (labels only: the plan has no props)."""
+    if types and graph.rel_type_of(rel) not in types:
+        return False
+    labels = graph.labels_of_stored(stored)
+    return all(not group.isdisjoint(labels) for group in groups)
 
 
 def _counts_and_names(proj: Projection) -> tuple[list[Call] | None, set[str]]:

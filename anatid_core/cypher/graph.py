@@ -66,6 +66,7 @@ class Graph:
         #: one of them reads those of the records they hold too, in one batch.
         self.rows_at_hand: list[dict[str, Any]] | None = None
         self._rel_types: dict[str, str] = {}
+        self._stored_labels: dict[tuple[str, ...], frozenset[str]] = {}
         self._quick = shape.quick_property if isinstance(shape, QuickProperties) else None
 
     # ------------------------------------------------------------------------------ nodes
@@ -298,17 +299,27 @@ class Graph:
                 self._adjacency[(i, *key)] = pairs
         return {i: self._adjacency[(i, *key)] for i in ids}
 
-    def edge_ends(
+    def neighbour_counts(
         self, ids: Sequence[str], direction: str, rels: list[str] | None
-    ) -> list[tuple[str, str, str, str]]:
-        """``(id, src, dst, rel)`` of the relationships at the nodes ``ids`` in ``direction``
-        (of the store ``rels``), each once, no record read (:mod:`.counting`)."""
-        found: dict[str, tuple[str, str, str, str]] = {}
+    ) -> dict[str, dict[tuple[str, tuple[str, ...]], int]]:
+        """Per node of ``ids``, its relationships (of the store ``rels``) to visible nodes
+        counted by (store rel, stored labels of the far node), no record read (:mod:`.counting`)."""
+        found: dict[str, dict[tuple[str, tuple[str, ...]], int]] = {}
         for start in range(0, len(ids), BATCH):
             chunk = ids[start : start + BATCH]
-            ends = self.target.edge_ends(chunk, direction=cast(Direction, direction), rels=rels)
-            found.update((e[0], e) for e in ends)
-        return list(found.values())
+            found.update(
+                self.target.neighbour_counts(chunk, direction=cast(Direction, direction), rels=rels)
+            )
+        return found
+
+    def labels_of_stored(self, stored: tuple[str, ...]) -> frozenset[str]:
+        """The labels of a node whose stored labels are ``stored`` (a shape labels a node by
+        them alone: :class:`~.shape.Shape`), made once per set."""
+        labels = self._stored_labels.get(stored)
+        if labels is None:
+            node = Node(id="", labels=stored)
+            labels = self._stored_labels[stored] = frozenset(self.shape.node_labels(node))
+        return labels
 
     def rel_type_of(self, rel: str) -> str:
         """The type of relationships of the store ``rel`` (a shape types a relationship by its

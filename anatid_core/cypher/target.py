@@ -60,6 +60,14 @@ class ReadTarget(Protocol):
         rels: Iterable[str] | None = None,
     ) -> list[tuple[str, str, str, str]]: ...
 
+    def neighbour_counts(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+    ) -> dict[str, dict[tuple[str, tuple[str, ...]], int]]: ...
+
     def label_sets(self) -> list[tuple[str, ...]]: ...
 
     def rel_names(self) -> list[str]: ...

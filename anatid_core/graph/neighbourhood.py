@@ -9,7 +9,9 @@ import pyarrow as pa
 
 from ..base.errors import InvalidInput
 from ..base.identifiers import group_list, name_list
+from ..base.lazy import lazy_props
 from ..base.model import Direction, Edge, Kind, Node, Subgraph
+from ..indexes.current_records import NeighbourCounts
 from ..indexes.registry import Indexes
 from ..indexes.walk_index import Walk, expansion, index_for_walk, walked_items
 from ..storage.connection import Connection
@@ -20,6 +22,8 @@ from ..storage.turns import verbs_take_turns
 
 #: Deepest expansion answered by one SQL statement (see ``NeighbourhoodReads.expand``).
 ONE_QUERY_MAX_DEPTH = 8
+#: Records per read of :meth:`NeighbourhoodReads.neighbour_counts`' far nodes.
+_RECORDS_PER_READ = 2_000
 
 
 class RecordReads(Protocol):
@@ -117,6 +121,69 @@ class NeighbourhoodReads(RecordReads):
                 return walked
         found = self.edges_of(ids, direction=direction, rels=rels)
         return [(e.id, e.src, e.dst, e.rel) for e in found]
+
+    def neighbour_counts(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+    ) -> NeighbourCounts:
+        """For each node, how many of its edges (those :meth:`edges_of` gives it, in
+        ``direction``, of ``rels``) lead to a visible node, by the edge's rel and that node's
+        labels: ``{node: {(rel, labels): count}}``, a node with none left out. A self loop
+        counts once; an edge between two of the nodes counts for each. What a pattern count
+        needs (Cypher's ``(n)-[:T]-(:Label)`` counted per ``n``), without a record: from the
+        in-memory current records, 4 edges a microsecond; else from :meth:`edge_ends` and the
+        far nodes' records."""
+        ids = id_list(node_ids, "node_ids")
+        if isinstance(rels, str):
+            rels = [rels]
+        elif rels is not None and not isinstance(rels, (list, tuple)):
+            rels = list(rels)  # read twice below
+        self._edge_filter(rels)  # validates rels
+        sides = {"out": [2], "in": [3], "both": [2, 3]}.get(direction)
+        if sides is None:
+            raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        if not ids:
+            return {}
+        current = self.indexes.current
+        if not self.connection.closed and self.visibility.is_current and current.usable():
+            if current.view("edge") is not None and current.view("node") is not None:
+                with self.indexes.consistent():
+                    edges, nodes = current.loaded("edge"), current.loaded("node")
+                    if edges is not None and nodes is not None:
+                        wanted = None if rels is None else set(rels)
+                        return edges.neighbour_counts(nodes, ids, sides, wanted)
+        return self._neighbour_counts_read(ids, direction, rels)
+
+    def _neighbour_counts_read(
+        self, ids: list[str], direction: Direction, rels: Iterable[str] | None
+    ) -> NeighbourCounts:
+        """:meth:`neighbour_counts` from the edges' ends and the far nodes' records (a past
+        view, or past the in-memory records' bound)."""
+        wanted = set(ids)
+        pairs: list[tuple[str, str, str]] = []  # (near, rel, far) per edge end
+        for _, src, dst, rel in self.edge_ends(ids, direction=direction, rels=rels):
+            if direction in ("out", "both") and src in wanted:
+                pairs.append((src, rel, dst))
+            if direction in ("in", "both") and dst in wanted:
+                if direction == "both" and src == dst:
+                    continue  # a self loop, counted leaving
+                pairs.append((dst, rel, src))
+        fars = list(dict.fromkeys(far for _, _, far in pairs))
+        labels_of: dict[str, tuple[str, ...]] = {}
+        with lazy_props():
+            for start in range(0, len(fars), _RECORDS_PER_READ):
+                for node in self.get_nodes(fars[start : start + _RECORDS_PER_READ]):
+                    labels_of[node.id] = tuple(node.labels)
+        out: NeighbourCounts = {}
+        for near, rel, far in pairs:
+            labels = labels_of.get(far)
+            if labels is not None:
+                tally = out.setdefault(near, {})
+                tally[(rel, labels)] = tally.get((rel, labels), 0) + 1
+        return out
 
     def _edge_ends_by_index(
         self, ids: list[str], direction: str, rel: str

@@ -94,6 +94,9 @@ def _first_plain(text: str) -> tuple[dict[str, Any], Plain]:
 #: A current version as ``SELECT {cols_of(kind)}, r.chash`` returns it.
 Row = tuple[Any, ...]
 
+#: Per node, how many of its edges lead to a visible node, by (edge rel, that node's labels).
+NeighbourCounts = dict[str, dict[tuple[str, tuple[str, ...]], int]]
+
 #: Where the group and valid_from sit in a row of each kind (see rows.NODE_COLS / EDGE_COLS).
 GROUP_AT: dict[Kind, int] = {"node": 2, "edge": 5}
 VALID_FROM_AT: dict[Kind, int] = {"node": 8, "edge": 10}
@@ -318,6 +321,41 @@ class _KindView:
                 found.update(index.get(node, ()))
         rows = [self.by_id[eid] for eid in sorted(found)]
         return [(r[1], r[2], r[3], r[4]) for r in rows if rels is None or r[4] in rels]
+
+    def neighbour_counts(
+        self, nodes: _KindView, ids: list[str], sides: list[int], rels: set[str] | None
+    ) -> NeighbourCounts:
+        """:meth:`~anatid_core.graph.neighbourhood.NeighbourhoodReads.neighbour_counts` from
+        this edge view and the node view ``nodes``: each edge at a node once (a self loop
+        seen from both sides counts as it leaves), its far end looked up, no record built."""
+        assert self.ends is not None
+        out: NeighbourCounts = {}
+        by_id, node_rows = self.by_id, nodes.by_id
+        labels_of: dict[str, tuple[str, ...] | None] = {}  # far node -> its labels (None: gone)
+        both = len(sides) == 2
+        for near in dict.fromkeys(ids):
+            tally: dict[tuple[str, tuple[str, ...]], int] = {}
+            for side in sides:
+                far_at = 5 - side  # src (2) <-> dst (3)
+                for eid in self.ends[side].get(near, ()):
+                    row = by_id[eid]
+                    rel = row[4]
+                    if rels is not None and rel not in rels:
+                        continue
+                    far = row[far_at]
+                    if both and side == 3 and far == near:
+                        continue  # a self loop, counted leaving
+                    labels = labels_of.get(far, _UNSEEN)
+                    if labels is _UNSEEN:
+                        far_row = node_rows.get(far)
+                        labels = labels_of[far] = None if far_row is None else tuple(far_row[3])
+                    if labels is None:
+                        continue
+                    key = (rel, labels)
+                    tally[key] = tally.get(key, 0) + 1
+            if tally:
+                out[near] = tally
+        return out
 
     def scan(self, columns: ScanFilter, labels: frozenset[str] | None) -> list[Row]:
         """The current rows whose columns hold one of the values ``columns`` allows, and (nodes)
