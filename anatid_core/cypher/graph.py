@@ -116,7 +116,10 @@ class Graph:
         """The node's labels as a set, made once per node (patterns test them per row)."""
         labels = ref.labels
         if labels is None:
-            labels = ref.labels = frozenset(self.labels(ref))
+            record = self.record(ref)
+            labels = ref.labels = (
+                frozenset() if record is None else self.labels_of_stored(record.labels)
+            )
         return labels
 
     # ------------------------------------------------------------------------- properties

@@ -160,17 +160,33 @@ class Projector:
                 group[1].append(row)
         if not groups and not keys:
             groups[()] = ({}, [])  # aggregates over no rows: count 0, collect []
+        # each column from the group's key, its aggregate's value (an item that is one call,
+        # most are) or its expression over those; in column order
+        columns = [
+            (name, self._group_column(item, name, key_names, calls))
+            for item, name in zip(items, names, strict=True)
+        ]
         out = []
-        for values, members in groups.values():
-            self.ev.deadline.check()
+        for i, (values, members) in enumerate(groups.values()):
+            if not i & CHECK_EVERY:
+                check()
             aggs = {id(c): compute(self.ev, c, members) for c in calls}
             sample = members[0] if members else {}
-            row = dict(values)
-            for item, name in zip(items, names, strict=True):
-                if name not in row:
-                    row[name] = self.ev.eval(item.expr, sample, aggs)
-            out.append({n: row[n] for n in names})
+            row = {name: value(values, aggs, sample) for name, value in columns}
+            out.append(row)
         return out
+
+    def _group_column(
+        self, item: ProjectionItem, name: str, key_names: list[str], calls: list[Call]
+    ) -> Callable[[Row, dict[int, Any], Row], Any]:
+        """``(group's key values, aggregates, a member row) -> the column's value``."""
+        if name in key_names:
+            return lambda values, aggs, sample: values[name]
+        if any(item.expr is c for c in calls):
+            at = id(item.expr)
+            return lambda values, aggs, sample: aggs[at]
+        expr, ev = item.expr, self.ev
+        return lambda values, aggs, sample: ev.eval(expr, sample, aggs)
 
     def _sorted(
         self,
@@ -184,9 +200,13 @@ class Projector:
         by_text = {item.text: name for item, name in zip(items, names, strict=True)}
         for name in names:  # ORDER BY an alias: its column, as evaluating it on the row gives
             by_text.setdefault(name, name)
-        keyed = []
-        for i, row in enumerate(out):
-            self.ev.deadline.check()
+        keyed: list[tuple[list[Any], Row]] = []
+        sorted_by = [by_text.get(sort.text) for sort in proj.order]
+        if all(column is not None for column in sorted_by):  # columns only (most): no scope
+            keyed = [([row[c] for c in sorted_by], row) for row in out]  # type: ignore[index]
+        for i, row in enumerate(out if not keyed else ()):
+            if not i & CHECK_EVERY:
+                self.ev.deadline.check()
             scope = row if projected_only or before is None else {**before[i], **row}
             keys = []
             for sort in proj.order:
