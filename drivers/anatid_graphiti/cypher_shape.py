@@ -52,14 +52,24 @@ _EDGE_FIELDS = {"uuid": "id", "name": "name", "group_id": "group", "fact": "text
 _ENTITY_COLUMNS: dict[str, Callable[[Any], Any]] = {
     key: attrgetter(field) for key, field in _NODE_FIELDS.items()
 }
+#: A fact's times that are null when their column is: ``valid_columns`` keeps an exact time in
+#: ``props['_exact']`` only for a time it was given, and then its column is set.
+_OPEN_ENDS = {"valid_at": "valid_from", "invalid_at": "valid_to"}
+#: A fact's properties held in its props under their own name.
+_FACT_PROPS = ("created_at", "expired_at", "reference_time")
 _FACT_COLUMNS: dict[str, Callable[[Any], Any]] = {
     **{key: attrgetter(field) for key, field in _EDGE_FIELDS.items()},
     "source_uuid": attrgetter("src"),
     "target_uuid": attrgetter("dst"),
+    # held in the props, set before the attributes too: a WHERE on ``r.expired_at IS NULL``
+    # read them without building the whole map (a fifth of an entity's current facts)
+    **{key: lambda e, key=key: e.props.get(key) for key in _FACT_PROPS},
+    **{
+        key: lambda e, key=key, at=at: stored_time(e, key, getattr(e, at))
+        for key, at in _OPEN_ENDS.items()
+    },
 }
-#: A fact's times that are null when their column is: ``valid_columns`` keeps an exact time in
-#: ``props['_exact']`` only for a time it was given, and then its column is set.
-_OPEN_ENDS = {"valid_at": "valid_from", "invalid_at": "valid_to"}
+_ENTITY_COLUMNS["created_at"] = lambda n: n.props.get("created_at")
 
 
 def node_properties(node: Node) -> dict[str, Any]:
