@@ -39,6 +39,18 @@ SCAN_PAGES = (25, 100, 400, 1_600, 6_400, 25_600, 100_000)
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
+#: Whether a shape's class reads some properties quickly: an ``isinstance`` of a runtime
+#: protocol walks its members, a twentieth of a one-row query's time; asked once per class.
+_QUICK_CLASSES: dict[type, bool] = {}
+
+
+def _reads_quickly(shape: Shape) -> bool:
+    quick = _QUICK_CLASSES.get(type(shape))
+    if quick is None:
+        quick = _QUICK_CLASSES[type(shape)] = isinstance(shape, QuickProperties)
+    return quick
+
+
 def prop_field(shape: Shape, kind: Kind, key: str) -> str | None:
     """The store field a string equality on property ``key`` narrows by, if any."""
     field = shape.field_of(kind, key)
@@ -67,7 +79,7 @@ class Graph:
         self.rows_at_hand: list[dict[str, Any]] | None = None
         self._rel_types: dict[str, str] = {}
         self._stored_labels: dict[tuple[str, ...], frozenset[str]] = {}
-        self._quick = shape.quick_property if isinstance(shape, QuickProperties) else None
+        self._quick = cast(QuickProperties, shape).quick_property if _reads_quickly(shape) else None
 
     # ------------------------------------------------------------------------------ nodes
 
