@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from .syntax import Call, Expr
-from .values import fits_int64, group_key, is_number, order, type_name
+from .values import OVERFLOW, fits_int64, group_key, is_number, order, type_name
 
 AGGREGATES = frozenset(
     {
@@ -80,7 +80,7 @@ def compute(ev: Evaluator, call: Call, rows: Sequence[Row]) -> Any:
                 raise ev.error(call, f"{name}() adds numbers, got {type_name(v)}")
         total = _numeric(name, values)
         if isinstance(total, int) and not fits_int64(total):
-            raise ev.error(call, f"{name}(): integer overflow, the sum is past 64-bit integers")
+            raise ev.error(call, f"{name}(): {OVERFLOW}")
         return total
     extra = [ev.eval(a, rows[0]) for a in call.args[1:]] if rows else [0.5]
     return _percentile(ev, call, values, extra)

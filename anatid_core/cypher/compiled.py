@@ -100,7 +100,7 @@ class Compiler:
         if isinstance(e, Var):
             return self._var(e)
         if isinstance(e, Prop):
-            return self._prop(e, self._build(e.subject, depth + 1))
+            return self._prop(e, depth)
         if isinstance(e, IsNull):
             operand, negated = self._build(e.operand, depth + 1), e.negated
             return lambda row: (operand(row) is None) != negated
@@ -146,7 +146,7 @@ class Compiler:
 
         return var
 
-    def _prop(self, e: Prop, subject: Compiled) -> Compiled:
+    def _prop(self, e: Prop, depth: int) -> Compiled:
         key, ev, graph = e.key, self.ev, self.ev.graph
         if isinstance(e.subject, Var):  # ``n.key``: the variable read here, one call less
             name = e.subject.name
@@ -160,6 +160,8 @@ class Compiler:
                 return ev.eval(e, row)  # not defined, a map, a date: as the evaluator says
 
             return var_prop
+
+        subject = self._build(e.subject, depth + 1)
 
         def prop(row: Row) -> Any:
             s = subject(row)

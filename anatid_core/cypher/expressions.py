@@ -44,7 +44,16 @@ from .syntax import (
     Unary,
     Var,
 )
-from .values import NodeRef, RelRef, compare, equals, fits_int64, is_number, type_name
+from .values import (
+    OVERFLOW,
+    NodeRef,
+    RelRef,
+    compare,
+    equals,
+    fits_int64,
+    is_number,
+    type_name,
+)
 
 Row = dict[str, Any]
 
@@ -198,7 +207,7 @@ class Evaluator:
         if e.op != "-":
             return value
         if isinstance(value, int) and not fits_int64(-value):
-            raise self.error(e, _OVERFLOW)
+            raise self.error(e, OVERFLOW)
         return -value
 
     def _binary(self, e: Binary, row: Row, aggs: Any) -> Any:
@@ -333,7 +342,7 @@ class Evaluator:
         except ZeroDivisionError:
             raise self.error(e, "division by zero") from None
         except OverflowError:
-            raise self.error(e, _OVERFLOW) from None
+            raise self.error(e, OVERFLOW) from None
 
     # ---------------------------------------------------------------------------- the rest
 
@@ -443,9 +452,6 @@ class Evaluator:
             out.append(self.eval(e.project, inner, aggs))
             check_list(len(out))
         return out
-
-
-_OVERFLOW = "integer overflow: the result is past 64-bit integers (as in Neo4j); use floats"
 
 
 def _show(value: Any) -> str:

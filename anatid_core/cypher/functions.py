@@ -19,7 +19,7 @@ from .errors import unsupported
 from .graph import Graph
 from .limits import check_list, check_string
 from .syntax import Call
-from .values import NodeRef, RelRef, fits_int64, is_number, type_name
+from .values import OVERFLOW, NodeRef, RelRef, fits_int64, is_number, type_name
 
 Fn = Callable[[Graph, list[Any]], Any]
 FUNCTIONS: dict[str, Fn] = {}
@@ -297,7 +297,7 @@ def _to_integer(ev: Graph, args: list[Any]) -> Any:
         text = x.strip()
         if _INTEGER_TEXT.fullmatch(text):
             if len(text.lstrip("+-").lstrip("0")) > 19:  # past 64 bits, however long
-                raise ArgumentError("integer overflow: the result is past 64-bit integers")
+                raise ArgumentError(OVERFLOW)
             return _int64(int(text))
         try:
             value = float(text)
@@ -357,7 +357,7 @@ def _int64(value: Any) -> Any:
     """``value``, unless it is an integer past 64 bits (abs() of the lowest, toInteger() of a
     long text): ArgumentError, as Neo4j's overflow."""
     if isinstance(value, int) and not isinstance(value, bool) and not fits_int64(value):
-        raise ArgumentError("integer overflow: the result is past 64-bit integers")
+        raise ArgumentError(OVERFLOW)
     return value
 
 

@@ -70,6 +70,10 @@ class RelRef:
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
+#: What an integer result past 64 bits says (Neo4j's integers are 64-bit; it fails there too).
+OVERFLOW = "integer overflow: the result is past 64-bit integers (as in Neo4j); use floats"
+
+
 def fits_int64(value: int) -> bool:
     return INT64_MIN <= value <= INT64_MAX
 
