@@ -330,6 +330,8 @@ class Graph:
     def labels_of_stored(self, stored: tuple[str, ...]) -> frozenset[str]:
         """The labels of a node whose stored labels are ``stored`` (a shape labels a node by
         them alone: :class:`~.shape.Shape`), made once per set."""
+        if stored.__class__ is not tuple:  # a record made by hand may hold a list
+            stored = tuple(stored)
         labels = self._stored_labels.get(stored)
         if labels is None:
             node = Node(id="", labels=stored)
