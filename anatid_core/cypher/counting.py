@@ -37,6 +37,9 @@ from .syntax import (
     Return,
     Var,
     With,
+    children,
+    names_in,
+    own_names,
 )
 from .values import NodeRef
 
@@ -74,11 +77,11 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
     if counts is None or not counts:
         return None
     if match.where is not None:
-        used |= _names(match.where)
+        used |= names_in(match.where)
     pattern_vars = [v for v in (part.nodes[0].var, rel.var, part.nodes[1].var) if v is not None]
     if len(set(pattern_vars)) != len(pattern_vars):
         return None
-    if any(c.args and _names(c.args[0]) - set(pattern_vars) for c in counts):
+    if any(c.args and names_in(c.args[0]) - set(pattern_vars) for c in counts):
         return None
     for i in (0, 1):
         near, far = part.nodes[i], part.nodes[1 - i]
@@ -151,37 +154,9 @@ def _counts_and_names(proj: Projection) -> tuple[list[Call] | None, set[str]]:
                 return None, used
             counts.append(node)
             continue
-        used |= _own_names(node)
-        stack.extend(_children(node))
+        used |= own_names(node)
+        stack.extend(children(node))
     return counts, used
-
-
-def _names(expr: Any) -> set[str]:
-    """Every variable name ``expr`` mentions (bound inside it or not: a safe over-count)."""
-    names: set[str] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        names |= _own_names(node)
-        stack.extend(_children(node))
-    return names
-
-
-def _own_names(node: Any) -> set[str]:
-    if isinstance(node, Var):
-        return {node.name}
-    if isinstance(node, (NodePattern, RelPattern)):
-        return {node.var} if node.var is not None else set()
-    var = getattr(node, "var", None)  # list comprehensions and quantifiers
-    return {var} if isinstance(var, str) else set()
-
-
-def _children(node: Any) -> list[Any]:
-    if isinstance(node, (Expr, NodePattern, RelPattern, PatternPart)):
-        return [getattr(node, f.name) for f in fields(node)]
-    if isinstance(node, (list, tuple)):
-        return list(node)
-    return []
 
 
 def _swap(expr: Expr, by_id: dict[int, Expr]) -> Expr:

@@ -10,11 +10,17 @@ Relationships are unique within one MATCH (openCypher's relationship isomorphism
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.errors import CypherError, InvalidInput
+from ..base.errors import (
+    CypherError,
+    CypherLimitExceeded,
+    CypherTimeout,
+    InvalidInput,
+    UnsupportedOperation,
+)
 from ..base.model import Cond, Kind
 from .errors import unsupported
 from .expressions import Evaluator, Row
@@ -34,11 +40,17 @@ from .syntax import (
     Prop,
     RelPattern,
     Var,
+    names_in,
 )
 from .values import NodeRef, RelRef, equals, type_name
 
 #: Field preference when several equalities could narrow a scan (most selective first).
 _FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
+
+
+#: A WHERE conjunct checked as soon as a partial match binds its variables (filter push-down):
+#: the variables it mentions, its compiled test.
+Early = tuple[frozenset[str], Callable[[Row], Any]]
 
 
 @dataclass(slots=True)
@@ -70,7 +82,8 @@ class Matcher:
         if len(rels) == 1 and not rels[0].variable:
             self._lone.add(id(rels[0]))
         if not clause.optional:
-            for partials in self._parts(clause, [Partial(r, frozenset()) for r in rows]):
+            early = self._early(clause)
+            for partials in self._parts(clause, [Partial(r, frozenset()) for r in rows], early):
                 out = self._where(clause, partials)
                 if out:
                     yield out
@@ -88,21 +101,69 @@ class Matcher:
         if out:
             yield out
 
-    def _parts(self, clause: Match, partials: list[Partial]) -> Iterator[list[Partial]]:
+    def _parts(
+        self, clause: Match, partials: list[Partial], early: tuple[Early, ...] = ()
+    ) -> Iterator[list[Partial]]:
         """Every pattern part of the clause bound in turn; the first one's scan may page."""
-        yield from self._extend(clause, _where_hints(clause.where), 0, partials)
+        yield from self._extend(clause, _where_hints(clause.where), 0, partials, early)
 
     def _extend(
-        self, clause: Match, hints: dict[str, list[Expr]], index: int, batch: list[Partial]
+        self,
+        clause: Match,
+        hints: dict[str, list[Expr]],
+        index: int,
+        batch: list[Partial],
+        early: tuple[Early, ...],
     ) -> Iterator[list[Partial]]:
         """Pattern parts ``index`` on bound for ``batch``. (A method, not a closure calling
         itself: that would be a reference cycle left to the collector at every query.)"""
         if index == len(clause.patterns):
             yield batch
             return
-        for grown in self._part(clause.patterns[index], batch, hints):
+        last = index == len(clause.patterns) - 1
+        for grown in self._part(clause.patterns[index], batch, hints, early, last):
             if grown:
-                yield from self._extend(clause, hints, index + 1, grown)
+                bound = grown[0].row.keys()  # the part's own conjuncts are checked
+                rest = tuple(e for e in early if not e[0] <= bound)
+                yield from self._extend(clause, hints, index + 1, grown, rest)
+
+    def _early(self, clause: Match) -> tuple[Early, ...]:
+        """The WHERE's top-level conjuncts, each to be checked as soon as a partial match binds
+        the variables it mentions: a step then grows only the partial matches that can still
+        pass (``MATCH (a)-->(b)-->(c) WHERE b.x > 5`` expands from the b that pass, not from
+        every b). The whole WHERE is still checked at the end, so the answer is the same."""
+        if clause.where is None:
+            return ()
+        truth = self.ev.compiled.truth
+        return tuple(
+            (frozenset(names_in(conjunct)), truth(conjunct))
+            for conjunct in _conjuncts(clause.where)
+        )
+
+    def _filtered(
+        self, batch: list[Partial], early: tuple[Early, ...]
+    ) -> tuple[list[Partial], tuple[Early, ...]]:
+        """``batch`` without the partial matches that a conjunct whose variables they all bind
+        rules out (false or null: the WHERE cannot hold then), and the conjuncts not checked
+        yet. A conjunct that fails on a row with an error keeps it: the whole WHERE, checked at
+        the end in its own order, says what it says of that row (its AND may not reach the
+        failing part). The partial matches of a batch bind the same variables."""
+        if not early or not batch:
+            return batch, early
+        bound = batch[0].row.keys()
+        ready = [test for names, test in early if names <= bound]
+        if not ready:
+            return batch, early
+        rest = tuple(e for e in early if not e[0] <= bound)
+        self.graph.rows_at_hand = [p.row for p in batch]
+        check = self.ev.deadline.check
+        out = []
+        for i, p in enumerate(batch):
+            if not i & CHECK_EVERY:
+                check()
+            if all(_may_hold(test, p.row) for test in ready):
+                out.append(p)
+        return out, rest
 
     def _where(self, clause: Match, partials: list[Partial]) -> list[Row]:
         rows = [p.row for p in partials]
@@ -131,19 +192,33 @@ class Matcher:
     # ------------------------------------------------------------------------------- part
 
     def _part(
-        self, part: PatternPart, partials: list[Partial], hints: dict[str, list[Expr]]
+        self,
+        part: PatternPart,
+        partials: list[Partial],
+        hints: dict[str, list[Expr]],
+        early: tuple[Early, ...] = (),
+        final_part: bool = True,
     ) -> Iterator[list[Partial]]:
+        """The matches of ``part`` for ``partials``; ``early`` conjuncts are checked on the
+        way, where a step follows (``final_part``: no pattern part of the MATCH follows; after
+        its last step the WHERE itself is checked: once is enough)."""
         if not partials:
             return
         row = partials[0].row
         start = self._start(part, row, hints)
         rel = self._rel_start(part, row, hints, self._node_rank(part, start, row, hints))
         if rel is not None and len(partials) == 1:
+            if final_part and len(part.rels) == 1:
+                early = ()  # the relationship binds the whole part: the WHERE comes next
             for batch in self._start_rels(part, rel, partials[0], hints):
-                yield from self._grow(part, rel, rel + 1, batch)
+                batch, pending = self._filtered(batch, early)
+                yield from self._grow(part, rel, rel + 1, batch, pending, final_part)
             return
+        if final_part and not part.rels:
+            early = ()  # a lone node: the WHERE comes next
         for batch in self._start_nodes(part.nodes[start], partials, hints):
-            yield from self._grow(part, start, start, batch)
+            batch, pending = self._filtered(batch, early)
+            yield from self._grow(part, start, start, batch, pending, final_part)
 
     def _start(self, part: PatternPart, row: Row, hints: dict[str, list[Expr]]) -> int:
         """The index of the node the part is matched from."""
@@ -184,7 +259,13 @@ class Matcher:
         return None if best is None else best[1]
 
     def _grow(
-        self, part: PatternPart, first: int, last: int, batch: list[Partial]
+        self,
+        part: PatternPart,
+        first: int,
+        last: int,
+        batch: list[Partial],
+        early: tuple[Early, ...] = (),
+        final_part: bool = True,
     ) -> Iterator[list[Partial]]:
         """Every partial match, nodes ``first`` to ``last`` of the part bound, grown to the
         whole part (forwards from ``last``, then backwards from ``first``), in batches: a
@@ -192,10 +273,15 @@ class Matcher:
         paths stops the walk before the long ones (issue 42's ``*1..3`` ... LIMIT)."""
         steps = [(i, False) for i in range(last, len(part.rels))]
         steps += [(i, True) for i in range(first - 1, -1, -1)]
-        yield from self._steps(part, steps, batch)
+        yield from self._steps(part, steps, batch, early, final_part)
 
     def _steps(
-        self, part: PatternPart, steps: list[tuple[int, bool]], batch: list[Partial]
+        self,
+        part: PatternPart,
+        steps: list[tuple[int, bool]],
+        batch: list[Partial],
+        early: tuple[Early, ...],
+        final_part: bool,
     ) -> Iterator[list[Partial]]:
         if not batch:
             return
@@ -204,8 +290,11 @@ class Matcher:
             return
         (i, backwards), rest = steps[0], steps[1:]
         here, there = part.nodes[i + 1 if backwards else i], part.nodes[i if backwards else i + 1]
+        if final_part and not rest:
+            early = ()  # the WHERE comes next
         for grown in self._step(part.rels[i], here, there, batch, backwards):
-            yield from self._steps(part, rest, grown)
+            grown, pending = self._filtered(grown, early)
+            yield from self._steps(part, rest, grown, pending, final_part)
 
     # ------------------------------------------------------------------------ start nodes
 
@@ -573,6 +662,29 @@ def _new_variables(clause: Match, row: Row) -> list[str]:
             if rel.var is not None and rel.var not in row:
                 names.append(rel.var)
     return list(dict.fromkeys(names))
+
+
+def _conjuncts(where: Expr) -> list[Expr]:
+    """The top-level conjuncts of a WHERE (``a AND (b AND c)``: a, b, c), in order."""
+    out: list[Expr] = []
+    stack = [where]
+    while stack:  # a loop: a chain of 10,000 ANDs is 10,000 deep
+        expr = stack.pop()
+        if isinstance(expr, Binary) and expr.op == "AND":
+            stack.extend((expr.right, expr.left))
+        else:
+            out.append(expr)
+    return out
+
+
+def _may_hold(test: Callable[[Row], Any], row: Row) -> bool:
+    """Whether a conjunct leaves ``row`` a chance: true, or an error (the whole WHERE decides)."""
+    try:
+        return test(row) is True
+    except (CypherTimeout, CypherLimitExceeded):
+        raise
+    except (CypherError, UnsupportedOperation):
+        return True
 
 
 def _where_hints(where: Expr | None) -> dict[str, list[Expr]]:

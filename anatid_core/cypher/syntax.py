@@ -7,7 +7,7 @@ by ``id()`` when a projection fills in its value).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -257,3 +257,40 @@ class SingleQuery:
 class Query:
     parts: list[SingleQuery]
     union_all: list[bool]  # between parts[i] and parts[i + 1]
+
+
+def names_in(expr: Any) -> set[str]:
+    """Every variable name ``expr`` mentions (bound inside it or not: a safe over-count)."""
+    names: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node.__class__ is Var:
+            names.add(node.name)
+        elif isinstance(node, (Expr, NodePattern, RelPattern, PatternPart)):
+            var = getattr(node, "var", None)  # patterns, list comprehensions, quantifiers
+            if isinstance(var, str):
+                names.add(var)
+            stack.extend(vars(node).values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return names
+
+
+def own_names(node: Any) -> set[str]:
+    """The variable a syntax node names itself (a variable, a pattern's, a comprehension's)."""
+    if isinstance(node, Var):
+        return {node.name}
+    if isinstance(node, (NodePattern, RelPattern)):
+        return {node.var} if node.var is not None else set()
+    var = getattr(node, "var", None)  # list comprehensions and quantifiers
+    return {var} if isinstance(var, str) else set()
+
+
+def children(node: Any) -> list[Any]:
+    """The syntax nodes (and lists of them) directly under ``node``."""
+    if isinstance(node, (Expr, NodePattern, RelPattern, PatternPart)):
+        return [getattr(node, f.name) for f in fields(node)]
+    if isinstance(node, (list, tuple)):
+        return list(node)
+    return []

@@ -77,6 +77,18 @@ COUNTS = [
     "MATCH (a:A)-[r:S]->(b) WHERE a.name STARTS WITH 'n1' RETURN DISTINCT count(r) AS n",
 ]
 PAIRS += [(query, query.replace("count(r)", "count(r.id)")) for query in COUNTS]
+#: WHERE conjuncts checked as soon as their variables are bound (filter push-down); the plain
+#: plan: the same conditions after the MATCH (``WITH *``), where nothing is pushed.
+EARLY = [
+    "MATCH (a:A)-[r]->(b)-[s]->(c) WHERE b.group = $g AND c.name STARTS WITH 'n1' "
+    "RETURN a.id, b.id, c.id",
+    "MATCH (a {group: $g})-[r]-(b)-[s]-(c) WHERE a.name <> 'n3' AND r.rel = 'R' AND s.id <> r.id "
+    "RETURN a.id, r.id, c.id",
+    "MATCH (a)-[:R*1..2]->(b), (b)-[s:S]->(c) WHERE b.group = $g AND c:A RETURN a.id, b.id, c.id",
+    "MATCH (x {group: $g}) MATCH (x)-->(y)-->(z) WHERE x.name = y.name OR y:B RETURN x.id, z.id",
+    "MATCH (a:B)-[r]->(b)-[s]->(c) WHERE (b)-[:S]->(:A) AND $g <> 'g9' RETURN a.id, c.id",
+]
+PAIRS += [(q, q.replace(" WHERE ", " WITH * WHERE ", 1)) for q in EARLY]
 PAIRS += [
     (
         "MATCH (a:B)-[r]-(b:A) RETURN a.id AS id, count(*) AS n, count(b) AS m ORDER BY id",
@@ -316,3 +328,37 @@ def test_order_by_sorts_as_the_cypher_order_with_nulls_and_ties(filled: Store, s
             return -c if b_desc else c
 
         assert got == [r["i"] for r in sorted(rows, key=functools.cmp_to_key(cmp))], query
+
+
+def test_a_condition_checked_early_keeps_the_errors_of_the_whole_where(filled: Store) -> None:
+    """A conjunct pushed down that fails on a row keeps the row: the WHERE, checked whole at
+    the end in its own order, fails or not as it did (here its AND stops at the false part)."""
+    from anatid_core import CypherError
+
+    quiet = "MATCH (a)-[r]->(b)-[s]->(c) WHERE c.name ENDS WITH 'z' AND b.id * 2 > 0 RETURN a.id"
+    assert filled.cypher(quiet).rows == []
+    loud = "MATCH (a)-[r]->(b)-[s]->(c) WHERE b.id * 2 > 0 AND c.name ENDS WITH 'z' RETURN a.id"
+    with pytest.raises(CypherError):
+        filled.cypher(loud)
+
+
+def test_a_step_grows_only_the_partial_matches_the_where_leaves(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher import matching
+
+    grown: list[int] = []
+    original = matching.Matcher._step
+    monkeypatch.setattr(
+        matching.Matcher,
+        "_step",
+        lambda self, rel, here, there, batch, back: grown.append(len(batch))
+        or original(self, rel, here, there, batch, back),
+    )
+    early = "MATCH (a {id: 'n2'})-->(b)-->(c) WHERE b.group = 'nowhere' RETURN c.id"
+    assert filled.cypher(early).rows == []
+    assert grown == [1]  # from n2 to its b, none of which may pass: no second step
+    grown.clear()
+    late = early.replace(" WHERE ", " WITH * WHERE ")
+    assert filled.cypher(late).rows == []
+    assert len(grown) == 2
