@@ -98,16 +98,9 @@ class NeighbourhoodReads(RecordReads):
         records at 10k facts; issue 42). From the graph index, an edge whose other end is not a
         visible node is left out."""
         ids = id_list(node_ids, "node_ids")
+        rels, sides = self._ends_arguments(direction, rels)
         if not ids:
             return []
-        if isinstance(rels, str):
-            rels = [rels]
-        elif rels is not None and not isinstance(rels, (list, tuple)):
-            rels = list(rels)  # read twice below
-        self._edge_filter(rels)  # validates rels
-        sides = {"out": [2], "in": [3], "both": [2, 3]}.get(direction)
-        if sides is None:
-            raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
         current = self.indexes.current
         if not self.connection.closed and self.visibility.is_current and current.usable():
             if current.view("edge") is not None:
@@ -134,17 +127,10 @@ class NeighbourhoodReads(RecordReads):
         labels: ``{node: {(rel, labels): count}}``, a node with none left out. A self loop
         counts once; an edge between two of the nodes counts for each. What a pattern count
         needs (Cypher's ``(n)-[:T]-(:Label)`` counted per ``n``), without a record: from the
-        in-memory current records, 4 edges a microsecond; else from :meth:`edge_ends` and the
+        in-memory current records, about an edge a microsecond; else from :meth:`edge_ends` and the
         far nodes' records."""
         ids = id_list(node_ids, "node_ids")
-        if isinstance(rels, str):
-            rels = [rels]
-        elif rels is not None and not isinstance(rels, (list, tuple)):
-            rels = list(rels)  # read twice below
-        self._edge_filter(rels)  # validates rels
-        sides = {"out": [2], "in": [3], "both": [2, 3]}.get(direction)
-        if sides is None:
-            raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        rels, sides = self._ends_arguments(direction, rels)
         if not ids:
             return {}
         current = self.indexes.current
@@ -156,6 +142,21 @@ class NeighbourhoodReads(RecordReads):
                         wanted = None if rels is None else set(rels)
                         return edges.neighbour_counts(nodes, ids, sides, wanted)
         return self._neighbour_counts_read(ids, direction, rels)
+
+    def _ends_arguments(
+        self, direction: str, rels: Iterable[str] | None
+    ) -> tuple[list[str] | tuple[str, ...] | None, list[int]]:
+        """``rels`` as a sequence (checked) and the row positions of the ends ``direction``
+        names (2: src, 3: dst), for :meth:`edge_ends` and :meth:`neighbour_counts`."""
+        if isinstance(rels, str):
+            rels = [rels]
+        elif rels is not None and not isinstance(rels, (list, tuple)):
+            rels = list(rels)  # read twice by the callers
+        self._edge_filter(rels)  # validates rels
+        sides = {"out": [2], "in": [3], "both": [2, 3]}.get(direction)
+        if sides is None:
+            raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        return rels, sides
 
     def _neighbour_counts_read(
         self, ids: list[str], direction: Direction, rels: Iterable[str] | None

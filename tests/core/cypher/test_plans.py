@@ -16,6 +16,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -131,6 +132,22 @@ def check(reader: object) -> None:
         assert not part - full and part.total() == min(4, full.total())
 
 
+def spy_on_matcher(
+    monkeypatch: pytest.MonkeyPatch, method: str, note: Callable[..., object]
+) -> list[object]:
+    """What ``note`` makes of the arguments of each call of ``Matcher.<method>``."""
+    from anatid_core.cypher import matching
+
+    seen: list[object] = []
+    original = getattr(matching.Matcher, method)
+    monkeypatch.setattr(
+        matching.Matcher,
+        method,
+        lambda self, *a: seen.append(note(*a)) or original(self, *a),
+    )
+    return seen
+
+
 @pytest.fixture
 def filled(tmp_path: Path) -> Store:
     store = Store.open(tmp_path / "plans.duckdb")
@@ -142,15 +159,7 @@ def filled(tmp_path: Path) -> Store:
 def test_narrowed_plans_answer_as_the_plain_plans(
     filled: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from anatid_core.cypher import matching
-
-    started: list[str] = []
-    original = matching.Matcher._start_rels
-    monkeypatch.setattr(
-        matching.Matcher,
-        "_start_rels",
-        lambda self, part, *a: started.append(part) or original(self, part, *a),
-    )
+    started = spy_on_matcher(monkeypatch, "_start_rels", lambda part, *a: part)
     check(filled)
     assert len(started) >= 6 * 3  # the first six pairs' narrowed queries began at r
     assert filled.indexes.current.loaded("edge") is not None  # scans came from memory
@@ -345,16 +354,7 @@ def test_a_condition_checked_early_keeps_the_errors_of_the_whole_where(filled: S
 def test_a_step_grows_only_the_partial_matches_the_where_leaves(
     filled: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from anatid_core.cypher import matching
-
-    grown: list[int] = []
-    original = matching.Matcher._step
-    monkeypatch.setattr(
-        matching.Matcher,
-        "_step",
-        lambda self, rel, here, there, batch, back: grown.append(len(batch))
-        or original(self, rel, here, there, batch, back),
-    )
+    grown = spy_on_matcher(monkeypatch, "_step", lambda rel, here, there, batch, back: len(batch))
     early = "MATCH (a {id: 'n2'})-->(b)-->(c) WHERE b.group = 'nowhere' RETURN c.id"
     assert filled.cypher(early).rows == []
     assert grown == [1]  # from n2 to its b, none of which may pass: no second step
