@@ -48,6 +48,10 @@ from .values import NodeRef, RelRef, equals, type_name
 _FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
 
 
+#: A WHERE of more top-level conjuncts than this is checked at the end only: each pushed one is
+#: checked twice where it passes (early, then in the whole WHERE), a cost a generated chain of
+#: thousands would pay per row.
+_PUSHED_CONJUNCTS = 64
 #: A WHERE conjunct checked as soon as a partial match binds its variables (filter push-down):
 #: the variables it mentions, its compiled test.
 Early = tuple[frozenset[str], Callable[[Row], Any]]
@@ -134,11 +138,11 @@ class Matcher:
         every b). The whole WHERE is still checked at the end, so the answer is the same."""
         if clause.where is None:
             return ()
+        conjuncts = _conjuncts(clause.where)
+        if len(conjuncts) > _PUSHED_CONJUNCTS:
+            return ()  # a generated chain: checked once, at the end, as it always was
         truth = self.ev.compiled.truth
-        return tuple(
-            (frozenset(names_in(conjunct)), truth(conjunct))
-            for conjunct in _conjuncts(clause.where)
-        )
+        return tuple((frozenset(names_in(c)), truth(c)) for c in conjuncts)
 
     def _filtered(
         self, batch: list[Partial], early: tuple[Early, ...]
