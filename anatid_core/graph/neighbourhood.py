@@ -63,7 +63,7 @@ class NeighbourhoodReads(RecordReads):
         if not ids:
             return []
         if rels is not None and not isinstance(rels, (str, list, tuple)):
-            rels = list(rels)  # read twice: by the filter (which checks it), by the memory path
+            rels = name_list(rels, "rels")  # read twice: by the filter, by the memory path
         f = self._edge_filter(rels)
         # One indexed lookup per side, joined by UNION: an OR across src and dst would make
         # DuckDB scan the whole table (96 ms against ~1 ms at 2.3M edges).
@@ -145,14 +145,12 @@ class NeighbourhoodReads(RecordReads):
 
     def _ends_arguments(
         self, direction: str, rels: Iterable[str] | None
-    ) -> tuple[list[str] | tuple[str, ...] | None, list[int]]:
+    ) -> tuple[list[str] | None, list[int]]:
         """``rels`` as a sequence (checked) and the row positions of the ends ``direction``
         names (2: src, 3: dst), for :meth:`edge_ends` and :meth:`neighbour_counts`."""
-        if isinstance(rels, str):
-            rels = [rels]
-        elif rels is not None and not isinstance(rels, (list, tuple)):
-            rels = list(rels)  # read twice by the callers
-        self._edge_filter(rels)  # validates rels
+        # a list read twice by the callers, checked as every verb's rels= (an int was an
+        # untyped TypeError); one rel alone may be a str here
+        rels = name_list([rels] if isinstance(rels, str) else rels, "rels")
         sides = {"out": [2], "in": [3], "both": [2, 3]}.get(direction)
         if sides is None:
             raise InvalidInput(f"direction must be 'out', 'in' or 'both', got {direction!r}")

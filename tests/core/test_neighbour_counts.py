@@ -86,4 +86,7 @@ def test_bad_arguments_are_invalid_input(store: Store) -> None:
         store.neighbour_counts(["n1"], direction="sideways")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput):
         store.neighbour_counts("n1")
+    for verb in (store.neighbour_counts, store.edge_ends, store.edges_of):
+        with pytest.raises(InvalidInput, match="rels must be a list"):
+            verb(["n1"], rels=7)  # type: ignore[arg-type]
     assert store.neighbour_counts([]) == {}
