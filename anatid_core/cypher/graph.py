@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 from ..base.lazy import lazy_props
 from ..base.model import Cond, Direction, Edge, Kind, Node
-from .shape import WHOLE_MAP, QuickProperties, Shape
+from .shape import WHOLE_MAP, QuickProperties, Shape, labels_of_stored, type_of_stored
 from .target import ReadTarget
 from .values import NodeRef, RelRef
 
@@ -334,8 +334,7 @@ class Graph:
             stored = tuple(stored)
         labels = self._stored_labels.get(stored)
         if labels is None:
-            node = Node(id="", labels=stored)
-            labels = self._stored_labels[stored] = frozenset(self.shape.node_labels(node))
+            labels = self._stored_labels[stored] = frozenset(labels_of_stored(self.shape, stored))
         return labels
 
     def rel_type_of(self, rel: str) -> str:
@@ -343,7 +342,7 @@ class Graph:
         rel alone: every shape does)."""
         kind = self._rel_types.get(rel)
         if kind is None:
-            kind = self._rel_types[rel] = self.shape.rel_type(Edge(id="", src="", dst="", rel=rel))
+            kind = self._rel_types[rel] = type_of_stored(self.shape, rel)
         return kind
 
     def _edges_at(

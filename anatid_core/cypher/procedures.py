@@ -8,7 +8,7 @@ from typing import Any
 
 from ..base.model import Edge, Node
 from .graph import after_id, paged
-from .shape import Procedure, Shape
+from .shape import Procedure, Shape, labels_of_stored, type_of_stored
 from .target import ReadTarget
 
 
@@ -30,12 +30,12 @@ def _labels(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str,
     # a shape labels a node by its labels alone (the Shape protocol): one record per label set
     seen: set[str] = set()
     for labels in target.label_sets():
-        seen.update(shape.node_labels(Node(id="", labels=labels)))
+        seen.update(labels_of_stored(shape, labels))
     return [{"label": label} for label in sorted(seen)]
 
 
 def _types(target: ReadTarget, shape: Shape, args: list[Any]) -> list[dict[str, Any]]:
-    seen = {shape.rel_type(Edge(id="", src="", dst="", rel=rel)) for rel in target.rel_names()}
+    seen = {type_of_stored(shape, rel) for rel in target.rel_names()}
     return [{"relationshipType": kind} for kind in sorted(seen)]
 
 

@@ -80,6 +80,17 @@ class Shape(Protocol):
 WHOLE_MAP: Any = object()
 
 
+def labels_of_stored(shape: Shape, stored: Sequence[str]) -> list[str]:
+    """The labels ``shape`` shows on a node whose stored labels are ``stored``: it labels a
+    node by them alone (:class:`Shape`), so a stand-in record holding only them is asked."""
+    return shape.node_labels(Node(id="", labels=tuple(stored)))
+
+
+def type_of_stored(shape: Shape, rel: str) -> str:
+    """The type ``shape`` shows on a relationship of the store ``rel`` (by its rel alone)."""
+    return shape.rel_type(Edge(id="", src="", dst="", rel=rel))
+
+
 @runtime_checkable
 class QuickProperties(Protocol):
     """A shape that can read some properties straight from a record's columns (optional)."""
