@@ -200,22 +200,22 @@ class Projector:
         by_text = {item.text: name for item, name in zip(items, names, strict=True)}
         for name in names:  # ORDER BY an alias: its column, as evaluating it on the row gives
             by_text.setdefault(name, name)
-        keyed: list[tuple[list[Any], Row]] = []
         sorted_by = [by_text.get(sort.text) for sort in proj.order]
         if all(column is not None for column in sorted_by):  # columns only (most): no scope
             keyed = [([row[c] for c in sorted_by], row) for row in out]  # type: ignore[index]
-        for i, row in enumerate(out if not keyed else ()):
-            if not i & CHECK_EVERY:
-                self.ev.deadline.check()
-            scope = row if projected_only or before is None else {**before[i], **row}
-            keys = []
-            for sort in proj.order:
-                column = by_text.get(sort.text)
-                if column is not None:
-                    keys.append(row[column])
-                else:
-                    keys.append(self._sort_value(sort.expr, scope, projected_only))
-            keyed.append((keys, row))
+        else:
+            keyed = []
+            for i, row in enumerate(out):
+                if not i & CHECK_EVERY:
+                    self.ev.deadline.check()
+                scope = row if projected_only or before is None else {**before[i], **row}
+                keys = [
+                    row[column]
+                    if column is not None
+                    else self._sort_value(sort.expr, scope, projected_only)
+                    for sort, column in zip(proj.order, sorted_by, strict=True)
+                ]
+                keyed.append((keys, row))
 
         columns = [[keys[j] for keys, _ in keyed] for j in range(len(proj.order))]
         natives = [native_order(column) for column in columns]
