@@ -158,7 +158,11 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         return item_from_row(kind, rows[0]) if rows else None
 
     def _get_many(self, kind: Kind, ids: Iterable[str]) -> list[Item]:
-        wanted = id_list(ids)
+        return self._read_many(kind, id_list(ids))
+
+    def _read_many(self, kind: Kind, wanted: list[str]) -> list[Item]:
+        """The visible records of ``wanted``, ids already checked (a verb's own ids, read from
+        the store: checking 50 ids again was a tenth of a one-hop ``expand``), in order."""
         if not wanted:
             return []
         found = self._from_memory(kind, list(dict.fromkeys(wanted)))
@@ -291,8 +295,8 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
 
     def _walk_from_memory(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
-    ) -> list[tuple[Any, ...]] | None:
-        """The edge rows of an unfiltered expansion from the in-memory current edges (see
+    ) -> list[tuple[int, tuple[Any, ...]]] | None:
+        """``(hop, edge row)`` of an unfiltered expansion from the in-memory current edges (see
         ``NeighbourhoodReads._expand_in_one_query``); None where SQL answers."""
         current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():

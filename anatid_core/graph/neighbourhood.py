@@ -36,6 +36,7 @@ class RecordReads(Protocol):
     def _query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
     def _edge_filter(self, rels: Iterable[str] | None) -> SqlFilter: ...
     def get_nodes(self, ids: Iterable[str]) -> list[Node]: ...
+    def _read_many(self, kind: Kind, wanted: list[str]) -> list[Any]: ...
     def _edges_between_rows(
         self, a: list[str], b: list[str], rels: list[str] | None, directed: bool
     ) -> list[tuple[Any, ...]] | None: ...
@@ -44,7 +45,7 @@ class RecordReads(Protocol):
     ) -> list[tuple[Any, ...]] | None: ...
     def _walk_from_memory(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
-    ) -> list[tuple[Any, ...]] | None: ...
+    ) -> list[tuple[int, tuple[Any, ...]]] | None: ...
     def _from_memory(self, kind: Kind, ids: list[str]) -> list[Any] | None: ...
 
 
@@ -345,31 +346,34 @@ class NeighbourhoodReads(RecordReads):
             rels = list(rels)  # read twice below
         f = self._edge_filter(rels)  # validates rels
         at = {"src": 2, "dst": 3}  # positions in an edge row
-        rows = self._walk_from_memory(
+        met = self._walk_from_memory(
             seed_ids,
             depth,
             [(at[near], at[far]) for near, far in sides],
             None if rels is None else set(rels),
         )
-        if rows is None:
+        if met is None:
             walked = self._expand_by_index(seed_ids, depth, direction, rels)
             if walked is not None:
                 return walked
-            rows = self._expand_rows(seed_ids, depth, sides, f)
-        rows = sorted(rows, key=lambda r: (r[0], r[2]))
+            met = [(r[0], r[1:]) for r in self._expand_rows(seed_ids, depth, sides, f)]
+        met.sort(key=_by_hop_and_id)
         distance: dict[str, int] = dict.fromkeys(seed_ids, 0)
         edges: list[Edge] = []
         seen: set[int] = set()
-        for row in rows:
-            if row[1] in seen:
+        for hop, row in met:
+            if row[0] in seen:  # its version id
                 continue
-            seen.add(row[1])
-            hop, e = int(row[0]), edge_from_row(row[1:])
+            seen.add(row[0])
+            e = edge_from_row(row)
+            hop = int(hop)
             edges.append(e)
             for end in (e.src, e.dst):
                 if end not in distance:
                     distance[end] = hop
-        return _subgraph({n.id: n for n in self.get_nodes(list(distance))}, distance, edges)
+        # the seeds were checked, the others read from the store: not checked again
+        found = cast(list[Node], self._read_many("node", list(distance)))
+        return _subgraph({n.id: n for n in found}, distance, edges)
 
     def _expand_by_index(
         self, seed_ids: list[str], depth: int, direction: str, rels: Iterable[str] | None
@@ -460,6 +464,10 @@ class NeighbourhoodReads(RecordReads):
             if direction in ("in", "both") and e.dst in wanted:
                 counts[e.dst] += 1
         return counts
+
+
+def _by_hop_and_id(met: tuple[int, tuple[Any, ...]]) -> tuple[int, str]:
+    return met[0], met[1][1]
 
 
 def _subgraph(found: dict[str, Node], distance: dict[str, int], edges: Iterable[Edge]) -> Subgraph:

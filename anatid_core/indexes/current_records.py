@@ -286,12 +286,13 @@ class _KindView:
 
     def walk(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None
-    ) -> list[Row]:
-        """``(hop, *edge row)`` for every edge met at each hop up to ``depth``, as
+    ) -> list[tuple[int, Row]]:
+        """``(hop, edge row)`` for every edge met at each hop up to ``depth``, as
         ``NeighbourhoodReads._expand_in_one_query`` reads them by SQL: hop k takes the edges whose
-        ``near`` end is a ``far`` end of an edge of hop k-1 (the seeds for hop 1)."""
+        ``near`` end is a ``far`` end of an edge of hop k-1 (the seeds for hop 1). The rows are
+        the view's own (not copied: a copy per edge was a tenth of a one-hop expansion)."""
         assert self.ends is not None
-        out: list[Row] = []
+        out: list[tuple[int, Row]] = []
         frontier = set(seeds)
         for hop in range(1, depth + 1):
             reached: set[str] = set()
@@ -301,7 +302,7 @@ class _KindView:
                     for eid in index.get(node, ()):
                         row = self.by_id[eid]
                         if rels is None or row[4] in rels:
-                            out.append((hop, *row[:-1]))
+                            out.append((hop, row))
                             reached.add(row[far])
             if not reached:
                 break
