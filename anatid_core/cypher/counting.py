@@ -12,6 +12,13 @@ gives one row per node carrying its count. The
 projection then sums the counts where it counted rows: the same groups, in the same order,
 with the same values (a node with no match gives no row, as it gives no rows).
 Any other query, and any MATCH this plan does not describe exactly, runs as before.
+
+Counting nodes by their labels (``MATCH (n:Entity) WHERE n.group_id = $g UNWIND labels(n) AS
+label RETURN label, count(*)``) likewise: when a query's first MATCH binds one node alone and
+what follows reads it only as ``labels(n)`` (an ``UNWIND labels(n)`` first, or not) and
+aggregates only ``count``, the plan binds the nodes as the MATCH does, its WHERE applied, and
+gives one row per stored label set (a shape labels a node by its stored labels alone), carrying
+how many nodes it stands for: the UNWIND and the grouping run once per label set, not per node.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from .syntax import (
     ProjectionItem,
     RelPattern,
     Return,
+    Unwind,
     Var,
     With,
     children,
@@ -123,6 +131,94 @@ def counted_rows(plan: CountPlan, matcher: Matcher, graph: Graph) -> Iterator[li
                 out.append({**row, WEIGHT: count})
         if out:
             yield out
+
+
+@dataclass
+class LabelPlan:
+    node: str  # the variable of the MATCH's one node
+    start: Match  # the MATCH, as written
+    clauses: list[Clause]  # what follows it, its counts summing WEIGHT
+
+
+def label_plan(clauses: list[Clause]) -> LabelPlan | None:
+    """The plan for a query that counts the nodes of its first MATCH by their labels (module
+    docstring), else None."""
+    if len(clauses) < 2 or not isinstance(clauses[0], Match):
+        return None
+    match = clauses[0]
+    if match.optional or len(match.patterns) != 1:
+        return None
+    part = match.patterns[0]
+    if part.path_var is not None or part.rels or part.nodes[0].var is None:
+        return None
+    node = part.nodes[0].var
+    at, counted = 1, {node}  # the clause after the MATCH (and its UNWIND); what count() may take
+    first = clauses[1]
+    if isinstance(first, Unwind) and _labels_of(first.expr, node) and first.var != node:
+        at, counted = 2, {node, first.var}  # neither a node nor a label is ever null
+    after = clauses[at] if at < len(clauses) else None
+    if not isinstance(after, (With, Return)) or after.projection.star:
+        return None
+    proj = after.projection
+    counts, _ = _counts_and_names(proj)
+    if not counts or any(c.args and _var_name(c.args[0]) not in counted for c in counts):
+        return None
+    if not _reads_only_labels(proj, node):
+        return None
+    summed: dict[int, Expr] = {id(c): Call(c.pos, "sum", [Var(c.pos, WEIGHT)]) for c in counts}
+    items = [ProjectionItem(_swap(it.expr, summed), it.alias, it.text) for it in proj.items]
+    projection = replace(after, projection=replace(proj, items=items))
+    return LabelPlan(node, match, [*clauses[1:at], projection, *clauses[at + 1 :]])
+
+
+def label_set_rows(plan: LabelPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
+    """One row per stored label set of the MATCH's nodes (the first node's row), in the order
+    the sets are first met, each with how many nodes it stands for under WEIGHT."""
+    sets: dict[tuple[str, ...], list[Any]] = {}  # stored labels -> [first row, how many]
+    for batch in matcher.match(plan.start, [{}]):
+        matcher.ev.deadline.check()
+        for row in batch:
+            record = graph.record(row[plan.node])
+            assert record is not None  # a bound node is a read one
+            found = sets.get(record.labels)
+            if found is None:
+                sets[record.labels] = [row, 1]
+            else:
+                found[1] += 1
+    if sets:
+        yield [{**row, WEIGHT: n} for row, n in sets.values()]
+
+
+def _var_name(expr: Expr) -> str | None:
+    return expr.name if isinstance(expr, Var) else None
+
+
+def _labels_of(expr: Expr, node: str) -> bool:
+    """Whether ``expr`` is ``labels(node)``."""
+    return (
+        isinstance(expr, Call)
+        and expr.name == "labels"
+        and not expr.distinct
+        and len(expr.args) == 1
+        and isinstance(expr.args[0], Var)
+        and expr.args[0].name == node
+    )
+
+
+def _reads_only_labels(proj: Projection, node: str) -> bool:
+    """Whether the projection reads ``node`` only as ``labels(node)`` or counts it (its
+    aggregates are plain counts: :func:`_counts_and_names`)."""
+    stack: list[Any] = [item.expr for item in proj.items]
+    stack += [s.expr for s in proj.order]
+    stack += [e for e in (proj.skip, proj.limit) if e is not None]
+    while stack:
+        item = stack.pop()
+        if _labels_of(item, node) or isinstance(item, Call) and item.name in AGGREGATES:
+            continue
+        if node in own_names(item):
+            return False
+        stack.extend(children(item))
+    return True
 
 
 def _fits(

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..base.errors import CypherError
 from ..base.lazy import solid
-from .counting import count_plan, counted_rows
+from .counting import count_plan, counted_rows, label_plan, label_set_rows
 from .errors import unsupported
 from .expressions import Evaluator, Row
 from .graph import Graph
@@ -147,9 +147,13 @@ class Engine:
         columns: list[str] = []
         clauses = query.clauses
         plan = count_plan(clauses)
+        by_labels = None if plan is not None else label_plan(clauses)
         if plan is not None:  # counts from the adjacency, not a row per match (.counting)
             stream = counted_rows(plan, self.matcher, self.graph)
             clauses = [plan.projection, *clauses[2:]]
+        elif by_labels is not None:  # a row per label set, not per node (.counting)
+            stream = label_set_rows(by_labels, self.matcher, self.graph)
+            clauses = by_labels.clauses
         for clause in clauses:
             stream, columns = self._clause(clause, stream, columns)
         rows: list[Row] = []

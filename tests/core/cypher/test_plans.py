@@ -78,6 +78,24 @@ COUNTS = [
     "MATCH (a:A)-[r:S]->(b) WHERE a.name STARTS WITH 'n1' RETURN DISTINCT count(r) AS n",
 ]
 PAIRS += [(query, query.replace("count(r)", "count(r.id)")) for query in COUNTS]
+#: Nodes counted by their labels, a row per stored label set (the plain plan: ``count(n.id)``,
+#: which reads the node). Stored label sets here: A, B, and A with B.
+BY_LABELS = [
+    "MATCH (n:A) WHERE n.group = $g UNWIND labels(n) AS l RETURN l, count(*) AS c ORDER BY l",
+    "MATCH (n) UNWIND labels(n) AS l RETURN l, count(n) AS c, count(l) AS d",
+    "MATCH (n {group: $g}) RETURN labels(n) AS l, count(*) AS c",
+    "MATCH (n:B) WHERE n.name STARTS WITH 'n1' RETURN count(n) AS c",
+    "MATCH (n) WITH labels(n) AS l, count(*) AS c WHERE c > 3 RETURN l, c",
+    "MATCH (n) UNWIND labels(n) AS l WITH l, count(*) AS c RETURN l, c * 2 AS d ORDER BY d DESC, l",
+    "MATCH (n) RETURN size(labels(n)) AS k, count(*) AS c ORDER BY k",
+    "MATCH (n {group: 'none'}) RETURN count(*) AS c",
+    "MATCH (n:A:B) UNWIND labels(n) AS l RETURN DISTINCT count(*) AS c",
+]
+PAIRS += [
+    (q, q.replace("count(*)", "count(n.id)").replace("count(n)", "count(n.id)")
+     .replace("count(l)", "count(n.id)"))
+    for q in BY_LABELS
+]  # fmt: skip
 #: WHERE conjuncts checked as soon as their variables are bound (filter push-down); the plain
 #: plan: the same conditions after the MATCH (``WITH *``), where nothing is pushed.
 EARLY = [
@@ -190,6 +208,46 @@ def test_counts_per_node_come_from_the_adjacency(
         counted.clear()
         filled.cypher(query)
         assert not counted, query
+
+
+def test_counts_by_label_take_a_row_per_label_set(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher import engine
+
+    planned: list[object] = []
+    original = engine.label_set_rows
+    monkeypatch.setattr(
+        engine, "label_set_rows", lambda plan, *a: planned.append(plan) or original(plan, *a)
+    )
+    for query in BY_LABELS:
+        planned.clear()
+        filled.cypher(query, {"g": "g0"})
+        assert planned, query
+    for query in (  # the node read beyond its labels, or not a plain count: rows as before
+        "MATCH (n) UNWIND labels(n) AS l RETURN l, count(*), collect(n.id)",
+        "MATCH (n) RETURN labels(n), n.group, count(*)",
+        "MATCH (n) RETURN labels(n), count(DISTINCT n)",
+        "MATCH (n) UNWIND labels(n) AS l RETURN l, count(*) ORDER BY n.id",
+        "MATCH (n) UNWIND n.tags AS l RETURN l, count(*)",
+        "MATCH (n) UNWIND labels(n) AS n RETURN n, count(*)",
+        "OPTIONAL MATCH (n:Nope) RETURN labels(n), count(*)",
+        "MATCH (n), (m) RETURN labels(n), count(*)",
+        "MATCH (n) RETURN [n IN [1] | n] AS x, count(*)",
+        "MATCH (n) RETURN labels(n)",
+    ):
+        planned.clear()
+        try:
+            filled.cypher(query)
+        except Exception:  # refused or not: the plan must not have run
+            pass
+        assert not planned, query
+    # the answer the plan gives: every node once, under each of its labels
+    rows = filled.cypher("MATCH (n) UNWIND labels(n) AS l RETURN l, count(*) AS c ORDER BY l")
+    nodes = filled.find_nodes(limit=None)
+    assert [tuple(r) for r in rows.rows] == [
+        (label, sum(label in n.labels for n in nodes)) for label in ("A", "B")
+    ]
 
 
 def test_inside_a_writers_transaction_and_without_the_in_memory_records(
