@@ -24,7 +24,7 @@ from ..base.errors import (
 from ..base.model import Cond, Kind
 from .errors import unsupported
 from .expressions import Evaluator, Row
-from .graph import Graph, prop_field
+from .graph import BATCH, Graph, prop_field
 from .limits import CHECK_EVERY, check_size
 from .syntax import (
     Binary,
@@ -585,48 +585,73 @@ class Matcher:
     def _variable_step(
         self, rel: RelPattern, here: NodePattern, direction: str, batch: list[Partial]
     ) -> Iterator[list[tuple[Partial, NodeRef]]]:
-        """The paths of ``rel`` from each partial match, a length at a time (shortest first)."""
+        """The paths of ``rel`` from each partial match, a length at a time (shortest first).
+        Each length's paths are grown from the shorter ones a few at a time, and handed on as
+        they grow: a LIMIT met by the first of them stops the walk there, before the
+        relationships of the other ends are read (issue 42's ``*1..3`` ... LIMIT 20 read every
+        end of the second length to use a few of their paths)."""
         if rel.var is not None and rel.var in batch[0].row:
             raise unsupported(
                 self.ev.source, rel.pos, "a variable-length relationship bound before"
             )
         types = self._rels(rel)
         # each path: (partial, current node id, rels so far)
-        paths = [(p, _node_of(p, here).id, ()) for p in batch]
-        depth = 0
+        paths: list[_Path] = [(p, _node_of(p, here).id, ()) for p in batch]
+        if rel.min_hops == 0:
+            yield from self._path_ends(rel, paths)
         # what the paths found so far hold, checked as they grow (issue 42: a ring of 800
         # nodes under -[*]-> filled 3 GB before the check after each step ran)
         steps = 0
-        while paths:
-            if depth >= rel.min_hops:
-                steps += depth * len(paths)
-                check_size(steps, "steps")
-                # a length's paths in chunks: a LIMIT met by the first ones stops the rest
-                # (their far nodes, rows and WHERE), not only the longer paths
-                for start in range(0, len(paths), _PATH_CHUNK):
-                    out: list[tuple[Partial, NodeRef]] = []
-                    for p, at, rels in paths[start : start + _PATH_CHUNK]:
-                        row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
-                        used = p.used | {r.id for r in rels}
-                        out.append((Partial(row, used), self.graph.node(at)))
-                    yield out
-            if rel.max_hops is not None and depth >= rel.max_hops:
-                break
-            self.ev.deadline.check()
-            adjacency = self.graph.expand([at for _, at, _ in paths], direction, types, [])
-            grown = []
-            for p, at, rels in paths:
-                self.ev.deadline.check()
-                taken = {r.id for r in rels}
-                for ref, other in adjacency[at]:
-                    if ref.id in taken or ref.id in p.used or not self._rel_fits(rel, ref, p.row):
-                        continue
-                    grown.append((p, other, (*rels, ref)))
-                    steps += depth + 1
-                check_size(len(grown))
-                check_size(steps, "steps")
-            paths = grown
+        depth = 0
+        while paths and (rel.max_hops is None or depth < rel.max_hops):
             depth += 1
+            grown: list[_Path] = []
+            for parents in _growing_chunks(paths):
+                self.ev.deadline.check()
+                ends = [at for _, at, _ in parents]
+                adjacency = self.graph.expand(ends, direction, types, [])
+                longer: list[_Path] = []
+                for p, at, rels in parents:
+                    self.ev.deadline.check()
+                    taken = {r.id for r in rels}
+                    for ref, other in adjacency[at]:
+                        if ref.id in taken or ref.id in p.used:
+                            continue
+                        if not self._rel_fits(rel, ref, p.row):
+                            continue
+                        longer.append((p, other, (*rels, ref)))
+                        steps += depth
+                    check_size(len(grown) + len(longer))
+                    check_size(steps, "steps")
+                grown += longer
+                if depth >= rel.min_hops and longer:
+                    steps += depth * len(longer)
+                    check_size(steps, "steps")
+                    yield from self._path_ends(rel, longer)
+            paths = grown
+
+    def _path_ends(
+        self, rel: RelPattern, paths: list[_Path]
+    ) -> Iterator[list[tuple[Partial, NodeRef]]]:
+        """Each path as the partial match it makes and the node it ends at, ``_PATH_CHUNK`` at
+        a time: a LIMIT met by the first ones stops the rest (their far nodes, rows, WHERE)."""
+        for start in range(0, len(paths), _PATH_CHUNK):
+            out: list[tuple[Partial, NodeRef]] = []
+            for p, at, rels in paths[start : start + _PATH_CHUNK]:
+                row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
+                used = p.used | {r.id for r in rels}
+                out.append((Partial(row, used), self.graph.node(at)))
+            yield out
+
+
+def _growing_chunks(paths: list[_Path]) -> Iterator[list[_Path]]:
+    """``paths`` in pieces of ``_PARENTS_FIRST``, then 4 times as many each time, up to the
+    ids one read takes."""
+    size, start = _PARENTS_FIRST, 0
+    while start < len(paths):
+        yield paths[start : start + size]
+        start += size
+        size = min(size * 4, BATCH)
 
 
 #: Row keys the matcher uses for itself: the input row of an OPTIONAL MATCH, and anonymous
@@ -637,6 +662,10 @@ _ANON = "\x00n"
 _REL_CHUNK = 32
 #: Paths of one length a variable-length step hands on at a time.
 _PATH_CHUNK = 64
+#: Paths a variable-length step grows first (then 4 times as many each time).
+_PARENTS_FIRST = 4
+#: A path of a variable-length step: the partial match, the node it is at, its relationships.
+_Path = tuple[Partial, str, tuple[RelRef, ...]]
 #: A pattern property map that depends on the row (not kept in ``_constant_maps``).
 _VARIES: Any = object()
 

@@ -354,11 +354,16 @@ def test_a_variable_length_walk_stops_at_the_length_a_limit_is_met(
     )
     query = "MATCH (a {id: 'n0'})-[*1..3]-(b) RETURN DISTINCT b.id AS id"
     every = {r[0] for r in filled.cypher(query).rows}
-    assert len(expansions) == 3
+    assert len(expansions) > 3  # each length's ends, a few first, then more
     expansions.clear()
     some = [r[0] for r in filled.cypher(query + " LIMIT 2").rows]
     assert len(some) == 2 and set(some) <= every
-    assert len(expansions) == 1  # the paths of length 1 met it
+    assert expansions == [1]  # the paths of length 1 met it
+    # a LIMIT met by the paths grown from the first ends of length 1 reads no other end's
+    expansions.clear()
+    first = filled.cypher("MATCH (a {id: 'n0'})-[*2..3]-(b) RETURN b.id LIMIT 1").rows
+    assert len(first) == 1 and len(filled.edges_of(["n0"])) > 4
+    assert expansions == [1, 4]
 
 
 @pytest.mark.parametrize("seed", range(6))
