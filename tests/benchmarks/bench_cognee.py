@@ -106,10 +106,14 @@ def graph_data(n_nodes: int, n_edges: int, seed: int = 42) -> dict[str, Any]:
     }
 
 
-async def bench_graph(adapter: Any, data: dict[str, Any], full_reads: int) -> dict[str, Any]:
+async def bench_graph(
+    adapter: Any, data: dict[str, Any], full_reads: int, out: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The graph operations' figures, into ``out`` as they are measured (a peer that fails
+    part way leaves what it measured)."""
     from cognee.modules.engine.models import Entity
 
-    out: dict[str, Any] = {}
+    out = {} if out is None else out
     nodes, edges = data["nodes"], data["edges"]
     # The first batch apart: it pays the process's first-call costs (anatid: creating the file,
     # and pandas, which pyarrow and duckdb import on their first table or bound parameter when
@@ -123,8 +127,10 @@ async def bench_graph(adapter: Any, data: dict[str, Any], full_reads: int) -> di
     out["add_nodes"] = (len(nodes) - BATCH) / (time.perf_counter() - t)
     t = time.perf_counter()
     for i in range(0, len(edges), BATCH):
+        out["add_edges so far"] = (i, time.perf_counter() - t)  # edges added, seconds
         await adapter.add_edges(edges[i : i + BATCH])
     out["add_edges"] = len(edges) / (time.perf_counter() - t)
+    del out["add_edges so far"]
 
     rng = random.Random(7)
     ids, keys, names = data["ids"], data["edge_keys"], data["entity_names"]
@@ -217,7 +223,12 @@ async def main(args: argparse.Namespace) -> None:
     print(
         f"LadybugDB ({args.peer_mode}): {args.nodes} nodes, {args.edges} edges ...", file=sys.stderr
     )
-    results["ladybug"] = await bench_graph(lady, data, args.full_reads)
+    results["ladybug"] = {}
+    try:
+        await bench_graph(lady, data, args.full_reads, results["ladybug"])
+    except Exception as exc:  # Cognee's 300 s subprocess deadline, at 100k nodes (issue 43)
+        results["ladybug"]["failed"] = f"{type(exc).__name__}: {exc}"
+        print(f"LadybugDB failed: {results['ladybug']['failed']}", file=sys.stderr)
     await lady.close()
     sizes["ladybug"] = size_mb(lady_path)
 
@@ -265,6 +276,14 @@ async def main(args: argparse.Namespace) -> None:
     report(args, results, sizes)
 
 
+def _failed(peer: dict[str, Any], key: str) -> str:
+    """What a peer that failed shows for ``key``: how far its edges got, or that it failed."""
+    if key == "add_edges" and "add_edges so far" in peer:
+        done, seconds = peer["add_edges so far"]
+        return f"{done:,} edges in {seconds:,.0f} s, then {peer.get('failed', 'failed')}"
+    return "not measured"
+
+
 def report(args: argparse.Namespace, results: dict, sizes: dict) -> None:
     ours, peer = results["anatid"], results["ladybug"]
     vec, lance = results["anatid_vectors"], results["lancedb"]
@@ -272,6 +291,8 @@ def report(args: argparse.Namespace, results: dict, sizes: dict) -> None:
         f"\nbench_cognee: {args.nodes:,} nodes, {args.edges:,} edges, {args.vectors:,} x 1024 "
         f"vectors; peers in {args.peer_mode} mode; {provenance()}"
     )
+    if "failed" in peer:
+        print(f"\nLadybugDB failed: {peer['failed']}")
     print("\n| operation | anatid | LadybugDB / LanceDB | ratio |")
     print("|---|---|---|---|")
     first = "add_nodes first batch"
@@ -281,13 +302,20 @@ def report(args: argparse.Namespace, results: dict, sizes: dict) -> None:
     )
     for key in ("add_nodes", "add_edges"):
         after = " (after the first batch)" if key == "add_nodes" else ""
+        if key not in peer:
+            print(f"| {key}{after} | {ours[key]:,.0f} rows/s | {_failed(peer, key)} | |")
+            continue
         print(
             f"| {key}{after} | {ours[key]:,.0f} rows/s | {peer[key]:,.0f} rows/s | "
             f"{ours[key] / peer[key]:.1f}x |"
         )
     for key, value in ours.items():
         if isinstance(value, dict):
-            p = peer[key]
+            p = peer.get(key)
+            if p is None:
+                print(f"| {key} p50 (p95) | {value['p50']:.2f} ({value['p95']:.2f}) ms | "
+                      f"not measured | |")  # fmt: skip
+                continue
             print(
                 f"| {key} p50 (p95) | {value['p50']:.2f} ({value['p95']:.2f}) ms | "
                 f"{p['p50']:.2f} ({p['p95']:.2f}) ms | {p['p50'] / value['p50']:.1f}x |"
