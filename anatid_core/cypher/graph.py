@@ -34,7 +34,7 @@ BATCH = 2_000
 #: Page sizes of a scan: small first (a LIMIT is often met early), then larger, by 4 (by 10,
 #: a LIMIT 10 that 200 rows did not meet matched 2,000 more; issue 42). Pages from the
 #: in-memory current records cost a slice; from SQL (``as_of``) a statement each.
-SCAN_PAGES = (25, 100, 400, 1_600, 6_400, 25_600, 100_000)
+SCAN_PAGES = (25, 50, 100, 200, 400, 1_600, 6_400, 25_600, 100_000)
 #: Property keys the store's ``where`` accepts as ``props.<key>``.
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

@@ -10,7 +10,7 @@ Relationships are unique within one MATCH (openCypher's relationship isomorphism
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +54,7 @@ _FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
 _PUSHED_CONJUNCTS = 64
 #: A WHERE conjunct checked as soon as a partial match binds its variables (filter push-down):
 #: the variables it mentions, its compiled test.
-Early = tuple[frozenset[str], Callable[[Row], Any]]
+Early = tuple[frozenset[str], Callable[[Row], Any], Expr]
 
 
 @dataclass(slots=True)
@@ -142,7 +142,7 @@ class Matcher:
         if len(conjuncts) > _PUSHED_CONJUNCTS:
             return ()  # a generated chain: checked once, at the end, as it always was
         truth = self.ev.compiled.truth
-        return tuple((frozenset(names_in(c)), truth(c)) for c in conjuncts)
+        return tuple((frozenset(names_in(c)), truth(c), c) for c in conjuncts)
 
     def _filtered(
         self, batch: list[Partial], early: tuple[Early, ...]
@@ -155,7 +155,7 @@ class Matcher:
         if not early or not batch:
             return batch, early
         bound = batch[0].row.keys()
-        ready = [test for names, test in early if names <= bound]
+        ready = [test for names, test, _ in early if names <= bound]
         if not ready:
             return batch, early
         rest = tuple(e for e in early if not e[0] <= bound)
@@ -212,10 +212,11 @@ class Matcher:
         start = self._start(part, row, hints)
         rel = self._rel_start(part, row, hints, self._node_rank(part, start, row, hints))
         if rel is not None and len(partials) == 1:
-            if final_part and len(part.rels) == 1:
-                early = ()  # the relationship binds the whole part: the WHERE comes next
-            for batch in self._start_rels(part, rel, partials[0], hints):
-                batch, pending = self._filtered(batch, early)
+            # the relationship binds the whole part: its conjuncts checked while it binds
+            # (the relationship's, then its near node's), the WHERE next
+            staged = final_part and len(part.rels) == 1
+            for batch in self._start_rels(part, rel, partials[0], hints, early if staged else ()):
+                batch, pending = self._filtered(batch, () if staged else early)
                 yield from self._grow(part, rel, rel + 1, batch, pending, final_part)
             return
         if final_part and not part.rels:
@@ -360,10 +361,18 @@ class Matcher:
             yield from self.graph.scan_nodes(labels, [])
 
     def _start_rels(
-        self, part: PatternPart, i: int, partial: Partial, hints: dict[str, list[Expr]]
+        self,
+        part: PatternPart,
+        i: int,
+        partial: Partial,
+        hints: dict[str, list[Expr]],
+        early: tuple[Early, ...] = (),
     ) -> Iterator[list[Partial]]:
         """Pages of partial matches binding relationship ``i`` of the part and its two nodes,
-        read by the store field its equalities narrow to (a page at a time: a LIMIT stops it)."""
+        read by the store field its equalities narrow to (a page at a time: a LIMIT stops it).
+        ``early`` conjuncts are checked as the relationship and its near node bind, but those
+        the read was narrowed by (each relationship read would pass them, and the WHERE checks
+        them once more)."""
         rel = part.rels[i]
         conds: list[Cond] = []
         narrowing = self._narrowing("edge", rel, [partial], hints)
@@ -372,23 +381,64 @@ class Matcher:
             if not values_per_row[0]:
                 return
             conds = [Cond(field, "in", sorted(set(values_per_row[0])))]
+            narrowed = self._narrowed_by("edge", rel.var, hints, field)
+            early = tuple(e for e in early if id(e[2]) not in narrowed)
+        stages = self._stages(early, partial.row.keys(), rel.var, part.nodes[i].var)
         for page in self._scan_rels(self._rels(rel), conds):
             # a page in chunks: a LIMIT met by the first relationships of a page of 400 stops
             # there, their nodes read and their rows built only (issue 42's filtered LIMIT 10)
             for start in range(0, len(page), _REL_CHUNK):
-                out = self._bind_rel_ends(part, i, partial, page[start : start + _REL_CHUNK])
+                chunk = page[start : start + _REL_CHUNK]
+                out = self._bind_rel_ends(part, i, partial, chunk, stages)
                 if out:
                     yield out
 
+    def _narrowed_by(
+        self, kind: Kind, var: str | None, hints: dict[str, list[Expr]], field: str
+    ) -> set[int]:
+        """The ``id`` of each WHERE equality on ``var`` that a read narrowed by ``field``."""
+        found: set[int] = set()
+        for expr in hints.get(var, []) if var is not None else []:
+            assert isinstance(expr, Binary)
+            for side in (expr.left, expr.right):
+                if (
+                    isinstance(side, Prop)
+                    and isinstance(side.subject, Var)
+                    and side.subject.name == var
+                    and prop_field(self.graph.shape, kind, side.key) == field
+                ):
+                    found.add(id(expr))
+        return found
+
+    @staticmethod
+    def _stages(
+        early: tuple[Early, ...], bound: Iterable[str], rel: str | None, near: str | None
+    ) -> tuple[list[Callable[[Row], Any]], list[Callable[[Row], Any]]]:
+        """The tests of ``early`` that a row binding the relationship decides, and those that
+        need its near node too."""
+        with_rel = set(bound) | ({rel} if rel is not None else set())
+        with_near = with_rel | ({near} if near is not None else set())
+        at_rel = [test for names, test, _ in early if names <= with_rel]
+        at_near = [test for names, test, _ in early if names <= with_near and not names <= with_rel]
+        return at_rel, at_near
+
     def _bind_rel_ends(
-        self, part: PatternPart, i: int, partial: Partial, refs: list[RelRef]
+        self,
+        part: PatternPart,
+        i: int,
+        partial: Partial,
+        refs: list[RelRef],
+        stages: tuple[list[Callable[[Row], Any]], list[Callable[[Row], Any]]] = ([], []),
     ) -> list[Partial]:
-        """``partial`` grown by each of ``refs`` as relationship ``i`` and its two nodes."""
+        """``partial`` grown by each of ``refs`` as relationship ``i`` and its two nodes; a
+        partial match that a test of ``stages`` rules out once the relationship (then its near
+        node) is bound goes no further (:meth:`_filtered` says why a failing test keeps it)."""
         rel, near, far = part.rels[i], part.nodes[i], part.nodes[i + 1]
         ends = {"out": (("src", "dst"),), "in": (("dst", "src"),)}.get(
             rel.direction, (("src", "dst"), ("dst", "src"))
         )
-        pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
+        at_rel, at_near = stages
+        grown: list[tuple[Partial, RelRef]] = []
         check = self.ev.deadline.check
         for n, ref in enumerate(refs):
             if not n & CHECK_EVERY:
@@ -396,10 +446,16 @@ class Matcher:
             if ref.id in partial.used or not self._rel_fits(rel, ref, partial.row):
                 continue
             row = partial.row if rel.var is None else {**partial.row, rel.var: ref}
-            grown = Partial(row, self._with_used(rel, partial.used, ref))
-            for a, b in ends[: 1 if ref.record.src == ref.record.dst else 2]:
-                here = self.graph.node(getattr(ref.record, a))
-                pairs.append((grown, here, self.graph.node(getattr(ref.record, b))))
+            grown.append((Partial(row, self._with_used(rel, partial.used, ref)), ref))
+        if at_rel and grown:
+            self.graph.rows_at_hand = [p.row for p, _ in grown]
+            grown = [g for g in grown if all(_may_hold(test, g[0].row) for test in at_rel)]
+        pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
+        for p, ref in grown:
+            record = ref.record
+            for a, b in ends[: 1 if record.src == record.dst else 2]:
+                here = self.graph.node(getattr(record, a))
+                pairs.append((p, here, self.graph.node(getattr(record, b))))
             check_size(len(pairs))
         self.graph.load()
         out = []
@@ -407,6 +463,8 @@ class Matcher:
             if not self.node_fits(near, here, p.row):
                 continue
             row = p.row if near.var in p.row else {**p.row, _name(near): here}
+            if at_near and not all(_may_hold(test, row) for test in at_near):
+                continue
             if self.node_fits(far, there, row):
                 if far.var not in row:
                     row = {**row, _name(far): there}

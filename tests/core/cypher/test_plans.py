@@ -106,6 +106,12 @@ EARLY = [
     "MATCH (a)-[:R*1..2]->(b), (b)-[s:S]->(c) WHERE b.group = $g AND c:A RETURN a.id, b.id, c.id",
     "MATCH (x {group: $g}) MATCH (x)-->(y)-->(z) WHERE x.name = y.name OR y:B RETURN x.id, z.id",
     "MATCH (a:B)-[r]->(b)-[s]->(c) WHERE (b)-[:S]->(:A) AND $g <> 'g9' RETURN a.id, c.id",
+    # one relationship read by its group: its own conjuncts, then its near node's, as it binds
+    "MATCH (a:A)-[r:R]->(b) WHERE r.group = $g AND r.name IS NULL AND a.name STARTS WITH 'n1' "
+    "RETURN a.id, r.id, b.id",
+    "MATCH (a)-[r {group: $g}]-(b:B) WHERE a.id < 'n2' AND b.id > r.id RETURN a.id, r.id, b.id",
+    "MATCH (a)<-[r:R|S]-(b) WHERE r.group = $g AND (a.name ENDS WITH '1' OR r.rel = 'S') "
+    "RETURN a.id, r.id, b.id LIMIT 50",
 ]
 PAIRS += [(q, q.replace(" WHERE ", " WITH * WHERE ", 1)) for q in EARLY]
 PAIRS += [
@@ -412,6 +418,26 @@ def test_a_condition_checked_early_keeps_the_errors_of_the_whole_where(filled: S
     loud = "MATCH (a)-[r]->(b)-[s]->(c) WHERE b.id * 2 > 0 AND c.name ENDS WITH 'z' RETURN a.id"
     with pytest.raises(CypherError):
         filled.cypher(loud)
+
+
+def test_a_relationship_read_binds_the_ends_of_only_those_its_conjuncts_leave(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fitted = spy_on_matcher(monkeypatch, "node_fits", lambda node, ref, row: ref.id)
+    query = "MATCH (a)-[r:R]->(b) WHERE r.group = 'g0' AND r.id STARTS WITH 'par' RETURN b.id"
+    assert sorted(r[0] for r in filled.cypher(query).rows) == ["n3", "n3"]
+    assert set(fitted) == {"n2", "n3"}  # the ends of the two parallel ones alone
+    fitted.clear()
+    near = "MATCH (a)-[r:R]->(b) WHERE r.group = 'g0' AND a.id + '' = 'n2' AND b.name <> 'x' RETURN r.id"
+    assert sorted(r[0] for r in filled.cypher(near).rows) == ["par", "par2"]
+    assert fitted.count("n3") == 2  # far ends fitted only behind a near end that passed
+    # the same conjuncts in a WITH after the MATCH: every end of the group's R relationships
+    fitted.clear()
+    assert sorted(r[0] for r in filled.cypher(near.replace(" WHERE ", " WITH * WHERE ")).rows) == [
+        "par",
+        "par2",
+    ]
+    assert len(fitted) > 10
 
 
 def test_a_step_grows_only_the_partial_matches_the_where_leaves(
