@@ -150,11 +150,21 @@ class Compiler:
         key, ev, graph = e.key, self.ev, self.ev.graph
         if isinstance(e.subject, Var):  # ``n.key``: the variable read here, one call less
             name = e.subject.name
+            # the last record read here and its value: rows of one node in a row (``n.uuid``
+            # of a start node in every row of its paths) read it once (a query's records do
+            # not change while it runs)
+            last: Any = object()
+            value: Any = None
 
             def var_prop(row: Row) -> Any:
+                nonlocal last, value
                 s = row.get(name, _UNBOUND)
+                if s is last:
+                    return value
                 if s.__class__ is NodeRef or s.__class__ is RelRef:
-                    return graph.property(s, key)
+                    value = graph.property(s, key)
+                    last = s
+                    return value
                 if s is None:
                     return None
                 return ev.eval(e, row)  # not defined, a map, a date: as the evaluator says
