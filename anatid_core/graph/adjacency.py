@@ -154,8 +154,7 @@ class AdjacencyReads(_Reader):
                     for side in sides:
                         index = view.ends[2 if side == "src" else 3]
                         for node in ids:
-                            for eid in index.get(node, ()):
-                                r = view.by_id[eid]
+                            for eid, r in index.get(node, {}).items():
                                 if wanted is None or r[4] in wanted:
                                     found[eid] = EdgeRef(r[1], r[2], r[3], r[4])
                     return [found[k] for k in sorted(found)]
