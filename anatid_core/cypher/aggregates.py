@@ -67,6 +67,11 @@ def compute(ev: Evaluator, call: Call, rows: Sequence[Row]) -> Any:
     name = call.name
     if name == "count":
         return len(values)
+    if name == "sum" and all(v.__class__ is int for v in values):  # most sums: no bool, no float
+        total = sum(values)
+        if not fits_int64(total):
+            raise ev.error(call, f"sum(): {OVERFLOW}")
+        return total
     if name == "collect":
         return values
     if name in ("min", "max"):
