@@ -30,6 +30,7 @@ from typing import Any
 from .aggregates import AGGREGATES
 from .expressions import Row
 from .graph import Graph
+from .limits import check_size
 from .matching import Matcher
 from .syntax import (
     Call,
@@ -185,6 +186,7 @@ def label_set_rows(plan: LabelPlan, matcher: Matcher, graph: Graph) -> Iterator[
                 sets[record.labels] = [row, 1]
             else:
                 found[1] += 1
+        check_size(len(sets))
     if sets:
         yield [{**row, WEIGHT: n} for row, n in sets.values()]
 
