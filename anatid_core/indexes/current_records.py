@@ -28,10 +28,10 @@ name index (:class:`NodeTags`), the rows of the last 64 label, group, name or re
 per 100k records, not measured). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
 what they parsed per current version (:meth:`CurrentRecords.plain_props`): measured on Cognee's
 records, nothing beyond the rows for nodes (untagged props keep the row's own text) and 850 bytes
-per edge (scalar props kept parsed), 85 MB per 100k edges. The default limit (250,000 current
-records per kind) bounds it all at about 900 MB (measured: 186 MB more resident for the 125k
-edges of 100k Graphiti facts); ``SETTINGS['current_records_limit'] = 0``
-turns it off.
+per edge (scalar props kept parsed), 85 MB per 100k edges. The default limit (500,000 current
+records per kind) bounds it all at about 1.8 GB (measured: 186 MB more resident for the 125k
+edges of 100k Graphiti facts, 410 MB for the 300k edges of Cognee's 100k nodes);
+``SETTINGS['current_records_limit'] = 0`` turns it off.
 """
 
 from __future__ import annotations

@@ -223,7 +223,7 @@ async def open_driver(backend: str, path: str) -> Any:
         from anatid_core import SETTINGS
 
         limit = os.environ.get("ANATID_BENCH_RECORDS_LIMIT")
-        if limit:  # the in-memory current records' bound (default 250,000 a kind)
+        if limit:  # the in-memory current records' bound (default 500,000 a kind)
             SETTINGS["current_records_limit"] = int(limit)
         return GraphitiDriver(path)
     import warnings
@@ -372,7 +372,7 @@ def main() -> None:
     parser.add_argument(
         "--records-limit",
         type=int,
-        help="anatid's SETTINGS['current_records_limit'] (default 250,000 records a kind; "
+        help="anatid's SETTINGS['current_records_limit'] (default 500,000 records a kind; "
         "below 125,000 the edges of 100k facts are over it and edge reads go to SQL)",
     )
     parser.add_argument(
