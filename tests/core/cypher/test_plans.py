@@ -101,16 +101,16 @@ PAIRS += [
 EARLY = [
     "MATCH (a:A)-[r]->(b)-[s]->(c) WHERE b.group = $g AND c.name STARTS WITH 'n1' "
     "RETURN a.id, b.id, c.id",
-    "MATCH (a {group: $g})-[r]-(b)-[s]-(c) WHERE a.name <> 'n3' AND r.rel = 'R' AND s.id <> r.id "
+    "MATCH (a {group: $g})-[r]-(b)-[s]-(c) WHERE a.name <> 'n3' AND type(r) = 'R' AND s.id <> r.id "
     "RETURN a.id, r.id, c.id",
     "MATCH (a)-[:R*1..2]->(b), (b)-[s:S]->(c) WHERE b.group = $g AND c:A RETURN a.id, b.id, c.id",
     "MATCH (x {group: $g}) MATCH (x)-->(y)-->(z) WHERE x.name = y.name OR y:B RETURN x.id, z.id",
     "MATCH (a:B)-[r]->(b)-[s]->(c) WHERE (b)-[:S]->(:A) AND $g <> 'g9' RETURN a.id, c.id",
     # one relationship read by its group: its own conjuncts, then its near node's, as it binds
-    "MATCH (a:A)-[r:R]->(b) WHERE r.group = $g AND r.name IS NULL AND a.name STARTS WITH 'n1' "
+    "MATCH (a:A)-[r:R]->(b) WHERE r.group = $g AND r.name = '' AND a.name STARTS WITH 'n1' "
     "RETURN a.id, r.id, b.id",
     "MATCH (a)-[r {group: $g}]-(b:B) WHERE a.id < 'n2' AND b.id > r.id RETURN a.id, r.id, b.id",
-    "MATCH (a)<-[r:R|S]-(b) WHERE r.group = $g AND (a.name ENDS WITH '1' OR r.rel = 'S') "
+    "MATCH (a)<-[r:R|S]-(b) WHERE r.group = $g AND (a.name ENDS WITH '1' OR type(r) = 'S') "
     "RETURN a.id, r.id, b.id LIMIT 50",
 ]
 PAIRS += [(q, q.replace(" WHERE ", " WITH * WHERE ", 1)) for q in EARLY]
