@@ -322,7 +322,7 @@ class Matcher:
         narrowing = self._narrowing("node", node, partials, hints)
         conds: list[Cond] = []
         if narrowing is not None:
-            field, values_per_row = narrowing
+            field, values_per_row, _ = narrowing
             wanted = sorted({v for values in values_per_row for v in values})
             if not wanted:
                 return
@@ -333,7 +333,7 @@ class Matcher:
             for page in self._scan(labels, conds):
                 yield self._bind_each(node, partials, page)
             return
-        field, values_per_row = narrowing
+        field, values_per_row, _ = narrowing
         found = [ref for page in self._scan(labels, conds) for ref in page]
         by_value: dict[Any, list[NodeRef]] = {}
         for ref in found:
@@ -370,19 +370,18 @@ class Matcher:
     ) -> Iterator[list[Partial]]:
         """Pages of partial matches binding relationship ``i`` of the part and its two nodes,
         read by the store field its equalities narrow to (a page at a time: a LIMIT stops it).
-        ``early`` conjuncts are checked as the relationship and its near node bind, but those
-        the read was narrowed by (each relationship read would pass them, and the WHERE checks
-        them once more)."""
+        ``early`` conjuncts are checked as the relationship and its near node bind, but the
+        equality the read was narrowed by (each relationship read would pass it, and the WHERE
+        checks it once more)."""
         rel = part.rels[i]
         conds: list[Cond] = []
         narrowing = self._narrowing("edge", rel, [partial], hints)
         if narrowing is not None:
-            field, values_per_row = narrowing
+            field, values_per_row, source = narrowing
             if not values_per_row[0]:
                 return
             conds = [Cond(field, "in", sorted(set(values_per_row[0])))]
-            narrowed = self._narrowed_by("edge", rel.var, hints, field)
-            early = tuple(e for e in early if id(e[2]) not in narrowed)
+            early = tuple(e for e in early if e[2] is not source)
         stages = self._stages(early, partial.row.keys(), rel.var, part.nodes[i].var)
         for page in self._scan_rels(self._rels(rel), conds):
             # a page in chunks: a LIMIT met by the first relationships of a page of 400 stops
@@ -392,23 +391,6 @@ class Matcher:
                 out = self._bind_rel_ends(part, i, partial, chunk, stages)
                 if out:
                     yield out
-
-    def _narrowed_by(
-        self, kind: Kind, var: str | None, hints: dict[str, list[Expr]], field: str
-    ) -> set[int]:
-        """The ``id`` of each WHERE equality on ``var`` that a read narrowed by ``field``."""
-        found: set[int] = set()
-        for expr in hints.get(var, []) if var is not None else []:
-            assert isinstance(expr, Binary)
-            for side in (expr.left, expr.right):
-                if (
-                    isinstance(side, Prop)
-                    and isinstance(side.subject, Var)
-                    and side.subject.name == var
-                    and prop_field(self.graph.shape, kind, side.key) == field
-                ):
-                    found.add(id(expr))
-        return found
 
     @staticmethod
     def _stages(
@@ -519,14 +501,15 @@ class Matcher:
         pattern: NodePattern | RelPattern,
         partials: list[Partial],
         hints: dict[str, list[Expr]],
-    ) -> tuple[str, list[list[Any]]] | None:
-        """The store field to narrow the scan by and each row's wanted values of it."""
-        candidates: list[tuple[int, str, Expr, bool]] = []
-        for key, expr, many in _equalities(pattern, hints, partials[0].row):
+    ) -> tuple[str, list[list[Any]], Expr | None] | None:
+        """The store field to narrow the scan by, each row's wanted values of it, and the WHERE
+        equality they come from (None: the pattern's map)."""
+        candidates: list[tuple[int, str, Expr, bool, Expr | None]] = []
+        for key, expr, many, source in _equalities(pattern, hints, partials[0].row):
             field = prop_field(self.graph.shape, kind, key)
             if field is not None:
-                candidates.append((_FIELD_RANK.get(field, 2), field, expr, many))
-        for _, field, expr, many in sorted(candidates, key=lambda c: c[0]):
+                candidates.append((_FIELD_RANK.get(field, 2), field, expr, many, source))
+        for _, field, expr, many, source in sorted(candidates, key=lambda c: c[0]):
             values_per_row = []
             for p in partials:
                 value = self.ev.eval(expr, p.row)
@@ -539,7 +522,7 @@ class Matcher:
                     values_per_row = None  # a non-string value: compare here, not in the store
                     break
             if values_per_row is not None:
-                return field, values_per_row
+                return field, values_per_row, source
         return None
 
     # ----------------------------------------------------------------------------- checks
@@ -795,12 +778,15 @@ def _where_hints(where: Expr | None) -> dict[str, list[Expr]]:
 
 def _equalities(
     node: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
-) -> list[tuple[str, Expr, bool]]:
-    """(property key, the expression its value must equal, whether it is a list of them), for
-    the equalities that can be evaluated on ``row`` before the node is bound."""
-    out: list[tuple[str, Expr, bool]] = []
+) -> list[tuple[str, Expr, bool, Expr | None]]:
+    """(property key, the expression its value must equal, whether it is a list of them, the
+    WHERE equality it comes from or None for the pattern's map), for the equalities that can be
+    evaluated on ``row`` before the node is bound."""
+    out: list[tuple[str, Expr, bool, Expr | None]] = []
     if isinstance(node.props, MapOf):
-        out.extend((key, expr, False) for key, expr in node.props.items if _row_only(expr, row))
+        out.extend(
+            (key, expr, False, None) for key, expr in node.props.items if _row_only(expr, row)
+        )
     if node.var is None:
         return out
     for expr in hints.get(node.var, []):
@@ -817,7 +803,7 @@ def _equalities(
                 and prop.subject.name == node.var
                 and _row_only(other, row)
             ):
-                out.append((prop.key, other, expr.op == "IN"))
+                out.append((prop.key, other, expr.op == "IN", expr))
                 break
     return out
 
@@ -825,7 +811,7 @@ def _equalities(
 def _equality_keys(
     node: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
 ) -> list[str]:
-    return [key for key, _, _ in _equalities(node, hints, row)]
+    return [equality[0] for equality in _equalities(node, hints, row)]
 
 
 def _row_only(expr: Expr, row: Row) -> bool:
