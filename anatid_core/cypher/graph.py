@@ -15,7 +15,14 @@ from typing import Any, Protocol, TypeVar, cast
 
 from ..base.lazy import lazy_props
 from ..base.model import Cond, Direction, Edge, Kind, Node
-from .shape import WHOLE_MAP, QuickProperties, Shape, labels_of_stored, type_of_stored
+from .shape import (
+    WHOLE_MAP,
+    ExactFields,
+    QuickProperties,
+    Shape,
+    labels_of_stored,
+    type_of_stored,
+)
 from .target import ReadTarget
 from .values import NodeRef, RelRef
 
@@ -57,6 +64,13 @@ def prop_field(shape: Shape, kind: Kind, key: str) -> str | None:
     if field is not None:
         return field
     return None if not _SIMPLE_KEY.match(key) else f"props.{key}"
+
+
+def exact_field(shape: Shape, kind: Kind, key: str, among: Sequence[str] | None) -> bool:
+    """Whether a read narrowed by ``key``'s field gives only records whose ``key`` equals the
+    value narrowed by (:class:`~anatid_core.cypher.shape.ExactFields`; a shape that does not
+    say: no)."""
+    return isinstance(shape, ExactFields) and shape.exact_field(kind, key, among)
 
 
 class Graph:

@@ -4,7 +4,9 @@ A pattern part starts at its most selective node (a bound variable, else a node 
 property map or WHERE fixes an id, a name or another field the store can narrow by, else a
 label), then grows one relationship at a time to both sides; every step expands all partial
 matches of the batch with one read per ``BATCH`` nodes. What the store narrowed by is checked
-again here, with Cypher's equality, so a narrowing read only has to return a superset.
+again here, with Cypher's equality, so a narrowing read only has to return a superset; where
+the shape says the read is exact (:class:`~anatid_core.cypher.shape.ExactFields`), the WHERE
+equality a lone node's scan was narrowed by is not checked again.
 Relationships are unique within one MATCH (openCypher's relationship isomorphism).
 """
 
@@ -24,7 +26,7 @@ from ..base.errors import (
 from ..base.model import Cond, Kind
 from .errors import unsupported
 from .expressions import Evaluator, Row
-from .graph import BATCH, Graph, prop_field
+from .graph import BATCH, Graph, exact_field, prop_field
 from .limits import CHECK_EVERY, check_size
 from .syntax import (
     Binary,
@@ -63,6 +65,17 @@ class Partial:
     used: frozenset[str]  # relationship ids bound in this MATCH
 
 
+@dataclass(frozen=True, slots=True)
+class _Narrowing:
+    """The store field a read is narrowed by, each input row's wanted values of it, the
+    property and the WHERE equality they come from (None: the pattern's map)."""
+
+    field: str
+    values_per_row: list[list[Any]]
+    key: str
+    source: Expr | None
+
+
 class Matcher:
     def __init__(self, ev: Evaluator, graph: Graph) -> None:
         self.ev = ev
@@ -73,6 +86,10 @@ class Matcher:
         #: The relationships (by ``id`` of their pattern) that are the only one of their MATCH:
         #: no other can repeat them, so their partial matches need no set of used ids.
         self._lone: set[int] = set()
+        #: The WHERE equality that holds on every node of the batch ``_start_nodes`` yielded
+        #: last (an exact narrowed read's), and the WHEREs without one, by ids.
+        self._held: Expr | None = None
+        self._without: dict[tuple[int, int], Expr | None] = {}
         ev.matcher = self
 
     # ----------------------------------------------------------------------------- clause
@@ -87,8 +104,11 @@ class Matcher:
             self._lone.add(id(rels[0]))
         if not clause.optional:
             early = self._early(clause)
+            lone = len(clause.patterns) == 1 and not clause.patterns[0].rels
             for partials in self._parts(clause, [Partial(r, frozenset()) for r in rows], early):
-                out = self._where(clause, partials)
+                # a lone node's batch comes straight from _start_nodes: what it held is this
+                # batch's (nothing runs between its yield and here)
+                out = self._where(clause, partials, self._held if lone else None)
                 if out:
                     yield out
             return
@@ -169,15 +189,34 @@ class Matcher:
                 out.append(p)
         return out, rest
 
-    def _where(self, clause: Match, partials: list[Partial]) -> list[Row]:
+    def _where(self, clause: Match, partials: list[Partial], held: Expr | None = None) -> list[Row]:
         rows = [p.row for p in partials]
-        if clause.where is not None:
-            test = self.ev.compiled.truth(clause.where)
+        where = clause.where if held is None else self._where_without(clause.where, held)
+        if where is not None:
+            test = self.ev.compiled.truth(where)
             self.graph.rows_at_hand = rows
             rows = [r for r in rows if test(r)]
         if all(node.var is not None for part in clause.patterns for node in part.nodes):
             return rows  # no anonymous node bound: nothing to drop
         return [{k: v for k, v in r.items() if not k.startswith(_ANON)} for r in rows]
+
+    def _where_without(self, where: Expr | None, held: Expr) -> Expr | None:
+        """``where`` without its top-level conjunct ``held``, which is true on every row (so
+        ``held AND x`` is ``x``, errors and all: the rest keeps its order); None if nothing
+        is left. Made once per query."""
+        if where is None:
+            return None
+        key = (id(where), id(held))
+        if key in self._without:
+            return self._without[key]
+        rest = [c for c in _conjuncts(where) if c is not held]
+        out: Expr | None = where
+        if len(rest) < len(_conjuncts(where)):
+            out = rest[0] if rest else None
+            for conjunct in rest[1:]:
+                out = Binary(where.pos, "AND", out, conjunct)  # pyright: ignore[reportArgumentType]
+        self._without[key] = out
+        return out
 
     def exists(self, pattern: PatternPart, row: Row) -> bool:
         for batch in self._part(pattern, [Partial(row, frozenset())], {}):
@@ -316,25 +355,30 @@ class Matcher:
                     raise CypherError(f"`{node.var}` is a {type_name(value)}, not a node")
                 out.append(p)
             self.graph.load()
-            yield [p for p in out if self.node_fits(node, p.row[node.var], p.row)]
+            fitting = [p for p in out if self.node_fits(node, p.row[node.var], p.row)]
+            self._held = None
+            yield fitting
             return
         labels = self._store_labels(node)
         narrowing = self._narrowing("node", node, partials, hints)
         conds: list[Cond] = []
+        held = None
         if narrowing is not None:
-            field, values_per_row, _ = narrowing
-            wanted = sorted({v for values in values_per_row for v in values})
+            wanted = sorted({v for values in narrowing.values_per_row for v in values})
             if not wanted:
                 return
-            conds = [Cond(field, "in", wanted)]
+            conds = [Cond(narrowing.field, "in", wanted)]
+            held = self._exactly(narrowing, labels)
         if narrowing is None or len(partials) == 1:
             # a page at a time, so that a LIMIT stops the reads early (a query's first MATCH
             # has one input row; issue 35's filtered LIMIT 10 read every match first)
-            for page in self._scan(labels, conds):
-                yield self._bind_each(node, partials, page)
+            for page, narrowed in self._scan(labels, conds):
+                batch = self._bind_each(node, partials, page)
+                self._held = held if narrowed else None
+                yield batch
             return
-        field, values_per_row, _ = narrowing
-        found = [ref for page in self._scan(labels, conds) for ref in page]
+        field, values_per_row = narrowing.field, narrowing.values_per_row
+        found = [ref for page, _ in self._scan(labels, conds) for ref in page]
         by_value: dict[Any, list[NodeRef]] = {}
         for ref in found:
             assert ref.record is not None
@@ -348,17 +392,32 @@ class Matcher:
                     if ref.id not in seen:
                         seen.add(ref.id)
                         out.extend(self._bind_each(node, [p], [ref]))
+        self._held = held  # each node joined to the rows wanting its value: narrowed here
         yield out
 
-    def _scan(self, labels: list[str] | None, conds: list[Cond]) -> Iterator[list[NodeRef]]:
+    def _exactly(self, narrowing: _Narrowing, labels: list[str] | None) -> Expr | None:
+        """The WHERE equality a node read narrowed this way makes true on every node it gives,
+        if the shape says that read is exact (a props field is compared as JSON by the store:
+        never)."""
+        if narrowing.source is None or narrowing.field.startswith("props."):
+            return None
+        exact = exact_field(self.graph.shape, "node", narrowing.key, labels)
+        return narrowing.source if exact else None
+
+    def _scan(
+        self, labels: list[str] | None, conds: list[Cond]
+    ) -> Iterator[tuple[list[NodeRef], bool]]:
+        """Pages of the nodes, each with whether ``conds`` narrowed it."""
         try:
-            yield from self.graph.scan_nodes(labels, conds)
+            for page in self.graph.scan_nodes(labels, conds):
+                yield page, bool(conds)
         except InvalidInput:
             if not conds:
                 raise
             # a value the store's checks refuse (a control character in an id, say) matches
             # nothing there; Cypher compares it here instead
-            yield from self.graph.scan_nodes(labels, [])
+            for page in self.graph.scan_nodes(labels, []):
+                yield page, False
 
     def _start_rels(
         self,
@@ -377,11 +436,11 @@ class Matcher:
         conds: list[Cond] = []
         narrowing = self._narrowing("edge", rel, [partial], hints)
         if narrowing is not None:
-            field, values_per_row, source = narrowing
-            if not values_per_row[0]:
+            wanted = narrowing.values_per_row[0]
+            if not wanted:
                 return
-            conds = [Cond(field, "in", sorted(set(values_per_row[0])))]
-            early = tuple(e for e in early if e[2] is not source)
+            conds = [Cond(narrowing.field, "in", sorted(set(wanted)))]
+            early = tuple(e for e in early if e[2] is not narrowing.source)
         stages = self._stages(early, partial.row.keys(), rel.var, part.nodes[i].var)
         for page in self._scan_rels(self._rels(rel), conds):
             # a page in chunks: a LIMIT met by the first relationships of a page of 400 stops
@@ -501,15 +560,15 @@ class Matcher:
         pattern: NodePattern | RelPattern,
         partials: list[Partial],
         hints: dict[str, list[Expr]],
-    ) -> tuple[str, list[list[Any]], Expr | None] | None:
-        """The store field to narrow the scan by, each row's wanted values of it, and the WHERE
-        equality they come from (None: the pattern's map)."""
-        candidates: list[tuple[int, str, Expr, bool, Expr | None]] = []
+    ) -> _Narrowing | None:
+        """The store field to narrow the scan by, each row's wanted values of it, and where
+        they come from."""
+        candidates: list[tuple[int, str, str, Expr, bool, Expr | None]] = []
         for key, expr, many, source in _equalities(pattern, hints, partials[0].row):
             field = prop_field(self.graph.shape, kind, key)
             if field is not None:
-                candidates.append((_FIELD_RANK.get(field, 2), field, expr, many, source))
-        for _, field, expr, many, source in sorted(candidates, key=lambda c: c[0]):
+                candidates.append((_FIELD_RANK.get(field, 2), field, key, expr, many, source))
+        for _, field, key, expr, many, source in sorted(candidates, key=lambda c: c[0]):
             values_per_row = []
             for p in partials:
                 value = self.ev.eval(expr, p.row)
@@ -522,7 +581,7 @@ class Matcher:
                     values_per_row = None  # a non-string value: compare here, not in the store
                     break
             if values_per_row is not None:
-                return field, values_per_row, source
+                return _Narrowing(field, values_per_row, key, source)
         return None
 
     # ----------------------------------------------------------------------------- checks

@@ -103,6 +103,21 @@ class QuickProperties(Protocol):
         ...
 
 
+@runtime_checkable
+class ExactFields(Protocol):
+    """A shape that says where a read narrowed by a field is exact (optional): ``field_of``
+    promises only a superset, so without it the engine checks every narrowing equality again
+    on every record read."""
+
+    def exact_field(self, kind: Kind, key: str, among: Sequence[str] | None) -> bool:
+        """Whether property ``key`` of every record of ``kind`` carrying one of the store
+        labels (a node) or rels (a relationship) ``among`` (any record: None) is exactly its
+        ``field_of`` field's value where that is a string: then a string equality the store
+        narrowed by holds on every record the read gives (issue 42: a group's 3,000 entities
+        checked ``n.group_id = $g`` again, a quarter of the query)."""
+        ...
+
+
 _FIELDS = ("id", "name", "group", "text")
 
 
@@ -132,6 +147,9 @@ class RecordShape:
 
     def field_of(self, kind: Kind, key: str) -> str | None:
         return key if key in _FIELDS else None
+
+    def exact_field(self, kind: Kind, key: str, among: Sequence[str] | None) -> bool:
+        return key in _FIELDS  # the fields are set over the props' keys of the same name
 
     def store_labels(self, labels: Sequence[str]) -> list[str] | None:
         return list(labels)

@@ -249,6 +249,13 @@ class GraphitiShape:
     def field_of(self, kind: Kind, key: str) -> str | None:
         return (_EDGE_FIELDS if kind == "edge" else _NODE_FIELDS).get(key)
 
+    def exact_field(self, kind: Kind, key: str, among: Sequence[str] | None) -> bool:
+        # an entity's and a fact's fields are their columns (``quick_property``); another
+        # record's (an episode's ``summary``, say) comes from its model
+        if kind == "edge":
+            return key in _EDGE_FIELDS and among is not None and set(among) == {m.RELATES_TO}
+        return key in _NODE_FIELDS and among is not None and set(among) == {m.ENTITY}
+
     def store_labels(self, labels: Sequence[str]) -> list[str] | None:
         return list(labels)
 

@@ -199,6 +199,22 @@ def test_entity_and_fact_properties_equal_the_models_values():
     for key in ("valid_at", "invalid_at"):
         assert cypher_shape.SHAPE.quick_property(open_fact, key) is None
     assert cypher_shape.SHAPE.quick_property(edge, "source_uuid") == "e1"
+    # where the shape says a narrowed read is exact (the engine then does not check the
+    # equality again), the property is the field's value, attributes named alike or not
+    shape, exact = cypher_shape.SHAPE, 0
+    for kind, record, props, among in (
+        ("node", node, want_node, [m.ENTITY]),
+        ("edge", edge, want_edge, [m.RELATES_TO]),
+    ):
+        for key in props:
+            if shape.exact_field(kind, key, among):
+                field = shape.field_of(kind, key)
+                assert field is not None and props[key] == getattr(record, field), key
+                exact += 1
+    assert exact == 8  # uuid, name, group_id and summary or fact
+    for among in (None, [m.ENTITY, "Episodic"], ["Episodic"], ["Person"]):
+        assert not shape.exact_field("node", "summary", among)
+    assert not shape.exact_field("edge", "uuid", ["MENTIONS"])
 
 
 def spy_on_cypher(d: GraphitiDriver, monkeypatch) -> list[tuple[str, float | None]]:

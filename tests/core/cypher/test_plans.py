@@ -114,6 +114,22 @@ EARLY = [
     "RETURN a.id, r.id, b.id LIMIT 50",
 ]
 PAIRS += [(q, q.replace(" WHERE ", " WITH * WHERE ", 1)) for q in EARLY]
+#: A lone node read by an exact field (the core's own shape: every field is): the WHERE
+#: equality it was narrowed by is not checked again; the rest of the WHERE is, in its order.
+EXACT = [
+    "MATCH (n:A) WHERE n.id IN [$g, 'n3', 'n4', null] AND n.name <> 'n4' RETURN n.id",
+    "MATCH (n) WHERE n.name <> 'n5' AND n.group = $g RETURN n.id, n.name",
+    "UNWIND ['g0', 'g1', 'g1', $g, null] AS g MATCH (n:B) WHERE n.group = g RETURN g, n.id",
+    "MATCH (m {id: 'n2'}) MATCH (n:A) WHERE n.group = m.group AND n.id <> m.id RETURN n.id",
+    "MATCH (n:A) WHERE n.group = $g AND n.group = 'g1' RETURN n.id",
+    "MATCH (n) WHERE n.name STARTS WITH 'n1' AND n.group = $g AND n.name ENDS WITH '0' "
+    "RETURN n.id",
+    "MATCH (n:A) WHERE n.group = $g RETURN labels(n) AS l, count(*) AS c",
+]
+PAIRS += [
+    (q, q.replace("n.id IN", "n.id + '' IN").replace("n.group =", "n.group + '' =", 1))
+    for q in EXACT
+]
 PAIRS += [
     (
         "MATCH (a:B)-[r]-(b:A) RETURN a.id AS id, count(*) AS n, count(b) AS m ORDER BY id",
@@ -452,3 +468,41 @@ def test_a_step_grows_only_the_partial_matches_the_where_leaves(
     late = early.replace(" WHERE ", " WITH * WHERE ")
     assert filled.cypher(late).rows == []
     assert len(grown) == 2
+
+
+def test_an_exact_narrowing_is_not_checked_again(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The equality a lone node's read was narrowed by holds on every node read, so the WHERE
+    runs without it; a read that could not narrow (a value the store refuses), a relationship
+    pattern and an OPTIONAL MATCH check the whole WHERE."""
+    held = spy_on_matcher(
+        monkeypatch, "_where", lambda clause, partials, held=None: held is not None
+    )
+    for query in EXACT:
+        held.clear()
+        filled.cypher(query, {"g": "g0"})
+        assert any(held), query
+    for query in (
+        "MATCH (n:A) WHERE n.group + '' = $g RETURN n.id",
+        "MATCH (n:A) WHERE n.tag = $g RETURN n.id",  # a props field: JSON, compared here
+        "MATCH (n:A)-[r]->(m) WHERE n.group = $g RETURN n.id",
+        "OPTIONAL MATCH (n:A) WHERE n.group = $g RETURN n.id",
+        "MATCH (n:A) WHERE n.group = $g OR n.id = 'n1' RETURN n.id",
+        "MATCH (n:A) WHERE n.id = $g RETURN n.id",
+    ):
+        held.clear()
+        filled.cypher(query, {"g": "a\x00b"})  # refused by the store's id check: not narrowed
+        assert not any(held), query
+    # not narrowed, so not held: every node of A is read and compared here
+    assert filled.cypher("MATCH (n:A) WHERE n.id = $g RETURN n.id", {"g": "a\x00b"}).rows == []
+    assert filled.cypher("MATCH (n:A) WHERE n.group = $g RETURN n.id", {"g": "g\x00"}).rows == []
+    # the rest of the WHERE keeps its errors and its order
+    from anatid_core import CypherError
+
+    with pytest.raises(CypherError):
+        filled.cypher("MATCH (n:A) WHERE n.id * 2 > 0 AND n.group = 'g0' RETURN n.id")
+    with pytest.raises(CypherError):
+        filled.cypher("MATCH (n:A) WHERE n.group = 'g0' AND n.id * 2 > 0 RETURN n.id")
+    quiet = "MATCH (n:A) WHERE n.group = 'g0' AND n.name = 'x' AND n.id * 2 > 0 RETURN n.id"
+    assert filled.cypher(quiet).rows == []
