@@ -225,6 +225,35 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             return found  # type: ignore[return-value]
         return self._find("node", f, order_by, limit, offset)  # type: ignore[return-value]
 
+    def count_label_sets(
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> dict[tuple[str, ...], int]:
+        """How many of the nodes ``find_nodes`` gives for these filters carry each stored label
+        set, the sets in the order of their first node's id. From the in-memory current records
+        where ``find_nodes`` reads them (no record built: Cypher's count by label, issue 42),
+        else one grouped statement."""
+        groups, ids, labels, names = map(_listed, (groups, ids, labels, names))
+        f = self._filter("node", ids=ids, groups=groups, labels=labels, names=names, where=where)
+        lists = {"id": ids, "group": groups, "name": names}
+        rows = self._scan_rows_from_memory("node", lists, labels, where, None, 0)
+        if rows is not None:
+            counts: dict[tuple[str, ...], int] = {}
+            for row in rows:  # in id order: the sets come in their first node's order
+                key = tuple(row[3] or ())
+                counts[key] = counts.get(key, 0) + 1
+            return counts
+        sql = (
+            f"SELECT r.labels, count(*) FROM nodes r WHERE {f.sql()} "
+            "GROUP BY r.labels ORDER BY min(r.id)"
+        )
+        return {tuple(ls or ()): int(n) for ls, n in self._query(sql, f.params)}
+
     def find_edges(
         self,
         *,
@@ -271,6 +300,19 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         transaction. The arguments were checked by the SQL filter already."""
         if order_by not in (None, "id"):
             return None
+        rows = self._scan_rows_from_memory(kind, lists, labels, where, limit, offset)
+        return None if rows is None else [item_from_row(kind, row) for row in rows]
+
+    def _scan_rows_from_memory(
+        self,
+        kind: Kind,
+        lists: dict[str, Iterable[str] | None],
+        labels: Iterable[str] | None,
+        where: Where | None,
+        limit: int | None,
+        offset: int,
+    ) -> list[tuple[Any, ...]] | None:
+        """The in-memory current rows of :meth:`_scan_from_memory`, in id order."""
         scan = _scan_filter(kind, lists, where)
         if scan is None or isinstance(labels, str):
             return None
@@ -290,8 +332,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             if after is not None:  # rows are in id order, as SQL's
                 at_id = operator.itemgetter(SCAN_COLUMNS[kind]["id"])
                 offset += bisect.bisect_right(rows, after, key=at_id)
-            rows = rows[offset:] if limit is None else rows[offset : offset + limit]
-        return [item_from_row(kind, row) for row in rows]
+            return rows[offset:] if limit is None else rows[offset : offset + limit]
 
     def _walk_from_memory(
         self, seeds: list[str], depth: int, sides: list[tuple[int, int]], rels: set[str] | None

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from ..base.model import Node
 from .aggregates import AGGREGATES
 from .expressions import Row
 from .graph import Graph
@@ -175,6 +176,16 @@ def label_plan(clauses: list[Clause]) -> LabelPlan | None:
 def label_set_rows(plan: LabelPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
     """One row per stored label set of the MATCH's nodes (the first node's row), in the order
     the sets are first met, each with how many nodes it stands for under WEIGHT."""
+    matcher.ev.deadline.check()
+    counted = matcher.label_set_counts(plan.start)
+    if counted is not None:  # the store counted them: a stand-in node per set (its labels)
+        check_size(len(counted))
+        if counted:
+            yield [
+                {plan.node: NodeRef(f"\x00{i}", Node(id=f"\x00{i}", labels=stored)), WEIGHT: n}
+                for i, (stored, n) in enumerate(counted.items())
+            ]
+        return
     sets: dict[tuple[str, ...], list[Any]] = {}  # stored labels -> [first row, how many]
     for batch in matcher.match(plan.start, [{}]):
         matcher.ev.deadline.check()

@@ -341,6 +341,13 @@ class Graph:
             )
         return found
 
+    def label_set_counts(
+        self, labels: list[str] | None, conds: list[Cond]
+    ) -> dict[tuple[str, ...], int]:
+        """How many of the nodes ``scan_nodes(labels, conds)`` pages through carry each stored
+        label set (no record read), in the order of their first node's id."""
+        return self.target.count_label_sets(labels=labels, where=after_id(None, conds))
+
     def labels_of_stored(self, stored: tuple[str, ...]) -> frozenset[str]:
         """The labels of a node whose stored labels are ``stored`` (a shape labels a node by
         them alone: :class:`~.shape.Shape`), made once per set."""

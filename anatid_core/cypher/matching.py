@@ -218,6 +218,44 @@ class Matcher:
         self._without[key] = out
         return out
 
+    def label_set_counts(self, clause: Match) -> dict[tuple[str, ...], int] | None:
+        """For a first MATCH of one node alone whose WHERE is all held by an exact narrowed
+        read (or absent), how many of its nodes carry each stored label set, counted by the
+        store without a record (``count_label_sets``); None where the nodes must be bound."""
+        part = clause.patterns[0]
+        if clause.optional or len(clause.patterns) != 1 or part.rels or part.path_var:
+            return None
+        node = part.nodes[0]
+        if node.props is not None:
+            return None
+        labels = self._store_labels(node)
+        narrowing = self._narrowing(
+            "node", node, [Partial({}, frozenset())], _where_hints(clause.where)
+        )
+        conds: list[Cond] = []
+        held = None
+        if narrowing is not None:
+            wanted = sorted(set(narrowing.values_per_row[0]))
+            if not wanted:
+                return {}
+            conds = [Cond(narrowing.field, "in", wanted)]
+            held = self._exactly(narrowing, labels)
+        if clause.where is not None and (held is None or self._where_without(clause.where, held)):
+            return None
+        try:
+            counts = self.graph.label_set_counts(labels, conds)
+        except InvalidInput:
+            return None  # a value the store refuses: the nodes are bound and compared here
+        if not node.labels:
+            return counts
+        groups = self._label_groups(node)
+        fits = self.graph.labels_of_stored
+        return {
+            stored: n
+            for stored, n in counts.items()
+            if all(not group.isdisjoint(fits(stored)) for group in groups)
+        }
+
     def exists(self, pattern: PatternPart, row: Row) -> bool:
         for batch in self._part(pattern, [Partial(row, frozenset())], {}):
             if batch:

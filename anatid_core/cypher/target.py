@@ -62,6 +62,16 @@ class ReadTarget(Protocol):
 
     def label_sets(self) -> list[tuple[str, ...]]: ...
 
+    def count_label_sets(
+        self,
+        *,
+        ids: Iterable[str] | None = None,
+        groups: Iterable[str] | None = None,
+        labels: Iterable[str] | None = None,
+        names: Iterable[str] | None = None,
+        where: Where | None = None,
+    ) -> dict[tuple[str, ...], int]: ...
+
     def rel_names(self) -> list[str]: ...
 
     def get_embedding_arrays(
