@@ -229,17 +229,10 @@ class Matcher:
         if node.props is not None:
             return None
         labels = self._store_labels(node)
-        narrowing = self._narrowing(
-            "node", node, [Partial({}, frozenset())], _where_hints(clause.where)
-        )
-        conds: list[Cond] = []
-        held = None
-        if narrowing is not None:
-            wanted = sorted(set(narrowing.values_per_row[0]))
-            if not wanted:
-                return {}
-            conds = [Cond(narrowing.field, "in", wanted)]
-            held = self._exactly(narrowing, labels)
+        read = self._node_read(node, labels, [Partial({}, frozenset())], _where_hints(clause.where))
+        if read is None:
+            return {}
+        _, conds, held = read
         if clause.where is not None and (held is None or self._where_without(clause.where, held)):
             return None
         try:
@@ -398,15 +391,10 @@ class Matcher:
             yield fitting
             return
         labels = self._store_labels(node)
-        narrowing = self._narrowing("node", node, partials, hints)
-        conds: list[Cond] = []
-        held = None
-        if narrowing is not None:
-            wanted = sorted({v for values in narrowing.values_per_row for v in values})
-            if not wanted:
-                return
-            conds = [Cond(narrowing.field, "in", wanted)]
-            held = self._exactly(narrowing, labels)
+        read = self._node_read(node, labels, partials, hints)
+        if read is None:
+            return
+        narrowing, conds, held = read
         if narrowing is None or len(partials) == 1:
             # a page at a time, so that a LIMIT stops the reads early (a query's first MATCH
             # has one input row; issue 35's filtered LIMIT 10 read every match first)
@@ -432,6 +420,24 @@ class Matcher:
                         out.extend(self._bind_each(node, [p], [ref]))
         self._held = held  # each node joined to the rows wanting its value: narrowed here
         yield out
+
+    def _node_read(
+        self,
+        node: NodePattern,
+        labels: list[str] | None,
+        partials: list[Partial],
+        hints: dict[str, list[Expr]],
+    ) -> tuple[_Narrowing | None, list[Cond], Expr | None] | None:
+        """How the nodes of ``node`` are read for ``partials``: the narrowing, the store's
+        conditions for it, and the WHERE equality it holds on every node read (exactly); None
+        when no node can match (no value wanted)."""
+        narrowing = self._narrowing("node", node, partials, hints)
+        if narrowing is None:
+            return None, [], None
+        wanted = sorted({v for values in narrowing.values_per_row for v in values})
+        if not wanted:
+            return None
+        return narrowing, [Cond(narrowing.field, "in", wanted)], self._exactly(narrowing, labels)
 
     def _exactly(self, narrowing: _Narrowing, labels: list[str] | None) -> Expr | None:
         """The WHERE equality a node read narrowed this way makes true on every node it gives,
