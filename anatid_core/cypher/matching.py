@@ -90,6 +90,7 @@ class Matcher:
         #: last (an exact narrowed read's), and the WHEREs without one, by ids.
         self._held: Expr | None = None
         self._without: dict[tuple[int, int], Expr | None] = {}
+        self._maps_without: dict[tuple[int, str], Expr] = {}
         ev.matcher = self
 
     # ----------------------------------------------------------------------------- clause
@@ -233,6 +234,7 @@ class Matcher:
         if read is None:
             return {}
         _, conds, held = read
+        held = held if isinstance(held, Expr) else None  # (no pattern map here)
         if clause.where is not None and (held is None or self._where_without(clause.where, held)):
             return None
         try:
@@ -394,12 +396,16 @@ class Matcher:
         read = self._node_read(node, labels, partials, hints)
         if read is None:
             return
-        narrowing, conds, held = read
+        narrowing, conds, holds = read
+        # the pattern map's key an exact read narrowed by (every node read holds it), or the
+        # WHERE equality
+        known = narrowing.key if narrowing is not None and holds is True else None
+        held = holds if isinstance(holds, Expr) else None
         if narrowing is None or len(partials) == 1:
             # a page at a time, so that a LIMIT stops the reads early (a query's first MATCH
             # has one input row; issue 35's filtered LIMIT 10 read every match first)
             for page, narrowed in self._scan(labels, conds):
-                batch = self._bind_each(node, partials, page)
+                batch = self._bind_each(node, partials, page, known if narrowed else None)
                 self._held = held if narrowed else None
                 yield batch
             return
@@ -417,7 +423,7 @@ class Matcher:
                 for ref in by_value.get(value, ()):
                     if ref.id not in seen:
                         seen.add(ref.id)
-                        out.extend(self._bind_each(node, [p], [ref]))
+                        out.extend(self._bind_each(node, [p], [ref], known))
         self._held = held  # each node joined to the rows wanting its value: narrowed here
         yield out
 
@@ -427,10 +433,10 @@ class Matcher:
         labels: list[str] | None,
         partials: list[Partial],
         hints: dict[str, list[Expr]],
-    ) -> tuple[_Narrowing | None, list[Cond], Expr | None] | None:
+    ) -> tuple[_Narrowing | None, list[Cond], Expr | bool | None] | None:
         """How the nodes of ``node`` are read for ``partials``: the narrowing, the store's
-        conditions for it, and the WHERE equality it holds on every node read (exactly); None
-        when no node can match (no value wanted)."""
+        conditions for it, and what it holds on every node read (exactly): the WHERE equality,
+        or True for the pattern map's; None when no node can match (no value wanted)."""
         narrowing = self._narrowing("node", node, partials, hints)
         if narrowing is None:
             return None, [], None
@@ -439,14 +445,15 @@ class Matcher:
             return None
         return narrowing, [Cond(narrowing.field, "in", wanted)], self._exactly(narrowing, labels)
 
-    def _exactly(self, narrowing: _Narrowing, labels: list[str] | None) -> Expr | None:
-        """The WHERE equality a node read narrowed this way makes true on every node it gives,
-        if the shape says that read is exact (a props field is compared as JSON by the store:
-        never)."""
-        if narrowing.source is None or narrowing.field.startswith("props."):
+    def _exactly(self, narrowing: _Narrowing, labels: list[str] | None) -> Expr | bool | None:
+        """The WHERE equality (True: the pattern map's) a node read narrowed this way makes
+        true on every node it gives, if the shape says that read is exact (a props field is
+        compared as JSON by the store: never)."""
+        if narrowing.field.startswith("props."):
             return None
-        exact = exact_field(self.graph.shape, "node", narrowing.key, labels)
-        return narrowing.source if exact else None
+        if not exact_field(self.graph.shape, "node", narrowing.key, labels):
+            return None
+        return True if narrowing.source is None else narrowing.source
 
     def _scan(
         self, labels: list[str] | None, conds: list[Cond]
@@ -565,10 +572,16 @@ class Matcher:
             yield from self.graph.scan_rels(rels, [])  # as in _scan
 
     def _bind_each(
-        self, node: NodePattern, partials: list[Partial], refs: list[NodeRef]
+        self,
+        node: NodePattern,
+        partials: list[Partial],
+        refs: list[NodeRef],
+        known: str | None = None,
     ) -> list[Partial]:
+        """The partial matches binding ``node`` to each of ``refs``; ``known``: a key of its
+        property map every ref holds already (an exact read narrowed by it)."""
         out = []
-        name, props = _name(node), node.props
+        name, props = _name(node), self._map_without(node.props, known)
         groups = self._label_groups(node) if node.labels else None
         record, label_set = self.graph.record, self.graph.label_set
         for p in partials:
@@ -655,6 +668,22 @@ class Matcher:
         """``used`` with ``ref``, unless ``rel`` is its MATCH's only relationship (a set per
         partial match cost ~0.5 us a row, and nothing could be repeated)."""
         return used if id(rel) in self._lone else used | {ref.id}
+
+    def _map_without(self, props: Expr | None, key: str | None) -> Expr | None:
+        """A pattern's property map without ``key`` (None if nothing is left), made once."""
+        if (
+            key is None
+            or not isinstance(props, MapOf)
+            or [k for k, _ in props.items].count(key) != 1
+        ):
+            return props  # (a key given twice: the map's value is its last, compared here)
+        found = self._maps_without.get((id(props), key))
+        if found is None:
+            items = [(k, v) for k, v in props.items if k != key]
+            found = self._maps_without[(id(props), key)] = (
+                MapOf(props.pos, items) if items else _NO_MAP
+            )
+        return None if found is _NO_MAP else found
 
     def _props_fit(self, props: Expr | None, ref: NodeRef | RelRef, row: Row) -> bool:
         if props is None:
@@ -812,6 +841,8 @@ _PARENTS_FIRST = 4
 _Path = tuple[Partial, str, tuple[RelRef, ...]]
 #: A pattern property map that depends on the row (not kept in ``_constant_maps``).
 _VARIES: Any = object()
+#: A pattern's property map left empty (:meth:`Matcher._map_without`).
+_NO_MAP: Any = object()
 
 
 def _name(node: NodePattern) -> str:

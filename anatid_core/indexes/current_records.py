@@ -334,27 +334,32 @@ class _KindView:
         assert self.ends is not None
         out: NeighbourCounts = {}
         node_rows = nodes.by_id
-        labels_of: dict[str, tuple[str, ...] | None] = {}  # far node -> its labels (None: gone)
-        both = len(sides) == 2
+        # per far node, its (rel, labels) key (None: gone), made once: with one rel (a typed
+        # pattern, most) the key is the far node's alone, so no tuple is made per edge
+        one_rel = next(iter(rels)) if rels is not None and len(rels) == 1 else None
+        keys: dict[Any, tuple[str, tuple[str, ...]] | None] = {}
+        # (the index of one side, where its far end is, whether a self loop was counted)
+        ends = [(self.ends[side], 5 - side, len(sides) == 2 and side == 3) for side in sides]
         for near in dict.fromkeys(ids):
             tally: dict[tuple[str, tuple[str, ...]], int] = {}
-            for side in sides:
-                far_at = 5 - side  # src (2) <-> dst (3)
-                for row in self.ends[side].get(near, _NO_EDGES).values():
+            for index, far_at, looped in ends:
+                edges = index.get(near)
+                if not edges:
+                    continue
+                for row in edges.values():
                     rel = row[4]
                     if rels is not None and rel not in rels:
                         continue
                     far = row[far_at]
-                    if both and side == 3 and far == near:
+                    if looped and far == near:
                         continue  # a self loop, counted leaving
-                    labels = labels_of.get(far, _UNSEEN)
-                    if labels is _UNSEEN:
+                    cached = far if one_rel is not None else (far, rel)
+                    key = keys.get(cached, _UNSEEN)
+                    if key is _UNSEEN:
                         far_row = node_rows.get(far)
-                        labels = labels_of[far] = None if far_row is None else tuple(far_row[3])
-                    if labels is None:
-                        continue
-                    key = (rel, labels)
-                    tally[key] = tally.get(key, 0) + 1
+                        key = keys[cached] = None if far_row is None else (rel, tuple(far_row[3]))
+                    if key is not None:
+                        tally[key] = tally.get(key, 0) + 1
             if tally:
                 out[near] = tally
         return out

@@ -129,6 +129,21 @@ PAIRS += [
     (q, q.replace("n.id IN", "n.id + '' IN").replace("n.group =", "n.group + '' =", 1))
     for q in EXACT
 ]
+#: The same for a pattern map's key (the map's other keys are compared).
+PAIRS += [
+    (
+        "MATCH (n:A {group: $g, name: 'n3'}) RETURN n.id",
+        "MATCH (n:A) WHERE n.group + '' = $g AND n.name + '' = 'n3' RETURN n.id",
+    ),
+    (
+        "UNWIND ['g0', 'g1', $g] AS g MATCH (n:B {group: g}) RETURN g, n.id",
+        "UNWIND ['g0', 'g1', $g] AS g MATCH (n:B) WHERE n.group + '' = g RETURN g, n.id",
+    ),
+    (
+        "MATCH (n:A {id: $g}) RETURN n.id",
+        "MATCH (n:A) WHERE n.id + '' = $g RETURN n.id",
+    ),
+]
 PAIRS += [
     (
         "MATCH (a:B)-[r]-(b:A) RETURN a.id AS id, count(*) AS n, count(b) AS m ORDER BY id",
@@ -493,9 +508,17 @@ def test_an_exact_narrowing_is_not_checked_again(
         held.clear()
         filled.cypher(query, {"g": "a\x00b"})  # refused by the store's id check: not narrowed
         assert not any(held), query
-    # not narrowed, so not held: every node of A is read and compared here
+    # not narrowed, so not held: every node of A is read and compared here (a map's key too)
+    assert filled.cypher("MATCH (n:A {id: $g}) RETURN n.id", {"g": "a\x00b"}).rows == []
     assert filled.cypher("MATCH (n:A) WHERE n.id = $g RETURN n.id", {"g": "a\x00b"}).rows == []
     assert filled.cypher("MATCH (n:A) WHERE n.group = $g RETURN n.id", {"g": "g\x00"}).rows == []
+    # a pattern map's key the read was narrowed by is not compared again; its other keys are
+    fitted = spy_on_matcher(monkeypatch, "_props_fit", lambda props, ref, row: ref.id)
+    some = filled.cypher("MATCH (n:A {group: 'g0'}) RETURN n.id ORDER BY n.id").rows
+    assert some and not fitted
+    query = "MATCH (n:A {group: 'g0', name: $g}) RETURN n.id"
+    assert filled.cypher(query, {"g": some[0][0]}).rows == [some[0]]  # ids are names here
+    assert fitted == [some[0][0]]  # read by its name (the better narrowing), its group compared
     # the rest of the WHERE keeps its errors and its order
     from anatid_core import CypherError
 
@@ -521,7 +544,7 @@ def test_counts_by_label_of_a_wholly_narrowed_read_come_from_the_store(
         "label_set_counts",
         lambda self, clause: counted.append(c := original(self, clause)) or c,
     )
-    bound = spy_on_matcher(monkeypatch, "_bind_each", lambda node, partials, refs: len(refs))
+    bound = spy_on_matcher(monkeypatch, "_bind_each", lambda node, partials, refs, *_: len(refs))
     by_store = [
         "MATCH (n:A) WHERE n.group = $g RETURN labels(n) AS l, count(*) AS c",
         "MATCH (n) UNWIND labels(n) AS l RETURN l, count(n) AS c",
