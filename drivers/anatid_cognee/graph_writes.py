@@ -32,13 +32,16 @@ from .records import (
 )
 
 GROUPS = [GRAPH_GROUP]
-_HAS_PROVENANCE = [[Cond(f"props.{PROVENANCE_KEY}", "is not null")]]
 
 
 def _fold(store: Any, kind: str, ids: list[str], key: str | None, run_id: str | None) -> dict:
     """id -> provenance props each record must carry after this write (absent: none)."""
-    find = store.find_nodes if kind == "node" else store.find_edges
-    stored = {r.id: provenance.read(r.props) for r in find(ids=ids, where=_HAS_PROVENANCE)}
+    # read by id, the provenance picked here: a filter on the props JSON scanned the table,
+    # 3.5 ms a batch of 2,000 on an empty file and growing with it (issue 43)
+    get = store.get_nodes if kind == "node" else store.get_edges
+    stored = {
+        r.id: provenance.read(r.props) for r in get(ids) if r.props.get(PROVENANCE_KEY) is not None
+    }
     if key is None:
         return {i: provenance.as_props(cols) for i, cols in stored.items()}
     folded = {}
