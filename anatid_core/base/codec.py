@@ -233,7 +233,13 @@ def _encode_fast(value: Any) -> Any:
         for key, item in value.items():
             if type(key) is not str:
                 raise _NotPlain
-            out[_plain_text(key)] = _encode_fast(item)
+            of = type(item)  # a scalar here, not in a call per value (most are)
+            if of is str:
+                out[_plain_text(key)] = _plain_text(item)
+            elif item is None or of is int or of is bool:
+                out[_plain_text(key)] = item
+            else:
+                out[_plain_text(key)] = _encode_fast(item)
         if len(out) == 1 and next(iter(out)) in _TAGS:
             return {"$esc": out}
         return out

@@ -20,7 +20,7 @@ from typing import Any
 
 from anatid_core import Edge, Node
 
-from .values import as_json, storable
+from .values import as_json, storable_fields
 
 GRAPH_GROUP = "cognee.graph"
 META_GROUP = "cognee.meta"
@@ -55,7 +55,7 @@ def node_fields(node: Any) -> dict[str, Any]:
 
 def graph_node(fields: dict[str, Any], provenance: Mapping[str, Any] | None = None) -> Node:
     """A core node for one Cognee node's fields (``id`` required; ``name``/``type`` optional)."""
-    props = {k: storable(v) for k, v in fields.items() if k not in _NOT_PROPS}
+    props = storable_fields(fields, _NOT_PROPS)
     name = props.get("name")
     node_type = props.get("type")
     text = indexed_text(props)
@@ -99,7 +99,7 @@ def graph_edge(
     provenance: Mapping[str, Any] | None = None,
 ) -> Edge:
     src, dst, rel = str(source_id), str(target_id), str(relationship_name)
-    props = {k: storable(v) for k, v in (properties or {}).items() if k not in _NOT_EDGE_PROPS}
+    props = storable_fields(properties or {}, _NOT_EDGE_PROPS)
     if provenance:
         props[PROVENANCE_KEY] = dict(provenance)
     return Edge(
