@@ -918,9 +918,8 @@ def _equalities(
     evaluated on ``row`` before the node is bound."""
     out: list[tuple[str, Expr, bool, Expr | None]] = []
     if isinstance(node.props, MapOf):
-        out.extend(
-            (key, expr, False, None) for key, expr in node.props.items if _row_only(expr, row)
-        )
+        given = dict(node.props.items)  # a key given twice: its last value, as the map has it
+        out.extend((key, expr, False, None) for key, expr in given.items() if _row_only(expr, row))
     if node.var is None:
         return out
     for expr in hints.get(node.var, []):

@@ -140,6 +140,10 @@ PAIRS += [
         "UNWIND ['g0', 'g1', $g] AS g MATCH (n:B) WHERE n.group + '' = g RETURN g, n.id",
     ),
     (
+        "MATCH (n:A {group: 'g1', group: $g}) RETURN n.id",  # a key twice: its last value
+        "MATCH (n:A) WHERE n.group + '' = $g RETURN n.id",
+    ),
+    (
         "MATCH (n:A {id: $g}) RETURN n.id",
         "MATCH (n:A) WHERE n.id + '' = $g RETURN n.id",
     ),
