@@ -213,13 +213,13 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Node]:
-        groups, ids, labels, names = map(_listed, (groups, ids, labels, names))
-        f = self._filter("node", ids=ids, groups=groups, labels=labels, names=names, where=where)
-        if ids is None and labels is None and names is None:
-            newest = self._newest_from_memory("node", groups, where, order_by, limit, offset)
+        f, lists, labels = self._node_filters(ids, groups, labels, names, where)
+        if lists["id"] is None and labels is None and lists["name"] is None:
+            newest = self._newest_from_memory(
+                "node", lists["group"], where, order_by, limit, offset
+            )
             if newest is not None:
                 return newest  # type: ignore[return-value]
-        lists = {"id": ids, "group": groups, "name": names}
         found = self._scan_from_memory("node", lists, labels, where, order_by, limit, offset)
         if found is not None:
             return found  # type: ignore[return-value]
@@ -238,9 +238,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         set, the sets in the order of their first node's id. From the in-memory current records
         where ``find_nodes`` reads them (no record built: Cypher's count by label, issue 42),
         else one grouped statement."""
-        groups, ids, labels, names = map(_listed, (groups, ids, labels, names))
-        f = self._filter("node", ids=ids, groups=groups, labels=labels, names=names, where=where)
-        lists = {"id": ids, "group": groups, "name": names}
+        f, lists, labels = self._node_filters(ids, groups, labels, names, where)
         rows = self._scan_rows_from_memory("node", lists, labels, where, None, 0)
         if rows is not None:
             counts: dict[tuple[str, ...], int] = {}
@@ -253,6 +251,19 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             "GROUP BY r.labels ORDER BY min(r.id)"
         )
         return {tuple(ls or ()): int(n) for ls, n in self._query(sql, f.params)}
+
+    def _node_filters(
+        self,
+        ids: Iterable[str] | None,
+        groups: Iterable[str] | None,
+        labels: Iterable[str] | None,
+        names: Iterable[str] | None,
+        where: Where | None,
+    ) -> tuple[SqlFilter, dict[str, Iterable[str] | None], Iterable[str] | None]:
+        """A node read's SQL filter (the arguments checked), its column lists and labels."""
+        groups, ids, labels, names = map(_listed, (groups, ids, labels, names))
+        f = self._filter("node", ids=ids, groups=groups, labels=labels, names=names, where=where)
+        return f, {"id": ids, "group": groups, "name": names}, labels
 
     def find_edges(
         self,
