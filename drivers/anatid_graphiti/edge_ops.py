@@ -28,7 +28,6 @@ from anatid_core import Cond, Edge
 
 from . import mapping as m
 from .errors import edge_not_found
-from .lookups import found_by_uuid
 from .runner import ReadTarget, StoreRunner
 
 M = TypeVar("M", bound=GraphitiEdge)
@@ -85,7 +84,7 @@ class EdgeCrud(Generic[M]):
 
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
         found = await self._db.small_read(
-            lambda r: self._models(found_by_uuid(r.get_edges, [uuid])), 1
+            lambda r: self._models([e for e in [r.get_edge(uuid)] if e]), 1
         )
         if not found:
             raise edge_not_found(uuid)
@@ -95,7 +94,7 @@ class EdgeCrud(Generic[M]):
         if not uuids:
             return []
         return await self._db.small_read(
-            lambda r: self._models(found_by_uuid(r.get_edges, uuids)), len(uuids)
+            lambda r: self._models(r.get_edges(list(uuids))), len(uuids)
         )
 
     async def get_by_group_ids(

@@ -26,7 +26,6 @@ from anatid_core import Cond, Node
 from . import mapping as m
 from .errors import node_not_found
 from .filters import aware
-from .lookups import found_by_uuid
 from .runner import ReadTarget, StoreRunner
 
 M = TypeVar("M", bound=GraphitiNode)
@@ -104,7 +103,7 @@ class NodeCrud(Generic[M]):
     # reads
     async def get_by_uuid(self, executor: QueryExecutor, uuid: str) -> M:
         found = await self._db.small_read(
-            lambda r: self._models(r, found_by_uuid(r.get_nodes, [uuid])), 1
+            lambda r: self._models(r, [n for n in [r.get_node(uuid)] if n]), 1
         )
         if not found:
             raise node_not_found(uuid)
@@ -114,7 +113,7 @@ class NodeCrud(Generic[M]):
         if not uuids:
             return []
         return await self._db.small_read(
-            lambda r: self._models(r, found_by_uuid(r.get_nodes, uuids)), len(uuids)
+            lambda r: self._models(r, r.get_nodes(list(uuids))), len(uuids)
         )
 
     async def get_by_group_ids(

@@ -174,29 +174,6 @@ async def test_missing_records_raise_graphitis_errors(driver):
         await ghost.load_name_embedding(driver)
 
 
-async def test_a_uuid_no_record_can_have_is_not_found_as_on_neo4j(driver):
-    """An empty uuid, one with a NUL or one past the store's length matches nothing, as a
-    MATCH on Neo4j or FalkorDB does: not found, not the store's InvalidInput."""
-    a, b = pair()
-    await a.save(driver)
-    await b.save(driver)
-    fact = edge_between(a, b)
-    await fact.save(driver)
-    impossible = ["", "a\x00b", "x" * 5000]
-    for uuid in impossible:
-        with pytest.raises(NodeNotFoundError):
-            await EntityNode.get_by_uuid(driver, uuid)
-        with pytest.raises(EdgeNotFoundError):
-            await EntityEdge.get_by_uuid(driver, uuid)
-    mixed = [impossible[0], a.uuid, impossible[1], b.uuid, impossible[2], "nope"]
-    got = await EntityNode.get_by_uuids(driver, mixed)
-    assert sorted(n.uuid for n in got) == sorted([a.uuid, b.uuid])
-    assert [e.uuid for e in await EntityEdge.get_by_uuids(driver, mixed + [fact.uuid])] == [
-        fact.uuid
-    ]
-    assert await EntityNode.get_by_uuids(driver, impossible) == []
-
-
 async def test_an_edge_to_a_missing_node_is_not_written(driver):
     a, b = pair()
     await a.save(driver)
