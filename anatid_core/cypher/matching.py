@@ -210,9 +210,10 @@ class Matcher:
         key = (id(where), id(held))
         if key in self._without:
             return self._without[key]
-        rest = [c for c in _conjuncts(where) if c is not held]
+        conjuncts = _conjuncts(where)
+        rest = [c for c in conjuncts if c is not held]
         out: Expr | None = where
-        if len(rest) < len(_conjuncts(where)):
+        if len(rest) < len(conjuncts):
             out = rest[0] if rest else None
             for conjunct in rest[1:]:
                 out = Binary(where.pos, "AND", out, conjunct)  # pyright: ignore[reportArgumentType]
@@ -233,8 +234,8 @@ class Matcher:
         read = self._node_read(node, labels, [Partial({}, frozenset())], _where_hints(clause.where))
         if read is None:
             return {}
-        _, conds, held = read
-        held = held if isinstance(held, Expr) else None  # (no pattern map here)
+        narrowing, conds, exact = read
+        held = narrowing.source if narrowing is not None and exact else None
         if clause.where is not None and (held is None or self._where_without(clause.where, held)):
             return None
         try:
@@ -396,11 +397,10 @@ class Matcher:
         read = self._node_read(node, labels, partials, hints)
         if read is None:
             return
-        narrowing, conds, holds = read
-        # the pattern map's key an exact read narrowed by (every node read holds it), or the
-        # WHERE equality
-        known = narrowing.key if narrowing is not None and holds is True else None
-        held = holds if isinstance(holds, Expr) else None
+        narrowing, conds, exact = read
+        # what an exact read holds on every node: its WHERE equality, or its pattern map's key
+        held = narrowing.source if narrowing is not None and exact else None
+        known = narrowing.key if narrowing is not None and exact and held is None else None
         if narrowing is None or len(partials) == 1:
             # a page at a time, so that a LIMIT stops the reads early (a query's first MATCH
             # has one input row; issue 35's filtered LIMIT 10 read every match first)
@@ -433,27 +433,24 @@ class Matcher:
         labels: list[str] | None,
         partials: list[Partial],
         hints: dict[str, list[Expr]],
-    ) -> tuple[_Narrowing | None, list[Cond], Expr | bool | None] | None:
+    ) -> tuple[_Narrowing | None, list[Cond], bool] | None:
         """How the nodes of ``node`` are read for ``partials``: the narrowing, the store's
-        conditions for it, and what it holds on every node read (exactly): the WHERE equality,
-        or True for the pattern map's; None when no node can match (no value wanted)."""
+        conditions for it, and whether it is exact (its equality holds on every node read);
+        None when no node can match (no value wanted)."""
         narrowing = self._narrowing("node", node, partials, hints)
         if narrowing is None:
-            return None, [], None
+            return None, [], False
         wanted = sorted({v for values in narrowing.values_per_row for v in values})
         if not wanted:
             return None
         return narrowing, [Cond(narrowing.field, "in", wanted)], self._exactly(narrowing, labels)
 
-    def _exactly(self, narrowing: _Narrowing, labels: list[str] | None) -> Expr | bool | None:
-        """The WHERE equality (True: the pattern map's) a node read narrowed this way makes
-        true on every node it gives, if the shape says that read is exact (a props field is
-        compared as JSON by the store: never)."""
+    def _exactly(self, narrowing: _Narrowing, labels: list[str] | None) -> bool:
+        """Whether a node read narrowed this way gives only nodes its equality holds on: the
+        shape says so (a props field is compared as JSON by the store: never)."""
         if narrowing.field.startswith("props."):
-            return None
-        if not exact_field(self.graph.shape, "node", narrowing.key, labels):
-            return None
-        return True if narrowing.source is None else narrowing.source
+            return False
+        return exact_field(self.graph.shape, "node", narrowing.key, labels)
 
     def _scan(
         self, labels: list[str] | None, conds: list[Cond]
