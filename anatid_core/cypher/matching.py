@@ -539,24 +539,33 @@ class Matcher:
         if at_rel and grown:
             self.graph.rows_at_hand = [p.row for p, _ in grown]
             grown = [g for g in grown if all(_may_hold(test, g[0].row) for test in at_rel)]
-        pairs: list[tuple[Partial, NodeRef, NodeRef]] = []
+        # the near ends first, each checked before any far end is read: a conjunct on the
+        # near node (``n.name STARTS WITH $p``) rules out most relationships of a filtered
+        # scan, and their far nodes are then never read (issue 42's filtered LIMIT 10)
+        node = self.graph.node
+        nears: list[tuple[Partial, NodeRef, str]] = []
         for p, ref in grown:
             record = ref.record
             for a, b in ends[: 1 if record.src == record.dst else 2]:
-                here = self.graph.node(getattr(record, a))
-                pairs.append((p, here, self.graph.node(getattr(record, b))))
-            check_size(len(pairs))
+                nears.append((p, node(getattr(record, a)), getattr(record, b)))
+            check_size(len(nears))
         self.graph.load()
-        out = []
-        for p, here, there in pairs:
+        near_name = _name(near)
+        kept: list[tuple[Row, Partial, NodeRef]] = []
+        for p, here, there in nears:
             if not self.node_fits(near, here, p.row):
                 continue
-            row = p.row if near.var in p.row else {**p.row, _name(near): here}
+            row = p.row if near.var in p.row else {**p.row, near_name: here}
             if at_near and not all(_may_hold(test, row) for test in at_near):
                 continue
+            kept.append((row, p, node(there)))
+        self.graph.load()
+        far_name = _name(far)
+        out = []
+        for row, p, there in kept:
             if self.node_fits(far, there, row):
                 if far.var not in row:
-                    row = {**row, _name(far): there}
+                    row = {**row, far_name: there}
                 out.append(Partial(row, p.used))
         return out
 

@@ -146,6 +146,33 @@ def test_limit_stops_the_reads_early(store: Store, monkeypatch: pytest.MonkeyPat
     assert len(pages) > 1  # no LIMIT: every page (``count(n)`` alone is the store's count)
 
 
+def test_a_far_node_is_not_read_for_a_relationship_its_near_node_rules_out(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the filtered LIMIT 10 shape: relationships read by their group, the near node's
+    # conjunct checked before the far node is read (issue 42)
+    store.upsert_nodes(
+        [Node(id=f"a{i}", name=("x" if i % 5 == 0 else "y") + str(i)) for i in range(60)]
+    )
+    store.upsert_nodes([Node(id=f"b{i}", name=f"b{i}") for i in range(60)])
+    store.upsert_edges([Edge(f"e{i}", f"a{i}", f"b{i}", "R", group="g") for i in range(60)])
+    read: list[str] = []
+    original = type(store).get_nodes
+
+    def counting(self: Store, ids: list[str], *args: object, **kwargs: object) -> list[Node]:
+        read.extend(ids)
+        return original(self, ids, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(store), "get_nodes", counting)
+    query = (
+        "MATCH (n)-[r:R]->(m) WHERE r.group = 'g' AND n.name STARTS WITH 'x' "
+        "RETURN n.id AS n, m.id AS m ORDER BY n"
+    )
+    rows = store.cypher(query).rows
+    assert sorted(rows) == sorted((f"a{i}", f"b{i}") for i in range(0, 60, 5))
+    assert {i for i in read if i.startswith("b")} == {f"b{i}" for i in range(0, 60, 5)}
+
+
 def test_schema_procedures_and_the_schema_query_cognee_sends(store: Store) -> None:
     people(store)
     assert store.cypher("CALL db.labels()").rows == [("Company",), ("Person",)]
