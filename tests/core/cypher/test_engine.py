@@ -173,6 +173,52 @@ def test_a_far_node_is_not_read_for_a_relationship_its_near_node_rules_out(
     assert {i for i in read if i.startswith("b")} == {f"b{i}" for i in range(0, 60, 5)}
 
 
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        ["int", "null"],  # Python's own comparisons, nulls last (first when descending)
+        ["int", "float", "null"],
+        ["str", "null"],
+        ["int", "nan"],  # a NaN: Cypher's order, a comparison at a time
+        ["int", "str", "null"],  # kinds mixed: Cypher's order of kinds
+    ],
+)
+def test_order_by_sorts_as_cypher_compares(store: Store, kinds: list[str]) -> None:
+    # ORDER BY sorts by Python's comparisons where a column allows it, by ``order`` elsewhere:
+    # either way the order Cypher's comparison gives, each key in its own direction (issue 42)
+    import functools
+    import random
+
+    from anatid_core.cypher.values import order
+
+    rng = random.Random(len(kinds))
+    make = {
+        "int": lambda: rng.randrange(5),
+        "float": lambda: rng.randrange(5) + 0.5,
+        "str": lambda: rng.choice("abc"),
+        "nan": lambda: float("nan"),
+        "null": lambda: None,
+    }
+    rows = [
+        {"a": make[rng.choice(kinds)](), "b": rng.choice(["x", "y", None]), "i": i}
+        for i in range(400)
+    ]
+    got = store.cypher(
+        "UNWIND $rows AS r RETURN r.a AS a, r.b AS b, r.i AS i ORDER BY a DESC, b, i DESC",
+        {"rows": rows},
+    ).rows
+
+    def cypher_order(x: dict[str, object], y: dict[str, object]) -> int:
+        for key, sign in (("a", -1), ("b", 1), ("i", -1)):
+            c = order(x[key], y[key])
+            if c:
+                return sign * c
+        return 0
+
+    wanted = sorted(rows, key=functools.cmp_to_key(cypher_order))
+    assert [r[2] for r in got] == [r["i"] for r in wanted]
+
+
 def test_schema_procedures_and_the_schema_query_cognee_sends(store: Store) -> None:
     people(store)
     assert store.cypher("CALL db.labels()").rows == [("Company",), ("Person",)]
