@@ -3,10 +3,13 @@
 One memory is built through Graphiti's own bulk path (``add_nodes_and_edges_bulk``; fixed
 seeds, no LLM) at each size of ``--sizes`` (facts: 1k, 10k, 100k), loaded into anatid
 (``GraphitiDriver``) and into FalkorDB Lite (Graphiti's ``FalkorDriver``), each in its own worker
-process. Then eight queries a Graphiti user would write against Graphiti's schema run through
-``driver.execute_query(query, **params)`` on each: one warm-up, p50/p95 over ``--repeat`` calls,
-parameters rotated (groups, entity uuids, dates). The ratio anatid/FalkorDB is printed per query
-per size (below 1: anatid is faster), and the answers are compared between the two.
+process (one ingest after the other). Then eight queries a Graphiti user would write against
+Graphiti's schema run through ``driver.execute_query(query, **params)`` on each: one warm-up,
+p50/p95 over ``--repeat`` calls, parameters rotated (groups, entity uuids, dates). The two
+workers take turns call by call (who goes first alternates), so that a slow phase of a shared
+machine falls on both alike (run one after the other, the ratio of one query moved 1.0 -> 1.9
+between two runs of one commit). The ratio anatid/FalkorDB is printed per query per size (below
+1: anatid is faster), and the answers are compared between the two.
 
     python tests/benchmarks/bench_graphiti_cypher.py --sizes 1k 10k      # ~3 min
     python tests/benchmarks/bench_graphiti_cypher.py --sizes 100k        # FalkorDB's ingest: long
@@ -252,7 +255,8 @@ def plain(value: Any) -> Any:
     return value
 
 
-async def work(backend: str, size: str, repeat: int) -> dict[str, Any]:
+async def ingest(backend: str, size: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """A fresh memory of ``size`` built through Graphiti's bulk path: (driver, data, info)."""
     os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
     from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
@@ -273,42 +277,47 @@ async def work(backend: str, size: str, repeat: int) -> dict[str, Any]:
             FakeEmbedder(DIM),
         )
     rows = sum(len(data[k]) for k in parts)
-    out: dict[str, Any] = {"ingest_s": time.perf_counter() - t, "rows": rows, "queries": {}}
+    return driver, data, {"ingest_s": time.perf_counter() - t, "rows": rows}
 
-    async def ask(query: str, params: dict[str, Any]) -> list[list[Any]]:
-        # FalkorDriver answers (records, keys, None), GraphitiDriver (records, None, keys)
-        records, header, keys = await driver.execute_query(query, **used_params(query, params))
-        keys = header or keys or []
-        return [[plain(r[k]) for k in keys] for r in records]
 
-    for name, (query, _) in QUERIES.items():
-        answers, samples = [], []
-        for i in range(repeat + 1):  # call 0 is the warm-up
-            params = params_for(data, name, i)
-            t = time.perf_counter()
-            got = await ask(query, params)
-            if i:
-                samples.append((time.perf_counter() - t) * 1000)
-            if i < 5:
-                answers.append(got)
-        full = []
-        if QUERIES[name][1] == "limit":
-            unlimited = query.rsplit(" LIMIT ", 1)[0]
-            full = [await ask(unlimited, params_for(data, name, i)) for i in range(5)]
-        samples.sort()
-        out["queries"][name] = {
-            "p50": samples[len(samples) // 2],
-            "p95": samples[min(len(samples) - 1, int(len(samples) * 0.95))],
-            "answers": answers,
-            "full": full,
-        }
+async def ask(driver: Any, query: str, params: dict[str, Any]) -> list[list[Any]]:
+    # FalkorDriver answers (records, keys, None), GraphitiDriver (records, None, keys)
+    records, header, keys = await driver.execute_query(query, **used_params(query, params))
+    keys = header or keys or []
+    return [[plain(r[k]) for k in keys] for r in records]
+
+
+async def close(backend: str, driver: Any) -> None:
     if backend == "anatid":
         await driver.close()
     else:
         from tests.benchmarks import _falkordb
 
         await _falkordb.save_and_stop(driver)
-    return out
+
+
+#: What starts a worker's line to the coordinator.
+REPLY = "@@ "
+
+
+async def serve(backend: str, size: str) -> None:
+    """The worker: ingest, say so (a JSON line), then run each call the coordinator asks for
+    (a JSON line ``[name, i, unlimited]``) and answer its time and rows, until ``stop``."""
+    driver, data, info = await ingest(backend, size)
+    print(REPLY + json.dumps(info), flush=True)
+    for line in sys.stdin:
+        if line.strip() == "stop":
+            break
+        name, i, unlimited = json.loads(line)
+        query = QUERIES[name][0]
+        if unlimited:
+            query = query.rsplit(" LIMIT ", 1)[0]
+        params = params_for(data, name, i)
+        t = time.perf_counter()
+        got = await ask(driver, query, params)
+        ms = (time.perf_counter() - t) * 1000
+        print(REPLY + json.dumps({"ms": ms, "rows": got}), flush=True)
+    await close(backend, driver)
 
 
 def _batches(items: list[Any]) -> list[list[Any]]:
@@ -347,12 +356,71 @@ def agree(name: str, anatid: dict[str, Any], falkor: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------------- driver
 
 
-def run_worker(python: str, backend: str, size: str, repeat: int) -> dict[str, Any]:
-    cmd = [python, __file__, "--worker", backend, "--sizes", size, "--repeat", str(repeat)]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{backend} worker failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+class Worker:
+    """A worker process holding one backend's memory, asked one call at a time."""
+
+    def __init__(self, python: str, backend: str, size: str) -> None:
+        self.backend = backend
+        self.proc = subprocess.Popen(
+            [python, __file__, "--worker", backend, "--sizes", size],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.info: dict[str, Any] = self._reply()
+
+    def call(self, name: str, i: int, unlimited: bool = False) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps([name, i, unlimited]) + "\n")
+        self.proc.stdin.flush()
+        return self._reply()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            try:
+                self.proc.stdin.write("stop\n")
+                self.proc.stdin.close()
+                self.proc.wait(300)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+    def _reply(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:  # (a library's own print is passed over)
+            if line.startswith(REPLY):
+                return json.loads(line[len(REPLY) :])
+        raise SystemExit(f"the {self.backend} worker stopped (exit {self.proc.wait()})")
+
+
+def measure(workers: list[Worker], repeat: int) -> list[dict[str, Any]]:
+    """Every query's calls, the workers taking turns call by call (who goes first alternates),
+    so that a slow phase of a shared machine falls on both sides alike: per worker, per query,
+    p50/p95 of ``repeat`` calls after one warm-up, the first five answers and, for a LIMIT
+    without ORDER BY, five answers without the LIMIT."""
+    out: list[dict[str, Any]] = [{"queries": {}} for _ in workers]
+    for name, (_, how) in QUERIES.items():
+        samples: list[list[float]] = [[] for _ in workers]
+        answers: list[list[Any]] = [[] for _ in workers]
+        for i in range(repeat + 1):  # call 0 is the warm-up
+            turn = list(enumerate(workers))
+            for at, worker in turn if i % 2 else reversed(turn):
+                got = worker.call(name, i)
+                if i:
+                    samples[at].append(got["ms"])
+                if i < 5:
+                    answers[at].append(got["rows"])
+        for at, worker in enumerate(workers):
+            full = [worker.call(name, i, True)["rows"] for i in range(5)] if how == "limit" else []
+            ms = sorted(samples[at])
+            out[at]["queries"][name] = {
+                "p50": ms[len(ms) // 2],
+                "p95": ms[min(len(ms) - 1, int(len(ms) * 0.95))],
+                "answers": answers[at],
+                "full": full,
+            }
+    return out
 
 
 def load_average() -> str:
@@ -385,7 +453,7 @@ def main() -> None:
     if args.records_limit is not None:
         os.environ["ANATID_BENCH_RECORDS_LIMIT"] = str(args.records_limit)
     if args.worker:
-        print(json.dumps(asyncio.run(work(args.worker, args.sizes[0], args.repeat))))
+        asyncio.run(serve(args.worker, args.sizes[0]))
         return
     from tests.benchmarks import _falkordb
 
@@ -402,20 +470,29 @@ def main() -> None:
     )
     for size in args.sizes:
         loads = [load_average()]
-        ours = run_worker(sys.executable, "anatid", size, args.repeat)
+        workers = [Worker(sys.executable, "anatid", size)]
+        try:
+            loads.append(load_average())
+            if falkor_python is not None:  # its ingest after anatid's: each alone on the cores
+                workers.append(Worker(falkor_python, "falkordb", size))
+                loads.append(load_average())
+            measured = measure(workers, args.repeat)
+        finally:
+            for worker in workers:
+                worker.stop()
         loads.append(load_average())
+        ours = {**workers[0].info, **measured[0]}
         if falkor_python is None:
             print(f"\n{size} facts ({ours['rows']:,} rows), anatid only\n")
             for name in QUERIES:
                 a = ours["queries"][name]
                 print(f"| {name} | {a['p50']:.2f} / {a['p95']:.2f} ms |", flush=True)
             continue
-        theirs = run_worker(falkor_python, "falkordb", size, args.repeat)
-        loads.append(load_average())
+        theirs = {**workers[1].info, **measured[1]}
         print(
             f"\n{size} facts ({ours['rows']:,} rows): ingest anatid {ours['ingest_s']:.1f} s, "
-            f"FalkorDB Lite {theirs['ingest_s']:.1f} s; load average before, between, after: "
-            f"{' -> '.join(loads)}\n"
+            f"FalkorDB Lite {theirs['ingest_s']:.1f} s; load average before, after each ingest, "
+            f"after the calls: {' -> '.join(loads)}\n"
         )
         print("| query | anatid p50 / p95 | FalkorDB Lite p50 / p95 | ratio | equal answers |")
         print("|---|---|---|---|---|")
