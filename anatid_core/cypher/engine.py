@@ -15,6 +15,7 @@ from typing import Any
 
 from ..base.errors import CypherError
 from ..base.lazy import solid
+from .aggregates import aggregate_calls
 from .counting import count_plan, counted_rows, label_plan, label_set_rows
 from .errors import unsupported
 from .expressions import Evaluator, Row
@@ -26,7 +27,9 @@ from .projection import Projector, distinct_rows
 from .scope import Analysis
 from .shape import Procedure, Shape
 from .syntax import (
+    Call,
     Clause,
+    Expr,
     Match,
     ProcedureCall,
     Query,
@@ -154,6 +157,9 @@ class Engine:
         elif by_labels is not None:  # a row per label set, not per node (.counting)
             stream = label_set_rows(by_labels, self.matcher, self.graph)
             clauses = by_labels.clauses
+        for clause, after in zip(clauses, [*clauses[1:], None], strict=True):
+            if isinstance(clause, Match) and _only_distinct_rows(after):
+                self.matcher.distinct_after.add(id(clause))
         for clause in clauses:
             stream, columns = self._clause(clause, stream, columns)
         rows: list[Row] = []
@@ -263,6 +269,35 @@ class Engine:
 
 #: Values handed back as they are (no record, list or map inside).
 _PLAIN = frozenset({str, int, float, bool, type(None)})
+#: Functions whose value differs from call to call: a row more or fewer changes the answer.
+_RANDOM = frozenset({"rand"})
+
+
+def _only_distinct_rows(clause: Clause | None) -> bool:
+    """Whether only the distinct rows of the clause before ``clause`` count: ``clause``
+    projects them DISTINCT, with no aggregate (it counts rows) and nothing random (a value a
+    row)."""
+    if not isinstance(clause, (With, Return)) or not clause.projection.distinct:
+        return False
+    proj = clause.projection
+    exprs: list[Expr] = [item.expr for item in proj.items] + [sort.expr for sort in proj.order]
+    exprs += [e for e in (proj.skip, proj.limit) if e is not None]
+    if isinstance(clause, With) and clause.where is not None:
+        exprs.append(clause.where)
+    return not any(aggregate_calls(e) or _calls_random(e) for e in exprs)
+
+
+def _calls_random(expr: Expr) -> bool:
+    stack: list[Any] = [expr]  # a loop, not a recursion: generated chains run deep
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Call) and node.name in _RANDOM:
+            return True
+        if isinstance(node, Expr):
+            stack.extend(vars(node).values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return False
 
 
 def _present(props: dict[str, Any]) -> dict[str, Any]:

@@ -91,6 +91,11 @@ class Matcher:
         self._held: Expr | None = None
         self._without: dict[tuple[int, int], Expr | None] = {}
         self._maps_without: dict[tuple[int, str], Expr] = {}
+        #: The MATCH clauses (by ``id``) whose rows count only as distinct rows: a DISTINCT
+        #: projection with nothing random follows (set by the engine); and the
+        #: variable-length relationships of those walked for the nodes they reach (:meth:`_reach`).
+        self.distinct_after: set[int] = set()
+        self._reaching: set[int] = set()
         ev.matcher = self
 
     # ----------------------------------------------------------------------------- clause
@@ -103,6 +108,8 @@ class Matcher:
         rels = [rel for part in clause.patterns for rel in part.rels]
         if len(rels) == 1 and not rels[0].variable:
             self._lone.add(id(rels[0]))
+        if self._reach(clause):
+            self._reaching.add(id(rels[0]))
         if not clause.optional:
             early = self._early(clause)
             lone = len(clause.patterns) == 1 and not clause.patterns[0].rels
@@ -219,6 +226,50 @@ class Matcher:
                 out = Binary(where.pos, "AND", out, conjunct)  # pyright: ignore[reportArgumentType]
         self._without[key] = out
         return out
+
+    def _reach(self, clause: Match) -> bool:
+        """Whether the clause's one variable-length relationship may be walked for the nodes
+        it reaches, each once at its shortest distance (a breadth-first walk), rather than by
+        every path: ``MATCH (n {uuid: $u})-[*1..3]-(m) WHERE m.uuid <> n.uuid RETURN DISTINCT
+        m.uuid`` (issue 42). Where only distinct rows count (:attr:`distinct_after`), the rows
+        are the pairs of the start node and a node a path reaches, and a path's relationships
+        are bound to nothing. A node other than the start that a path of 1 to ``max``
+        relationships reaches is one a shortest walk reaches within ``max``, and a shortest
+        walk repeats no relationship: the same nodes. The start node itself is not (a path
+        back to it needs a cycle), so the WHERE must rule it out: ``m <> n``, or ``m.k <>
+        n.k`` on a property the shape says is a string column of both (an exact field)."""
+        if id(clause) not in self.distinct_after or clause.optional or len(clause.patterns) != 1:
+            return False
+        part = clause.patterns[0]
+        if part.path_var is not None or len(part.rels) != 1:
+            return False
+        rel = part.rels[0]
+        if not rel.variable or rel.var is not None or rel.min_hops != 1:
+            return False
+        near, far = part.nodes
+        if near.var is None or far.var is None or near.var == far.var:
+            return False
+        ends = {near.var: near, far.var: far}
+        for conjunct in _conjuncts(clause.where) if clause.where is not None else []:
+            if not isinstance(conjunct, Binary) or conjunct.op != "<>":
+                continue
+            left, right = conjunct.left, conjunct.right
+            if isinstance(left, Var) and isinstance(right, Var):
+                if {left.name, right.name} == set(ends):
+                    return True
+            elif isinstance(left, Prop) and isinstance(right, Prop):
+                a, b = left.subject, right.subject
+                if not (isinstance(a, Var) and isinstance(b, Var) and left.key == right.key):
+                    continue
+                if {a.name, b.name} != set(ends):
+                    continue
+                shape, key = self.graph.shape, left.key
+                if all(
+                    exact_field(shape, "node", key, self._store_labels(node))
+                    for node in ends.values()
+                ):
+                    return True
+        return False
 
     def label_set_counts(self, clause: Match) -> dict[tuple[str, ...], int] | None:
         """For a first MATCH of one node alone whose WHERE is all held by an exact narrowed
@@ -786,6 +837,9 @@ class Matcher:
         types = self._rels(rel)
         # each path: (partial, current node id, rels so far)
         paths: list[_Path] = [(p, _node_of(p, here).id, ()) for p in batch]
+        # walking for the nodes reached (:meth:`_reach`): per partial match, the nodes met so
+        # far, the start among them; a path is kept only to a node met first (no rels kept)
+        met = {id(p): {at} for p, at, _ in paths} if id(rel) in self._reaching else None
         if rel.min_hops == 0:
             yield from self._path_ends(rel, paths)
         # what the paths found so far hold, checked as they grow (issue 42: a ring of 800
@@ -803,12 +857,19 @@ class Matcher:
                 for p, at, rels in parents:
                     self.ev.deadline.check()
                     taken = {r.id for r in rels}
+                    reached = None if met is None else met[id(p)]
                     for ref, other in adjacency[at]:
                         if ref.id in taken or ref.id in p.used:
                             continue
+                        if reached is not None and other in reached:
+                            continue
                         if not self._rel_fits(rel, ref, p.row):
                             continue
-                        longer.append((p, other, (*rels, ref)))
+                        if reached is not None:
+                            reached.add(other)
+                            longer.append((p, other, ()))
+                        else:
+                            longer.append((p, other, (*rels, ref)))
                         steps += depth
                     check_size(len(grown) + len(longer))
                     check_size(steps, "steps")

@@ -350,3 +350,31 @@ async def test_records_graphiti_did_not_write_come_back_without_its_keys():
         assert records[0]["r"]["uuid"] == "m"
     finally:
         await d.close()
+
+
+async def test_a_distinct_neighbourhood_walks_each_entity_once(graphiti, driver, monkeypatch):
+    # ``m.uuid <> n.uuid`` rules the start out (an entity's uuid is its id: an exact field of
+    # Graphiti's shape), so a DISTINCT walk reaches each entity once (issue 42's *1..3)
+    from anatid_core.cypher import matching
+
+    for n, body in enumerate(
+        ["Alice works at Acme.", "Bob works at Acme.", "Bob lives in Paris.", "Carol knows Alice."]
+    ):
+        await add(graphiti, body, n)
+    decided: list[bool] = []
+    original = matching.Matcher._reach
+    monkeypatch.setattr(
+        matching.Matcher, "_reach", lambda self, c: decided.append(original(self, c)) or decided[-1]
+    )
+    query = (
+        "MATCH (n:Entity {name: $name})-[:RELATES_TO*1..3]-(m:Entity) WHERE m.uuid <> n.uuid "
+        "RETURN DISTINCT m.name AS name"
+    )
+    for name, reached in (("Alice", {"Acme", "Bob", "Carol", "Paris"}), ("Paris", {"Bob", "Acme"})):
+        decided.clear()
+        records, _, _ = await driver.execute_query(query, name=name)
+        assert decided and all(decided)  # (run again on a thread where it would wait)
+        walked = await driver.execute_query(
+            query.replace("m.uuid <> n.uuid", "NOT m.uuid = n.uuid"), name=name
+        )
+        assert {r["name"] for r in records} == {r["name"] for r in walked[0]} >= reached
