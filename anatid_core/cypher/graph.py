@@ -46,16 +46,21 @@ SCAN_PAGES = (25, 50, 100, 200, 400, 1_600, 6_400, 25_600, 100_000)
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-#: Whether a shape's class reads some properties quickly: an ``isinstance`` of a runtime
+#: Whether a shape's class implements an optional protocol: an ``isinstance`` of a runtime
 #: protocol walks its members, a twentieth of a one-row query's time; asked once per class.
-_QUICK_CLASSES: dict[type, bool] = {}
+_IMPLEMENTS: dict[tuple[type, type], bool] = {}
+
+
+def _implements(shape: Shape, protocol: type) -> bool:
+    key = (type(shape), protocol)
+    found = _IMPLEMENTS.get(key)
+    if found is None:
+        found = _IMPLEMENTS[key] = isinstance(shape, protocol)
+    return found
 
 
 def _reads_quickly(shape: Shape) -> bool:
-    quick = _QUICK_CLASSES.get(type(shape))
-    if quick is None:
-        quick = _QUICK_CLASSES[type(shape)] = isinstance(shape, QuickProperties)
-    return quick
+    return _implements(shape, QuickProperties)
 
 
 def prop_field(shape: Shape, kind: Kind, key: str) -> str | None:
@@ -70,7 +75,9 @@ def exact_field(shape: Shape, kind: Kind, key: str, among: Sequence[str] | None)
     """Whether a read narrowed by ``key``'s field gives only records whose ``key`` equals the
     value narrowed by (:class:`~anatid_core.cypher.shape.ExactFields`; a shape that does not
     say: no)."""
-    return isinstance(shape, ExactFields) and shape.exact_field(kind, key, among)
+    return _implements(shape, ExactFields) and cast(ExactFields, shape).exact_field(
+        kind, key, among
+    )
 
 
 class Graph:
