@@ -335,6 +335,24 @@ class Graph:
                 self._adjacency[(i, *key)] = pairs
         return {i: self._adjacency[(i, *key)] for i in ids}
 
+    def ends(
+        self, ids: Sequence[str], direction: str, rels: list[str] | None
+    ) -> dict[str, list[tuple[str, str, str]]]:
+        """For each node id, ``(relationship id, store rel, other end's id)`` of its
+        relationships (of the store ``rels``) in ``direction``, no record read: a walk for
+        the nodes reached needs no more (:meth:`~.matching.Matcher._reach`)."""
+        found: dict[str, list[tuple[str, str, str]]] = {i: [] for i in ids}
+        out, into = direction in ("out", "both"), direction in ("in", "both")
+        for start in range(0, len(found), BATCH):
+            chunk = list(found)[start : start + BATCH]
+            ends = self.target.edge_ends(chunk, direction=cast(Direction, direction), rels=rels)
+            for edge, src, dst, rel in ends:
+                if out and src in found:
+                    found[src].append((edge, rel, dst))
+                if into and dst in found and not (out and src == dst):
+                    found[dst].append((edge, rel, src))  # (a self loop once, leaving)
+        return found
+
     def neighbour_counts(
         self, ids: Sequence[str], direction: str, rels: list[str] | None
     ) -> dict[str, dict[tuple[str, tuple[str, ...]], int]]:

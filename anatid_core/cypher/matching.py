@@ -840,6 +840,9 @@ class Matcher:
         # walking for the nodes reached (:meth:`_reach`): per partial match, the nodes met so
         # far, the start among them; a path is kept only to a node met first (no rels kept)
         met = {id(p): {at} for p, at, _ in paths} if id(rel) in self._reaching else None
+        if met is not None and rel.props is None:
+            yield from self._reached(rel, direction, types, paths, met)
+            return
         if rel.min_hops == 0:
             yield from self._path_ends(rel, paths)
         # what the paths found so far hold, checked as they grow (issue 42: a ring of 800
@@ -879,6 +882,45 @@ class Matcher:
                     check_size(steps, "steps")
                     yield from self._path_ends(rel, longer)
             paths = grown
+
+    def _reached(
+        self,
+        rel: RelPattern,
+        direction: str,
+        types: list[str] | None,
+        paths: list[_Path],
+        met: dict[int, set[str]],
+    ) -> Iterator[list[tuple[Partial, NodeRef]]]:
+        """:meth:`_variable_step` walking for the nodes reached (:meth:`_reach`) by a
+        relationship with no property map: by the relationships' ends alone (no record read
+        but the nodes reached), a length at a time, each node once per partial match; a node
+        that is not there (no record) is not walked on from, as no relationship leads from it."""
+        graph, wanted = self.graph, set(rel.types)
+        steps, depth = 0, 0
+        while paths and (rel.max_hops is None or depth < rel.max_hops):
+            depth += 1
+            grown: list[_Path] = []
+            for parents in _growing_chunks(paths):
+                self.ev.deadline.check()
+                ends = graph.ends(list(dict.fromkeys(at for _, at, _ in parents)), direction, types)
+                longer: list[_Path] = []
+                for p, at, _ in parents:
+                    reached = met[id(p)]
+                    for edge, store_rel, other in ends[at]:
+                        if other in reached or edge in p.used:
+                            continue
+                        if wanted and graph.rel_type_of(store_rel) not in wanted:
+                            continue
+                        reached.add(other)
+                        longer.append((p, other, ()))
+                        steps += depth
+                    check_size(len(grown) + len(longer))
+                    check_size(steps, "steps")
+                grown += longer
+                if longer:
+                    yield from self._path_ends(rel, longer)
+            graph.load()  # the nodes reached are there, or not walked on from
+            paths = [path for path in grown if graph.record(graph.node(path[1])) is not None]
 
     def _path_ends(
         self, rel: RelPattern, paths: list[_Path]

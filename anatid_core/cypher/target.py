@@ -52,6 +52,14 @@ class ReadTarget(Protocol):
         groups: Iterable[str] | None = None,
     ) -> Subgraph: ...
 
+    def edge_ends(
+        self,
+        node_ids: Iterable[str],
+        *,
+        direction: Direction = "both",
+        rels: Iterable[str] | None = None,
+    ) -> list[tuple[str, str, str, str]]: ...
+
     def neighbour_counts(
         self,
         node_ids: Iterable[str],
