@@ -5,11 +5,12 @@ seeds, no LLM) at each size of ``--sizes`` (facts: 1k, 10k, 100k), loaded into a
 (``GraphitiDriver``) and into FalkorDB Lite (Graphiti's ``FalkorDriver``), each in its own worker
 process (one ingest after the other). Then eight queries a Graphiti user would write against
 Graphiti's schema run through ``driver.execute_query(query, **params)`` on each: one warm-up,
-p50/p95 over ``--repeat`` calls, parameters rotated (groups, entity uuids, dates). The two
-workers take turns call by call (who goes first alternates), so that a slow phase of a shared
-machine falls on both alike (run one after the other, the ratio of one query moved 1.0 -> 1.9
-between two runs of one commit). The ratio anatid/FalkorDB is printed per query per size (below
-1: anatid is faster), and the answers are compared between the two.
+p50/p95 over ``--repeat`` calls, parameters rotated (groups, entity uuids, dates). Both
+workers hold their memory at once and take turns query by query (who goes first alternates),
+so that a slow phase of a shared machine falls on both alike (with one worker's whole run
+after the other's, the ratio of one query moved 1.0 -> 1.9 between two runs of one commit).
+The ratio anatid/FalkorDB is printed per query per size (below 1: anatid is faster), and the
+answers are compared between the two.
 
     python tests/benchmarks/bench_graphiti_cypher.py --sizes 1k 10k      # ~3 min
     python tests/benchmarks/bench_graphiti_cypher.py --sizes 100k        # FalkorDB's ingest: long
@@ -395,29 +396,31 @@ class Worker:
 
 
 def measure(workers: list[Worker], repeat: int) -> list[dict[str, Any]]:
-    """Every query's calls, the workers taking turns call by call (who goes first alternates),
-    so that a slow phase of a shared machine falls on both sides alike: per worker, per query,
-    p50/p95 of ``repeat`` calls after one warm-up, the first five answers and, for a LIMIT
-    without ORDER BY, five answers without the LIMIT."""
+    """Every query's calls, a query at a time: each worker makes its warm-up and ``repeat``
+    calls in a row, the workers one after the other (who goes first alternates from query to
+    query), so that a slow phase of a shared machine falls on both sides alike and each
+    worker's calls follow one another, as a server's do (calls taking turns one by one leave
+    each side's caches cold for the next call, which back-to-back calls do not see). Per worker, per
+    query: p50/p95 of the ``repeat`` calls, the first five answers and, for a LIMIT without
+    ORDER BY, five answers without the LIMIT."""
     out: list[dict[str, Any]] = [{"queries": {}} for _ in workers]
-    for name, (_, how) in QUERIES.items():
-        samples: list[list[float]] = [[] for _ in workers]
-        answers: list[list[Any]] = [[] for _ in workers]
-        for i in range(repeat + 1):  # call 0 is the warm-up
-            turn = list(enumerate(workers))
-            for at, worker in turn if i % 2 else reversed(turn):
+    for turn, (name, (_, how)) in enumerate(QUERIES.items()):
+        order = list(enumerate(workers))
+        for at, worker in order if turn % 2 == 0 else reversed(order):
+            ms: list[float] = []
+            answers: list[Any] = []
+            for i in range(repeat + 1):  # call 0 is the warm-up
                 got = worker.call(name, i)
                 if i:
-                    samples[at].append(got["ms"])
+                    ms.append(got["ms"])
                 if i < 5:
-                    answers[at].append(got["rows"])
-        for at, worker in enumerate(workers):
+                    answers.append(got["rows"])
             full = [worker.call(name, i, True)["rows"] for i in range(5)] if how == "limit" else []
-            ms = sorted(samples[at])
+            ms.sort()
             out[at]["queries"][name] = {
                 "p50": ms[len(ms) // 2],
                 "p95": ms[min(len(ms) - 1, int(len(ms) * 0.95))],
-                "answers": answers[at],
+                "answers": answers,
                 "full": full,
             }
     return out
