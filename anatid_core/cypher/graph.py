@@ -343,13 +343,15 @@ class Graph:
         the nodes reached needs no more (:meth:`~.matching.Matcher._reach`)."""
         found: dict[str, list[tuple[str, str, str]]] = {i: [] for i in ids}
         out, into = direction in ("out", "both"), direction in ("in", "both")
-        for start in range(0, len(found), BATCH):
-            chunk = list(found)[start : start + BATCH]
+        wanted = list(found)
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            at = set(chunk)  # (an edge between two chunks comes with each: once per chunk end)
             ends = self.target.edge_ends(chunk, direction=cast(Direction, direction), rels=rels)
             for edge, src, dst, rel in ends:
-                if out and src in found:
+                if out and src in at:
                     found[src].append((edge, rel, dst))
-                if into and dst in found and not (out and src == dst):
+                if into and dst in at and not (out and src == dst):
                     found[dst].append((edge, rel, src))  # (a self loop once, leaving)
         return found
 

@@ -943,6 +943,7 @@ class Matcher:
                 ends = graph.ends(list(dict.fromkeys(at for _, at, _ in parents)), direction, types)
                 longer: list[_Path] = []
                 for p, at, _ in parents:
+                    self.ev.deadline.check()
                     reached = met[id(p)]
                     for edge, store_rel, other in ends[at]:
                         if other in reached or edge in p.used:

@@ -538,3 +538,30 @@ def test_arithmetic_past_the_floats_is_infinity_as_in_neo4j(store: Store) -> Non
     assert store.cypher("RETURN range(0, -9, -3) AS r, range(5, 1) AS e").rows == [
         ([0, -3, -6, -9], [])
     ]
+
+
+@pytest.mark.parametrize("direction", ["out", "in", "both"])
+def test_graph_ends_gives_each_relationship_once_per_end_however_batched(
+    store: Store, monkeypatch: pytest.MonkeyPatch, direction: str
+) -> None:
+    from anatid_core.cypher import graph as graph_module
+    from anatid_core.cypher.shape import RecordShape
+
+    store.upsert_nodes([Node(f"n{i}") for i in range(6)])
+    store.upsert_edges(
+        [Edge(f"e{i}", f"n{i}", f"n{(i + 1) % 6}", "R") for i in range(6)]
+        + [Edge("loop", "n0", "n0", "R"), Edge("chord", "n1", "n4", "S")]
+    )
+    ids = [f"n{i}" for i in range(6)]
+    whole = graph_module.Graph(store, RecordShape()).ends(ids, direction, None)
+    monkeypatch.setattr(graph_module, "BATCH", 2)  # an edge between two batches' nodes
+    batched = graph_module.Graph(store, RecordShape()).ends(ids, direction, None)
+    assert {i: sorted(v) for i, v in batched.items()} == {i: sorted(v) for i, v in whole.items()}
+    edges = store.find_edges()
+    wanted: dict[str, list[tuple[str, str, str]]] = {i: [] for i in ids}
+    for e in edges:
+        if direction in ("out", "both"):
+            wanted[e.src].append((e.id, e.rel, e.dst))
+        if direction in ("in", "both") and not (direction == "both" and e.src == e.dst):
+            wanted[e.dst].append((e.id, e.rel, e.src))
+    assert {i: sorted(v) for i, v in whole.items()} == {i: sorted(v) for i, v in wanted.items()}
