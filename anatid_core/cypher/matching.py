@@ -909,15 +909,17 @@ class Matcher:
                         if reached is not None:
                             reached.add(other)
                             longer.append((p, other, ()))
+                            steps += 1  # (a path kept without its relationships)
                         else:
                             longer.append((p, other, (*rels, ref)))
-                        steps += depth
+                            steps += depth
                     check_size(len(grown) + len(longer))
                     check_size(steps, "steps")
                 grown += longer
                 if depth >= rel.min_hops and longer:
-                    steps += depth * len(longer)
-                    check_size(steps, "steps")
+                    if met is None:  # the rows hold the paths' relationships too
+                        steps += depth * len(longer)
+                        check_size(steps, "steps")
                     yield from self._path_ends(rel, longer)
             paths = grown
 
@@ -952,7 +954,7 @@ class Matcher:
                             continue
                         reached.add(other)
                         longer.append((p, other, ()))
-                        steps += depth
+                        steps += 1  # (a node reached is held once, with no relationship)
                     check_size(len(grown) + len(longer))
                     check_size(steps, "steps")
                 grown += longer

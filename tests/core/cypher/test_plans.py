@@ -497,6 +497,21 @@ def test_a_distinct_walk_over_a_dense_graph_answers(tmp_path: Path) -> None:
             store.cypher(query.replace("b.id <> a.id", "NOT b.id = a.id"))
 
 
+def test_a_distinct_walk_around_a_long_ring_answers(tmp_path: Path) -> None:
+    # a node reached is held once, with no relationship: the bound on the steps paths hold
+    # counts it once, not by its distance (5,000 nodes: 12.5M steps by distance, past 10M)
+    from anatid_core import CypherLimitExceeded
+
+    n = 5000
+    with Store.open(tmp_path / "ring.duckdb") as store:
+        store.upsert_nodes([Node(f"n{i}") for i in range(n)])
+        store.upsert_edges([Edge(f"e{i}", f"n{i}", f"n{(i + 1) % n}", "NEXT") for i in range(n)])
+        query = "MATCH (a {id: 'n0'})-[:NEXT*]->(b) WHERE b <> a RETURN DISTINCT b.id"
+        assert len(store.cypher(query).rows) == n - 1
+        with pytest.raises(CypherLimitExceeded):  # every path, each holding its relationships
+            store.cypher(query.replace("b <> a", "NOT b = a"))
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_order_by_sorts_as_the_cypher_order_with_nulls_and_ties(filled: Store, seed: int) -> None:
     """ORDER BY on columns of one kind sorts by Python's comparisons, stable sorts one key at
