@@ -269,14 +269,15 @@ class Engine:
 
 #: Values handed back as they are (no record, list or map inside).
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-#: Functions whose value differs from call to call: a row more or fewer changes the answer.
-_RANDOM = frozenset({"rand"})
+#: Functions whose value may differ from call to call (the clock read at each call, without
+#: an argument): a row more or fewer changes the answer.
+_RANDOM = frozenset({"rand", "timestamp", "datetime"})
 
 
 def _only_distinct_rows(clause: Clause | None) -> bool:
     """Whether only the distinct rows of the clause before ``clause`` count: ``clause``
-    projects them DISTINCT, with no aggregate (it counts rows) and nothing random (a value a
-    row)."""
+    projects them DISTINCT, with no aggregate (it counts rows) and nothing random or read from
+    the clock (a value a row)."""
     if not isinstance(clause, (With, Return)) or not clause.projection.distinct:
         return False
     proj = clause.projection
@@ -291,7 +292,7 @@ def _calls_random(expr: Expr) -> bool:
     stack: list[Any] = [expr]  # a loop, not a recursion: generated chains run deep
     while stack:
         node = stack.pop()
-        if isinstance(node, Call) and node.name in _RANDOM:
+        if isinstance(node, Call) and node.name in _RANDOM and not node.args:
             return True
         if isinstance(node, Expr):
             stack.extend(vars(node).values())

@@ -443,7 +443,11 @@ def test_a_distinct_walk_reaches_each_node_once(
     monkeypatch.setattr(
         matching.Matcher, "_reach", lambda self, c: decided.append(original(self, c)) or decided[-1]
     )
-    for query in REACH:
+    a_given_time = (  # the clock is read only without an argument
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a RETURN DISTINCT b.id, "
+        "datetime('2024-01-01T00:00:00Z') AS t"
+    )
+    for query in [*REACH, a_given_time]:
         decided.clear()
         filled.cypher(query, {"g": "g0"})
         assert decided == [True], query
@@ -451,6 +455,8 @@ def test_a_distinct_walk_reaches_each_node_once(
         "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a RETURN a.id, b.id",  # every path a row
         "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a RETURN DISTINCT b.id, count(*)",
         "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a RETURN DISTINCT b.id, rand() < 2",
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a RETURN DISTINCT b.id, timestamp()",
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a WITH DISTINCT b, datetime() AS t RETURN b",
         "MATCH (a {id: 'n0'})-[*1..3]-(b) RETURN DISTINCT b.id",  # a path back to the start
         "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b.x <> a.x RETURN DISTINCT b.id",  # NaN <> NaN
         "MATCH (a {id: 'n0'})-[*2..3]-(b) WHERE b <> a RETURN DISTINCT b.id",  # not shortest
