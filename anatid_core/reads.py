@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .base.codec import check_id, from_micros, to_micros
+from .base.errors import InvalidInput
 from .base.model import Cond, Edge, Hit, Item, Kind, Node, RecallHit, Where
 from .graph.evidence import EvidenceReads
 from .graph.hubs import HubReads
@@ -49,6 +50,16 @@ if TYPE_CHECKING:  # the engine is imported by the first query (issue 44: not by
 
 #: Most records the in-memory recency order walks for one newest-first query before SQL answers.
 NEWEST_SCAN = 5_000
+
+#: The columns ``find_node_columns`` reads: their position in a node row (rows.NODE_COLS) and
+#: their SQL.
+NODE_COLUMNS: dict[str, tuple[int, str]] = {
+    "id": (1, "r.id"),
+    "group": (2, "r.grp"),
+    "labels": (3, "r.labels"),
+    "name": (4, "r.name"),
+    "text": (5, "r.text"),
+}
 
 
 def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
@@ -251,6 +262,42 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             "GROUP BY r.labels ORDER BY min(r.id)"
         )
         return {tuple(ls or ()): int(n) for ls, n in self._query(sql, f.params)}
+
+    def find_node_columns(
+        self,
+        columns: Sequence[str],
+        *,
+        labels: Iterable[str] | None = None,
+        where: Where | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """For each node ``find_nodes(labels=labels, where=where, limit=limit)`` gives (in id
+        order), the tuple of its ``columns`` (of ``id``, ``group``, ``labels`` as a tuple,
+        ``name``, ``text``), no record built: from the in-memory current records where
+        ``find_nodes`` reads them, else one statement. Cypher's ``MATCH (n:Entity) WHERE
+        n.group_id = $g RETURN n.uuid, n.name`` built a record per node only to read two of
+        its columns (issue 42)."""
+        wanted = list(columns)
+        unknown = [c for c in wanted if c not in NODE_COLUMNS]
+        if unknown or not wanted:
+            raise InvalidInput(
+                f"columns must be some of {', '.join(NODE_COLUMNS)}, got {columns!r}"
+            )
+        f, lists, labels = self._node_filters(None, None, labels, None, where)
+        rows = self._scan_rows_from_memory("node", lists, labels, where, limit, 0)
+        if rows is not None:  # (their labels are tuples there already)
+            get = operator.itemgetter(*(NODE_COLUMNS[c][0] for c in wanted))
+            return [get(row) for row in rows] if len(wanted) > 1 else [(get(r),) for r in rows]
+        page, page_params = page_sql(limit, 0)
+        sql = (
+            f"SELECT {', '.join(NODE_COLUMNS[c][1] for c in wanted)} FROM nodes r "
+            f"WHERE {f.sql()} ORDER BY r.id{page}"
+        )
+        found = self._query(sql, [*f.params, *page_params])
+        if "labels" not in wanted:
+            return found
+        at = wanted.index("labels")
+        return [(*t[:at], tuple(t[at] or ()), *t[at + 1 :]) for t in found]
 
     def _node_filters(
         self,

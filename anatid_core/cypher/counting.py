@@ -24,7 +24,7 @@ how many nodes it stands for: the UNWIND and the grouping run once per label set
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base.model import Node
@@ -50,6 +50,7 @@ from .syntax import (
     children,
     names_in,
     own_names,
+    swapped,
 )
 from .values import NodeRef
 
@@ -104,7 +105,7 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
         )
         start = Match(match.pos, False, [PatternPart(part.pos, [near], [])], match.where)
         summed: dict[int, Expr] = {id(c): Call(c.pos, "sum", [Var(c.pos, WEIGHT)]) for c in counts}
-        items = [ProjectionItem(_swap(it.expr, summed), it.alias, it.text) for it in proj.items]
+        items = [ProjectionItem(swapped(it.expr, summed), it.alias, it.text) for it in proj.items]
         projection = replace(after, projection=replace(proj, items=items))
         return CountPlan(near, rel, far, direction, start, projection)
     return None
@@ -168,7 +169,7 @@ def label_plan(clauses: list[Clause]) -> LabelPlan | None:
     if not _reads_only_labels(proj, node):
         return None
     summed: dict[int, Expr] = {id(c): Call(c.pos, "sum", [Var(c.pos, WEIGHT)]) for c in counts}
-    items = [ProjectionItem(_swap(it.expr, summed), it.alias, it.text) for it in proj.items]
+    items = [ProjectionItem(swapped(it.expr, summed), it.alias, it.text) for it in proj.items]
     projection = replace(after, projection=replace(proj, items=items))
     return LabelPlan(node, match, [*clauses[1:at], projection, *clauses[at + 1 :]])
 
@@ -266,26 +267,3 @@ def _counts_and_names(proj: Projection) -> tuple[list[Call] | None, set[str]]:
         used |= own_names(node)
         stack.extend(children(node))
     return counts, used
-
-
-def _swap(expr: Expr, by_id: dict[int, Expr]) -> Expr:
-    """``expr`` with the sub-expressions whose ``id`` is in ``by_id`` replaced."""
-    if id(expr) in by_id:
-        return by_id[id(expr)]
-    changes = {}
-    for f in fields(expr):
-        value = getattr(expr, f.name)
-        swapped = _swap_value(value, by_id)
-        if swapped is not value:
-            changes[f.name] = swapped
-    return replace(expr, **changes) if changes else expr
-
-
-def _swap_value(value: Any, by_id: dict[int, Expr]) -> Any:
-    if isinstance(value, Expr):
-        return _swap(value, by_id)
-    if isinstance(value, (list, tuple)):
-        items = [_swap_value(v, by_id) for v in value]
-        if any(a is not b for a, b in zip(items, value, strict=True)):
-            return items if isinstance(value, list) else tuple(items)
-    return value

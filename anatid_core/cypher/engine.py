@@ -16,6 +16,7 @@ from typing import Any
 from ..base.errors import CypherError
 from ..base.lazy import solid
 from .aggregates import aggregate_calls
+from .columns import column_plan, column_rows
 from .counting import count_plan, counted_rows, label_plan, label_set_rows
 from .errors import unsupported
 from .expressions import Evaluator, Row
@@ -55,8 +56,20 @@ class CypherResult:
     rows: list[tuple[Any, ...]]
 
     def records(self) -> list[dict[str, Any]]:
-        """The rows as dicts from column name to value."""
-        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+        """The rows as dicts from column name to value (a row is as long as ``columns``)."""
+        columns = self.columns
+        # a dict display per row for the usual one to three columns: ``dict(zip(...))`` cost
+        # 0.9 us a row, a display 0.16 (3,000 entities of a group at 100k facts; issue 42)
+        if len(columns) == 1:
+            (c0,) = columns
+            return [{c0: a} for (a,) in self.rows]
+        if len(columns) == 2:
+            c0, c1 = columns
+            return [{c0: a, c1: b} for a, b in self.rows]
+        if len(columns) == 3:
+            c0, c1, c2 = columns
+            return [{c0: a, c1: b, c2: c} for a, b, c in self.rows]
+        return [dict(zip(columns, row, strict=True)) for row in self.rows]
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -157,6 +170,9 @@ class Engine:
         elif by_labels is not None:  # a row per label set, not per node (.counting)
             stream = label_set_rows(by_labels, self.matcher, self.graph)
             clauses = by_labels.clauses
+        elif (by_columns := column_plan(clauses, self.matcher)) is not None:
+            stream = column_rows(by_columns, self.matcher, self.graph)  # columns, not records
+            clauses = by_columns.clauses
         for clause, after in zip(clauses, [*clauses[1:], None], strict=True):
             if isinstance(clause, Match) and _only_distinct_rows(after):
                 self.matcher.distinct_after.add(id(clause))

@@ -76,6 +76,15 @@ class _Narrowing:
     source: Expr | None
 
 
+@dataclass(frozen=True)
+class FirstRead:
+    """How a first MATCH reads its one node (:meth:`Matcher.first_read`)."""
+
+    conds: list[Cond]  # the store's conditions
+    where: Expr | None  # the WHERE left to check (without an equality the read holds)
+    known: str | None  # a key of the pattern's map the read holds on every node
+
+
 @dataclass(slots=True)
 class _Stages:
     """The conjuncts a relationship scan checks as it binds (:meth:`Matcher._start_rels`):
@@ -294,6 +303,25 @@ class Matcher:
                 ):
                     return True
         return False
+
+    def first_read(self, clause: Match, labels: list[str] | None) -> FirstRead | None:
+        """How a first MATCH's one node is read with store ``labels`` (narrowed by its
+        property map or WHERE, as the match reads it); None where no node can match (no
+        value wanted)."""
+        node = clause.patterns[0].nodes[0]
+        read = self._node_read(node, labels, [Partial({}, frozenset())], _where_hints(clause.where))
+        if read is None:
+            return None
+        narrowing, conds, exact = read
+        if narrowing is None or not exact:
+            return FirstRead(conds, clause.where, None)
+        if narrowing.source is None:
+            return FirstRead(conds, clause.where, narrowing.key)
+        return FirstRead(conds, self._where_without(clause.where, narrowing.source), None)
+
+    def store_labels(self, node: NodePattern) -> list[str] | None:
+        """The store labels a scan of ``node``'s pattern reads (None: every node)."""
+        return self._store_labels(node)
 
     def label_set_counts(self, clause: Match) -> dict[tuple[str, ...], int] | None:
         """For a first MATCH of one node alone whose WHERE is all held by an exact narrowed

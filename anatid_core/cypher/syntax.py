@@ -7,7 +7,7 @@ by ``id()`` when a projection fills in its value).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
@@ -294,3 +294,27 @@ def children(node: Any) -> list[Any]:
     if isinstance(node, (list, tuple)):
         return list(node)
     return []
+
+
+def swapped(expr: Expr, by_id: dict[int, Expr]) -> Expr:
+    """``expr`` with the sub-expressions whose ``id`` is in ``by_id`` replaced (a copy where
+    anything changed: the tree itself is shared by every run of the query text)."""
+    if id(expr) in by_id:
+        return by_id[id(expr)]
+    changes = {}
+    for f in fields(expr):
+        value = getattr(expr, f.name)
+        new = _swapped_value(value, by_id)
+        if new is not value:
+            changes[f.name] = new
+    return replace(expr, **changes) if changes else expr
+
+
+def _swapped_value(value: Any, by_id: dict[int, Expr]) -> Any:
+    if isinstance(value, Expr):
+        return swapped(value, by_id)
+    if isinstance(value, (list, tuple)):
+        items = [_swapped_value(v, by_id) for v in value]
+        if any(a is not b for a, b in zip(items, value, strict=True)):
+            return items if isinstance(value, list) else tuple(items)
+    return value

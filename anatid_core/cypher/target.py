@@ -80,6 +80,15 @@ class ReadTarget(Protocol):
         where: Where | None = None,
     ) -> dict[tuple[str, ...], int]: ...
 
+    def find_node_columns(
+        self,
+        columns: Sequence[str],
+        *,
+        labels: Iterable[str] | None = None,
+        where: Where | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Any, ...]]: ...
+
     def rel_names(self) -> list[str]: ...
 
     def get_embedding_arrays(

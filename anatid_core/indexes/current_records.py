@@ -209,6 +209,7 @@ class _KindView:
         "_by_id_order",
         "_scans",
         "_vf",
+        "_label_sets",
         "_group_at",
     )
 
@@ -238,8 +239,19 @@ class _KindView:
         #: The answers of recent scans (:meth:`scan`), dropped at any change.
         self._scans: dict[tuple[ScanFilter, frozenset[str] | None], list[Row]] = {}
         self._vf = VALID_FROM_AT[kind]
+        #: Nodes only: each label set once, as a tuple, every row holding it holding the same
+        #: one (SQL gives a list per row: a scan by labels made a tuple of it per row, a third
+        #: of reading a group's columns; issue 42).
+        self._label_sets: dict[tuple[str, ...], tuple[str, ...]] | None = (
+            {} if kind == "node" else None
+        )
 
     def add(self, row: Row) -> None:
+        if self._label_sets is not None:
+            labels = tuple(row[_LABELS] or ())
+            shared = self._label_sets.setdefault(labels, labels)
+            if row[_LABELS] is not shared:
+                row = (*row[:_LABELS], shared, *row[_LABELS + 1 :])
         old = self.by_id.get(row[1])
         if old is not None:
             self._drop(old)

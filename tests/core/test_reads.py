@@ -25,6 +25,45 @@ def test_find_nodes_pages_with_limit_and_offset(seeded: Store) -> None:
     assert [n.id for n in first + rest] == ["e", "d", "c", "b"]
 
 
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_find_node_columns_gives_the_columns_of_what_find_nodes_gives(
+    store: Store, monkeypatch: pytest.MonkeyPatch, in_memory: bool
+) -> None:
+    from anatid_core import SETTINGS
+
+    if not in_memory:
+        monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
+    store.upsert_nodes(
+        [
+            Node(f"n{i:02d}", group=f"g{i % 2}", labels=(("A",), ("A", "B"), ())[i % 3],
+                 name=f"name {i}", text=f"text {i}" if i % 4 else "")
+            for i in range(20)
+        ]
+    )  # fmt: skip
+    store.upsert_node(Node("n03", group="g1", labels=("B",), name="renamed"))
+    before = datetime.now(timezone.utc)
+    store.delete_nodes(["n05"])
+    columns = ["id", "labels", "name", "group", "text"]
+    for reader in (store, store.as_of(tx_time=before)):
+        for filters in (
+            {},
+            {"labels": ["A"]},
+            {"labels": ["B"], "where": [[Cond("group", "=", "g1")]]},
+            {"where": [[Cond("group", "in", ["g0"]), Cond("id", ">", "n08")]], "limit": 3},
+            {"where": [[Cond("name", "=", "renamed")]]},
+        ):
+            nodes = reader.find_nodes(order_by="id", **filters)  # type: ignore[arg-type]
+            expected = [(n.id, n.labels, n.name, n.group, n.text) for n in nodes]
+            found = reader.find_node_columns(columns, **filters)
+            assert found == expected, filters
+            assert all(type(t[1]) is tuple for t in found)  # as a record's labels
+    assert store.find_node_columns(["name"], where=[[Cond("id", "=", "n03")]]) == [("renamed",)]
+    with pytest.raises(InvalidInput, match="columns must be some of"):
+        store.find_node_columns(["props"])
+    with pytest.raises(InvalidInput, match="columns must be some of"):
+        store.find_node_columns([])
+
+
 def test_where_is_an_or_of_ands_over_columns_and_props(store: Store) -> None:
     store.upsert_nodes(
         [

@@ -378,3 +378,27 @@ async def test_a_distinct_neighbourhood_walks_each_entity_once(graphiti, driver,
             query.replace("m.uuid <> n.uuid", "NOT m.uuid = n.uuid"), name=name
         )
         assert {r["name"] for r in records} == {r["name"] for r in walked[0]} >= reached
+
+
+async def test_an_entitys_columns_are_read_without_its_record(graphiti, driver, monkeypatch):
+    # an entity's uuid, name, group_id and summary are its columns (Graphiti's shape says so):
+    # ``RETURN n.uuid, n.name`` of a group's entities reads them alone (issue 42); an
+    # episode's content is not a column, and its query binds the records as before
+    from anatid_core.cypher import engine
+
+    for n, body in enumerate(["Alice works at Acme.", "Bob lives in Paris."]):
+        await add(graphiti, body, n, group_id="g1")
+    planned: list[object] = []
+    original = engine.column_rows
+    monkeypatch.setattr(engine, "column_rows", lambda p, *a: planned.append(p) or original(p, *a))
+    for query, taken in (
+        ("MATCH (n:Entity) WHERE n.group_id = $g RETURN n.uuid AS uuid, n.name AS name", True),
+        ("MATCH (n:Entity {group_id: $g}) RETURN n.name AS name, n.summary AS summary", True),
+        ("MATCH (n:Episodic) WHERE n.group_id = $g RETURN n.uuid AS uuid, n.content AS c", False),
+        ("MATCH (n:Entity) WHERE n.group_id = $g RETURN n.uuid AS uuid, n.labels AS l", False),
+    ):
+        planned.clear()
+        records, _, _ = await driver.execute_query(query, g="g1")
+        assert bool(planned) is taken, query
+        bound = await driver.execute_query(query.replace(" RETURN ", " WITH n RETURN ", 1), g="g1")
+        assert records == bound[0] and records, query

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 
@@ -132,13 +133,15 @@ def test_a_narrowing_read_never_loses_a_match(store: Store) -> None:
 def test_limit_stops_the_reads_early(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     store.upsert_nodes([Node(id=f"n{i:05d}", labels=("T",), name=str(i)) for i in range(3000)])
     pages: list[int | None] = []
-    original = type(store).find_nodes
+    # a record's read, or its columns' alone (``RETURN n.name``: .columns)
+    for verb in ("find_nodes", "find_node_columns"):
+        original = getattr(type(store), verb)
 
-    def counting(self: Store, **kwargs: object) -> list[Node]:
-        pages.append(kwargs.get("limit"))  # type: ignore[arg-type]
-        return original(self, **kwargs)  # type: ignore[arg-type]
+        def counting(self: Store, *args: object, _original: Any = original, **kwargs: Any) -> Any:
+            pages.append(kwargs.get("limit"))
+            return _original(self, *args, **kwargs)
 
-    monkeypatch.setattr(type(store), "find_nodes", counting)
+        monkeypatch.setattr(type(store), verb, counting)
     assert len(store.cypher("MATCH (n:T) RETURN n.name LIMIT 5").rows) == 5
     assert pages == [SCAN_PAGES[0]]  # one small page, not the whole label
     pages.clear()
@@ -357,8 +360,20 @@ def test_return_star_has_its_columns_with_or_without_rows(store: Store) -> None:
 
 @pytest.mark.parametrize("in_memory", [True, False])
 @pytest.mark.parametrize("change", ["insert before", "delete seen"])
+@pytest.mark.parametrize(
+    ("query", "verb"),
+    [
+        ("MATCH (n:T) RETURN n.name", "find_node_columns"),  # its columns alone (.columns)
+        ("MATCH (n:T) RETURN n.name, n", "find_nodes"),  # its record
+    ],
+)
 def test_a_commit_between_two_pages_of_a_scan_skips_and_repeats_nothing(
-    store: Store, monkeypatch: pytest.MonkeyPatch, in_memory: bool, change: str
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    in_memory: bool,
+    change: str,
+    query: str,
+    verb: str,
 ) -> None:
     # Issue 42: scans paged by LIMIT/OFFSET; a record written or deleted before the scan's
     # position shifted the offsets, so the next page repeated or skipped one
@@ -367,10 +382,10 @@ def test_a_commit_between_two_pages_of_a_scan_skips_and_repeats_nothing(
     if not in_memory:
         monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
     store.upsert_nodes([Node(id=f"p{i:03d}", labels=("T",), name=str(i)) for i in range(200)])
-    original = type(store).find_nodes
+    original = getattr(type(store), verb)
     calls = 0
 
-    def committing_between_pages(self: Store, **kwargs: object) -> list[Node]:
+    def committing_between_pages(self: Store, *args: Any, **kwargs: Any) -> Any:
         nonlocal calls
         calls += 1
         if calls == 2:  # another writer of this process commits before the second page
@@ -378,10 +393,10 @@ def test_a_commit_between_two_pages_of_a_scan_skips_and_repeats_nothing(
                 self.upsert_node(Node(id="a000", labels=("T",), name="new"))
             else:
                 self.delete_nodes(["p001"])
-        return original(self, **kwargs)  # type: ignore[arg-type]
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(type(store), "find_nodes", committing_between_pages)
-    names = [row[0] for row in store.cypher("MATCH (n:T) RETURN n.name").rows]
+    monkeypatch.setattr(type(store), verb, committing_between_pages)
+    names = [row[0] for row in store.cypher(query).rows]
     assert calls > 2  # it paged
     assert len(names) == len(set(names))  # nothing twice
     assert set(map(str, range(2, 200))) <= set(names)  # nothing written before it lost

@@ -11,6 +11,7 @@ after another process's commit and as of the past.
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -155,6 +156,31 @@ PAIRS += [
     ),
 ]
 
+#: A lone node's columns read alone, no record (.columns); the plain plan binds the node whole
+#: first (``WITH n``).
+COLUMNS = [
+    "MATCH (n:A) WHERE n.group = $g RETURN n.id, n.name",
+    "MATCH (n:A:B) RETURN n.id AS id ORDER BY id DESC",
+    "MATCH (n:A|B {group: $g}) RETURN n.name AS name, n.text AS text ORDER BY n.id LIMIT 5",
+    "MATCH (n) WHERE n.name STARTS WITH 'n1' AND n.group = $g RETURN n.id",
+    "MATCH (n {group: $g, name: 'n3'}) RETURN n.id",
+    "MATCH (n:B) WHERE n.id IN [$g, 'n3', 'n4', null] RETURN DISTINCT n.group AS g ORDER BY g",
+    "MATCH (n) RETURN n.group AS g, count(*) AS c, collect(n.id) AS ids ORDER BY g",
+    "MATCH (n:A) WITH n.group AS g, n.id AS id WHERE id > 'n2' RETURN g, count(id) AS c ORDER BY g",
+    "MATCH (n) WHERE n.text = '' RETURN n.id SKIP 2 LIMIT 3",
+    "MATCH (n) WHERE n.name = $g OR n.group = $g RETURN n.id",
+    "MATCH (n) RETURN n.id ORDER BY n.name DESC, n.id LIMIT 7",
+    "MATCH (n) RETURN DISTINCT n.group ORDER BY n.group",
+    "MATCH (n {text: $g}) RETURN n.id",
+    "MATCH (n:A) WHERE n.text = 'about n5' OR n.text IS NULL OR n.text = '' AND n.group = $g "
+    "RETURN n.id, n.text",
+    "MATCH (n:Nope) RETURN n.id",
+    "MATCH (n {group: $g}) RETURN n.id, [(m)-[:R]->(k) WHERE k.id = n.id | m.id] AS x",
+]
+PAIRS += [
+    (q, re.sub(r"(?<!STARTS)(?<!ENDS) (RETURN|WITH) ", r" WITH n \1 ", q, count=1)) for q in COLUMNS
+]
+
 #: A variable-length relationship walked for the nodes it reaches, each once (DISTINCT rows,
 #: the start node ruled out), against the same query with the rule-out hidden (every path).
 REACH = [
@@ -186,7 +212,8 @@ def fill(store: Store, seed: int = 5) -> None:
     rng = random.Random(seed)
     store.upsert_nodes(
         [
-            Node(f"n{i}", group=f"g{i % 3}", labels=rng.choice([("A",), ("B",), ("A", "B")]), name=f"n{i}")
+            Node(f"n{i}", group=f"g{i % 3}", labels=rng.choice([("A",), ("B",), ("A", "B")]), name=f"n{i}",
+                 text=f"about n{i}" if i % 4 else "")
             for i in range(30)
         ]
     )  # fmt: skip
@@ -230,6 +257,13 @@ def spy_on_matcher(
         lambda self, *a: seen.append(note(*a)) or original(self, *a),
     )
     return seen
+
+
+def without_column_plans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every node bound by the matcher: no query reads its nodes' columns alone (.columns)."""
+    from anatid_core.cypher import engine
+
+    monkeypatch.setattr(engine, "column_plan", lambda clauses, matcher: None)
 
 
 @pytest.fixture
@@ -315,6 +349,66 @@ def test_counts_by_label_take_a_row_per_label_set(
     assert [tuple(r) for r in rows.rows] == [
         (label, sum(label in n.labels for n in nodes)) for label in ("A", "B")
     ]
+
+
+def test_columns_alone_are_read_for_a_lone_node_read_by_its_columns(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_taken = (  # the node read beyond its columns, or a pattern beyond one node
+        "MATCH (n) RETURN n",
+        "MATCH (n) RETURN n.id, labels(n)",
+        "MATCH (n) WHERE n:A RETURN n.id",
+        "MATCH (n) RETURN n.tag",  # a props key: not a column
+        "MATCH (n {tag: 'x'}) RETURN n.id",
+        "MATCH (n $map) RETURN n.id",
+        "OPTIONAL MATCH (n) RETURN n.id",
+        "MATCH (n), (m) RETURN n.id",
+        "MATCH (n)-->(m) RETURN n.id",
+        "MATCH p = (n) RETURN n.id",
+        "MATCH (n) RETURN count(n)",
+        "MATCH (n) RETURN *",
+        "MATCH (n) RETURN [n IN [1] | n] AS x",
+        "MATCH (n) RETURN [(n)-->(m) | m.id] AS x",
+        "MATCH (n) WITH n.id AS id WHERE n.group = 'g0' RETURN id",
+        "MATCH (n) RETURN DISTINCT n.id ORDER BY n.name",
+        "MATCH (n) RETURN n.id AS n ORDER BY n",
+    )
+    check_plan_runs(filled, monkeypatch, "column_rows", COLUMNS, not_taken)
+    # the errors of the plain plan stay its own
+    for query in not_taken[-3:-1]:
+        with pytest.raises(AnatidError, match="not defined|DISTINCT|ORDER BY"):
+            filled.cypher(query)
+
+
+def test_columns_alone_check_the_whole_where_where_the_store_refuses_a_value(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value the store refuses (a control character in an id) narrows nothing: every node
+    is read and the whole WHERE and map checked, as the matcher does."""
+    for query in (
+        "MATCH (n:A) WHERE n.id = $g RETURN n.id",
+        "MATCH (n:A {id: $g}) RETURN n.id",
+        "MATCH (n:A) WHERE n.id IN [$g] AND n.group <> '' RETURN n.id",
+    ):
+        assert filled.cypher(query, {"g": "a\x00b"}).rows == [], query
+    # the read narrowed, the equality it holds is not checked again
+    from anatid_core.cypher import matching
+
+    original = matching.Matcher.first_read
+    reads: list[object] = []
+    monkeypatch.setattr(
+        matching.Matcher,
+        "first_read",
+        lambda self, *a: reads.append(r := original(self, *a)) or r,
+    )
+    query = "MATCH (n {group: $g}) WHERE n.name STARTS WITH 'n3' RETURN n.id"
+    assert filled.cypher(query, {"g": "g0"}).rows == [("n3",)]
+    assert [r.known for r in reads] == ["group"]  # type: ignore[attr-defined]
+    reads.clear()
+    query = "MATCH (n) WHERE n.group = $g AND n.name STARTS WITH 'n3' RETURN n.id"
+    assert filled.cypher(query, {"g": "g0"}).rows == [("n3",)]
+    [read] = reads
+    assert read.known is None and read.where.op == "STARTS"  # type: ignore[attr-defined]
 
 
 def test_inside_a_writers_transaction_and_without_the_in_memory_records(
@@ -642,7 +736,9 @@ def test_an_exact_narrowing_is_not_checked_again(
 ) -> None:
     """The equality a lone node's read was narrowed by holds on every node read, so the WHERE
     runs without it; a read that could not narrow (a value the store refuses), a relationship
-    pattern and an OPTIONAL MATCH check the whole WHERE."""
+    pattern and an OPTIONAL MATCH check the whole WHERE. (The matcher's: its nodes bound, not
+    their columns read alone, which ``test_columns_alone_*`` checks.)"""
+    without_column_plans(monkeypatch)
     held = spy_on_matcher(
         monkeypatch, "_where", lambda clause, partials, held=None: held is not None
     )
