@@ -298,23 +298,34 @@ def children(node: Any) -> list[Any]:
 
 def swapped(expr: Expr, by_id: dict[int, Expr]) -> Expr:
     """``expr`` with the sub-expressions whose ``id`` is in ``by_id`` replaced (a copy where
-    anything changed: the tree itself is shared by every run of the query text)."""
-    if id(expr) in by_id:
-        return by_id[id(expr)]
-    changes = {}
-    for f in fields(expr):
-        value = getattr(expr, f.name)
-        new = _swapped_value(value, by_id)
-        if new is not value:
-            changes[f.name] = new
-    return replace(expr, **changes) if changes else expr
-
-
-def _swapped_value(value: Any, by_id: dict[int, Expr]) -> Any:
-    if isinstance(value, Expr):
-        return swapped(value, by_id)
-    if isinstance(value, (list, tuple)):
-        items = [_swapped_value(v, by_id) for v in value]
-        if any(a is not b for a, b in zip(items, value, strict=True)):
-            return items if isinstance(value, list) else tuple(items)
-    return value
+    anything changed: the tree itself is shared by every run of the query text). Walked with
+    a stack, not recursion: a chain of 10,000 ORs nests as deep."""
+    done: dict[int, Any] = {}  # id of a node walked -> what it becomes
+    stack: list[tuple[Any, bool]] = [(expr, False)]
+    while stack:
+        node, parts_done = stack.pop()
+        key = id(node)
+        if key in done:
+            continue
+        if key in by_id:
+            done[key] = by_id[key]
+            continue
+        if isinstance(node, Expr):
+            parts = [(f.name, getattr(node, f.name)) for f in fields(node)]
+        elif isinstance(node, (list, tuple)):
+            parts = list(enumerate(node))
+        else:
+            done[key] = node  # a name, a pattern: kept as it is
+            continue
+        if not parts_done:
+            stack.append((node, True))
+            stack.extend((value, False) for _, value in parts)
+            continue
+        if isinstance(node, Expr):
+            changes = {str(n): done[id(v)] for n, v in parts if done[id(v)] is not v}
+            done[key] = replace(node, **changes) if changes else node
+        else:
+            items = [done[id(v)] for _, v in parts]
+            changed = any(a is not b for a, b in zip(items, node, strict=True))
+            done[key] = (items if isinstance(node, list) else tuple(items)) if changed else node
+    return done[id(expr)]
