@@ -61,6 +61,7 @@ class ColumnPlan:
     columns: list[str]  # what the scan reads: id, labels, and each key's column
     reads: dict[int, Expr]  # each ``node.key`` of the MATCH's WHERE -> its hidden name
     clauses: list[Clause]  # what follows the MATCH, its projection reading the hidden names
+    with_ids: bool  # whether each row holds its node's id (under ``hidden_id``)
 
 
 def hidden(node: str, key: str) -> str:
@@ -68,9 +69,16 @@ def hidden(node: str, key: str) -> str:
     return f"\x00{node}.{key}"
 
 
-def column_plan(clauses: list[Clause], matcher: Matcher) -> ColumnPlan | None:
+def hidden_id(node: str) -> str:
+    """The row key holding the id of ``node``'s record, where asked for (``with_ids``)."""
+    return f"\x00{node}"
+
+
+def column_plan(
+    clauses: list[Clause], matcher: Matcher, *, with_ids: bool = False
+) -> ColumnPlan | None:
     """The plan for a query whose first MATCH and projection it describes (module docstring),
-    else None."""
+    else None. ``with_ids``: each row holds its node's id too (under ``hidden_id``)."""
     if len(clauses) < 2 or not isinstance(clauses[0], Match):
         return None
     match, after = clauses[0], clauses[1]
@@ -109,7 +117,8 @@ def column_plan(clauses: list[Clause], matcher: Matcher) -> ColumnPlan | None:
     items = [ProjectionItem(swapped(i.expr, by_id), i.alias, i.text) for i in proj.items]
     order = [SortItem(swapped(s.expr, by_id), s.descending, s.text) for s in proj.order]
     projection = replace(after, projection=replace(proj, items=items, order=order))
-    return ColumnPlan(name, match, labels, keys, columns, by_id, [projection, *clauses[2:]])
+    rest = [projection, *clauses[2:]]
+    return ColumnPlan(name, match, labels, keys, columns, by_id, rest, with_ids)
 
 
 def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
@@ -136,7 +145,7 @@ def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[li
     groups = [frozenset(g) for g in node.labels]
     fits: dict[tuple[str, ...], bool] = {}  # stored labels -> whether the pattern's fit
     names = [hidden(plan.node, key) for key in plan.keys]
-    make = _row_maker(names)
+    make = _row_maker(names, hidden_id(plan.node) if plan.with_ids else None)
     last: Any = None  # the last label set met and whether it fits (the in-memory rows share
     fit = False  # one tuple per set: mostly the same object row after row)
     for page, narrowed in _pages(graph, plan.labels, read.conds, plan.columns):
@@ -168,9 +177,19 @@ def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[li
             yield out
 
 
-def _row_maker(names: list[str]) -> Callable[[tuple[Any, ...]], Row]:
-    """``values -> {name: value}`` of the columns after id and labels (a dict display for
-    one to three: ``dict(zip(...))`` cost 0.9 us a row, a display 0.16)."""
+def _row_maker(names: list[str], id_name: str | None) -> Callable[[tuple[Any, ...]], Row]:
+    """``values -> {name: value}`` of the columns after id and labels, and the id under
+    ``id_name`` if given (a dict display for one to three: ``dict(zip(...))`` cost 0.9 us a
+    row, a display 0.16)."""
+    if id_name is not None:
+        plain = _row_maker(names, None)
+
+        def with_id(values: tuple[Any, ...]) -> Row:
+            row = plain(values)
+            row[id_name] = values[0]
+            return row
+
+        return with_id
     if len(names) == 1:
         (n0,) = names
         return lambda v: {n0: v[2]}

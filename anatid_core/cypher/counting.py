@@ -29,6 +29,7 @@ from typing import Any
 
 from ..base.model import Node
 from .aggregates import AGGREGATES
+from .columns import ColumnPlan, column_rows, hidden_id
 from .expressions import Row
 from .graph import Graph
 from .limits import check_size
@@ -111,20 +112,33 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
     return None
 
 
-def counted_rows(plan: CountPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
-    """The rows of the plan's ``near`` node, each with its count under WEIGHT (none for 0)."""
+def counted_rows(
+    plan: CountPlan, matcher: Matcher, graph: Graph, near: ColumnPlan | None = None
+) -> Iterator[list[Row]]:
+    """The rows of the plan's ``near`` node, each with its count under WEIGHT (none for 0);
+    with ``near`` (the plan's MATCH of its near node and projection, read by its columns:
+    :mod:`.columns`), rows of those columns, no record bound."""
     rels = graph.shape.store_rels(plan.rel.types) if plan.rel.types else None
     types = set(plan.rel.types)
     groups = [frozenset(g) for g in plan.far.labels]
     fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (store rel, stored labels) -> a match?
-    for batch in matcher.match(plan.start, [{}]):
+    if near is None:
+        batches = matcher.match(plan.start, [{}])
+        at = plan.near.var  # a bound node's reference
+    else:
+        batches = column_rows(near, matcher, graph)
+        at = hidden_id(near.node)  # its id
+    assert at is not None
+    for batch in batches:
         matcher.ev.deadline.check()
-        refs: list[NodeRef] = [row[plan.near.var] for row in batch]  # type: ignore[index]
-        tallies = graph.neighbour_counts([ref.id for ref in refs], plan.direction, rels)
+        ids = [row[at] for row in batch]
+        if near is None:
+            ids = [ref.id for ref in ids]
+        tallies = graph.neighbour_counts(ids, plan.direction, rels)
         out = []
-        for row, ref in zip(batch, refs, strict=True):
+        for row, id in zip(batch, ids, strict=True):
             count = 0
-            for key, n in tallies.get(ref.id, {}).items():
+            for key, n in tallies.get(id, {}).items():
                 fit = fits.get(key)
                 if fit is None:
                     fit = fits[key] = _fits(graph, types, groups, *key)

@@ -165,8 +165,12 @@ class Engine:
         plan = count_plan(clauses)
         by_labels = None if plan is not None else label_plan(clauses)
         if plan is not None:  # counts from the adjacency, not a row per match (.counting)
-            stream = counted_rows(plan, self.matcher, self.graph)
             clauses = [plan.projection, *clauses[2:]]
+            # its near node read by its columns where it can be (.columns)
+            near = column_plan([plan.start, *clauses], self.matcher, with_ids=True)
+            stream = counted_rows(plan, self.matcher, self.graph, near)
+            if near is not None:
+                clauses = near.clauses
         elif by_labels is not None:  # a row per label set, not per node (.counting)
             stream = label_set_rows(by_labels, self.matcher, self.graph)
             clauses = by_labels.clauses

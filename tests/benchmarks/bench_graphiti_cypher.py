@@ -281,11 +281,20 @@ async def ingest(backend: str, size: str) -> tuple[Any, dict[str, Any], dict[str
     return driver, data, {"ingest_s": time.perf_counter() - t, "rows": rows}
 
 
-async def ask(driver: Any, query: str, params: dict[str, Any]) -> list[list[Any]]:
+async def call(driver: Any, query: str, params: dict[str, Any]) -> tuple[list[Any], list[str]]:
+    """The driver's records and column names, as Graphiti's ``execute_query`` gives them."""
     # FalkorDriver answers (records, keys, None), GraphitiDriver (records, None, keys)
     records, header, keys = await driver.execute_query(query, **used_params(query, params))
-    keys = header or keys or []
+    return records, header or keys or []
+
+
+def rows_of(records: list[Any], keys: list[str]) -> list[list[Any]]:
+    """The records as plain JSON rows, to compare the backends' answers."""
     return [[plain(r[k]) for k in keys] for r in records]
+
+
+async def ask(driver: Any, query: str, params: dict[str, Any]) -> list[list[Any]]:
+    return rows_of(*await call(driver, query, params))
 
 
 async def close(backend: str, driver: Any) -> None:
@@ -314,9 +323,10 @@ async def serve(backend: str, size: str) -> None:
         if unlimited:
             query = query.rsplit(" LIMIT ", 1)[0]
         params = params_for(data, name, i)
-        t = time.perf_counter()
-        got = await ask(driver, query, params)
+        t = time.perf_counter()  # the driver's call alone: not the conversion to compare
+        answer = await call(driver, query, params)
         ms = (time.perf_counter() - t) * 1000
+        got = rows_of(*answer)
         print(REPLY + json.dumps({"ms": ms, "rows": got}), flush=True)
     await close(backend, driver)
 

@@ -325,6 +325,23 @@ def test_counts_per_node_come_from_the_adjacency(
         "MATCH (a)-[r]-(b) RETURN a.id, count(DISTINCT b)",
     )
     check_plan_runs(filled, monkeypatch, "counted_rows", COUNTS, not_taken)
+    # the counted node read by its columns where the query reads no more of it (.columns)
+    from anatid_core.cypher import counting
+
+    by_columns: list[object] = []
+    original = counting.column_rows
+    monkeypatch.setattr(
+        counting, "column_rows", lambda p, *a: by_columns.append(p) or original(p, *a)
+    )
+    for query, taken in (
+        (COUNTS[2], True),
+        (COUNTS[1], True),
+        ("MATCH (a:A)-[r]-(b) WITH a, count(r) AS c WHERE c > 2 RETURN a.id, c", False),
+        ("MATCH (a:A)-[r]-(b) RETURN labels(a) AS l, count(r) AS c", False),
+    ):
+        by_columns.clear()
+        filled.cypher(query, {"g": "g0"})
+        assert bool(by_columns) is taken, query
 
 
 def test_counts_by_label_take_a_row_per_label_set(
