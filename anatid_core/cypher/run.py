@@ -49,6 +49,13 @@ def _parse(query: str, check: Callable[[], None]) -> tuple[Query, Analysis]:
     return found
 
 
+def forget_parsed() -> None:
+    """Drop the kept syntax trees, and with them what each run chose once (the engine's
+    plans, kept in their :class:`Analysis`): the next call of a text parses and plans again."""
+    with _PARSED_LOCK:
+        _PARSED.clear()
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A query read and checked, its parameters converted, its deadline running: all that

@@ -58,6 +58,9 @@ class Analysis:
     projection's ``id``), where they are known."""
 
     star_columns: dict[int, list[str]] = field(default_factory=dict)
+    #: What the engine chose from the text once, kept for the text's later runs (its plans
+    #: per query of a UNION and per shape: :class:`~anatid_core.cypher.engine.Plans`).
+    kept: dict[Any, Any] = field(default_factory=dict)
 
 
 def analyse(query: Query, source: str, check: Callable[[], None] | None = None) -> Analysis:

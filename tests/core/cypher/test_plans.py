@@ -17,7 +17,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -259,11 +259,15 @@ def spy_on_matcher(
     return seen
 
 
-def without_column_plans(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def without_column_plans(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every node bound by the matcher: no query reads its nodes' columns alone (.columns)."""
-    from anatid_core.cypher import engine
+    from anatid_core.cypher import engine, run
 
-    monkeypatch.setattr(engine, "column_plan", lambda clauses, matcher: None)
+    monkeypatch.setattr(engine, "column_plan", lambda clauses, matcher, **_: None)
+    run.forget_parsed()  # no plan kept from an earlier run...
+    yield
+    run.forget_parsed()  # ...nor from this one for a later test
 
 
 @pytest.fixture
@@ -395,6 +399,40 @@ def test_columns_alone_are_read_for_a_lone_node_read_by_its_columns(
     for query in not_taken[-3:-1]:
         with pytest.raises(AnatidError, match="not defined|DISTINCT|ORDER BY"):
             filled.cypher(query)
+
+
+def test_plans_are_chosen_once_per_text_and_shape(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text's plans are made on its first run with a shape and kept with its parse; another
+    shape gets its own (whether a key is a column is the shape's to say)."""
+    from anatid_core.cypher import engine, run
+    from anatid_core.cypher.shape import RecordShape
+
+    class Inexact(RecordShape):
+        def exact_field(self, kind: str, key: str, among: object) -> bool:
+            return False  # no column is a property exactly: nodes are bound
+
+    run.forget_parsed()
+    made: list[object] = []
+    original_plans, original_rows = engine.make_plans, engine.column_rows
+    monkeypatch.setattr(
+        engine, "make_plans", lambda q, m: made.append(m.graph.shape) or original_plans(q, m)
+    )
+    by_columns: list[object] = []
+    monkeypatch.setattr(
+        engine, "column_rows", lambda p, *a: by_columns.append(p) or original_rows(p, *a)
+    )
+    query = "MATCH (n:A) WHERE n.group = $g RETURN n.id"
+    answers = [filled.cypher(query, {"g": "g0"}).rows for _ in range(3)]
+    assert len(made) == 1 and len(by_columns) == 3 and answers[0] == answers[2]
+    by_columns.clear()
+    shape = Inexact()
+    assert filled.cypher(query, {"g": "g0"}, shape=shape).rows == answers[0]
+    assert filled.cypher(query, {"g": "g0"}, shape=shape).rows == answers[0]
+    assert len(made) == 2 and not by_columns  # its own plans, made once: no column read
+    assert filled.cypher(query, {"g": "g0"}).rows == answers[0]
+    assert len(made) == 2 and by_columns  # the first shape's plans still kept
 
 
 def test_columns_alone_check_the_whole_where_where_the_store_refuses_a_value(
@@ -749,13 +787,12 @@ def test_a_step_grows_only_the_partial_matches_the_where_leaves(
 
 
 def test_an_exact_narrowing_is_not_checked_again(
-    filled: Store, monkeypatch: pytest.MonkeyPatch
+    filled: Store, monkeypatch: pytest.MonkeyPatch, without_column_plans: None
 ) -> None:
     """The equality a lone node's read was narrowed by holds on every node read, so the WHERE
     runs without it; a read that could not narrow (a value the store refuses), a relationship
     pattern and an OPTIONAL MATCH check the whole WHERE. (The matcher's: its nodes bound, not
     their columns read alone, which ``test_columns_alone_*`` checks.)"""
-    without_column_plans(monkeypatch)
     held = spy_on_matcher(
         monkeypatch, "_where", lambda clause, partials, held=None: held is not None
     )
