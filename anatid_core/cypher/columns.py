@@ -48,6 +48,7 @@ from .syntax import (
     names_in,
     own_names,
     swapped,
+    walk,
 )
 from .values import equals, type_name
 
@@ -262,19 +263,9 @@ def _sorts_by_columns(proj: Projection, name: str) -> bool:
     """Whether each sort key reading the node is an item's column where only the columns are
     in scope (DISTINCT or aggregates): there the engine's error for it stays its own."""
     aggregating = any(
-        isinstance(e, Call) and e.name in AGGREGATES
-        for item in proj.items
-        for e in _walk(item.expr)
+        isinstance(e, Call) and e.name in AGGREGATES for item in proj.items for e in walk(item.expr)
     )
     if not (proj.distinct or aggregating):
         return True
     texts = {item.text for item in proj.items}
     return all(s.text in texts or name not in names_in(s.expr) for s in proj.order)
-
-
-def _walk(expr: Expr) -> Iterator[Any]:
-    stack: list[Any] = [expr]
-    while stack:
-        item = stack.pop()
-        yield item
-        stack.extend(children(item))

@@ -45,6 +45,7 @@ from .syntax import (
     SingleQuery,
     Unwind,
     With,
+    walk,
 )
 from .target import ReadTarget
 from .values import NodeRef, RelRef
@@ -360,16 +361,9 @@ def _only_distinct_rows(clause: Clause | None) -> bool:
 
 
 def _calls_random(expr: Expr) -> bool:
-    stack: list[Any] = [expr]  # a loop, not a recursion: generated chains run deep
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Call) and node.name in _RANDOM and not node.args:
-            return True
-        if isinstance(node, Expr):
-            stack.extend(vars(node).values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
-    return False
+    return any(
+        isinstance(node, Call) and node.name in _RANDOM and not node.args for node in walk(expr)
+    )
 
 
 def _present(props: dict[str, Any]) -> dict[str, Any]:

@@ -128,6 +128,8 @@ class Matcher:
         #: projection with nothing random follows (set by the engine); and the
         #: variable-length relationships of those walked for the nodes they reach (:meth:`_reach`).
         self.distinct_after: set[int] = set()
+        #: Whether each MATCH (by ``id``) is walked for the nodes it reaches (:meth:`_reach`).
+        self._reaches: dict[int, bool] = {}
         self._reaching: set[int] = set()
         ev.matcher = self
 
@@ -141,7 +143,10 @@ class Matcher:
         rels = [rel for part in clause.patterns for rel in part.rels]
         if len(rels) == 1 and not rels[0].variable:
             self._lone.add(id(rels[0]))
-        if self._reach(clause):
+        reach = self._reaches.get(id(clause))
+        if reach is None:  # asked once per clause, not per batch of input rows
+            reach = self._reaches[id(clause)] = self._reach(clause)
+        if reach:
             self._reaching.add(id(rels[0]))
         if not clause.optional:
             early = self._early(clause)

@@ -7,6 +7,7 @@ by ``id()`` when a projection fills in its value).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -294,6 +295,16 @@ def children(node: Any) -> list[Any]:
     if isinstance(node, (list, tuple)):
         return list(node)
     return []
+
+
+def walk(node: Any) -> Iterator[Any]:
+    """``node`` and every syntax node (and list of them) under it, with a stack, not
+    recursion: a chain of 10,000 ORs nests as deep."""
+    stack: list[Any] = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        stack.extend(children(item))
 
 
 def swapped(expr: Expr, by_id: dict[int, Expr]) -> Expr:
