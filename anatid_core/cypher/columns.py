@@ -71,8 +71,9 @@ def hidden(node: str, key: str) -> str:
 
 
 def hidden_id(node: str) -> str:
-    """The row key holding the id of ``node``'s record, where asked for (``with_ids``)."""
-    return f"\x00{node}"
+    """The row key holding the id of ``node``'s record, where asked for (``with_ids``): no
+    variable's, no ``hidden`` one's, not counting's ``\x00count``."""
+    return f"\x00id\x00{node}"
 
 
 def column_plan(
