@@ -318,12 +318,14 @@ class Plans:
     clauses: list[Clause]  # what runs over the plan's rows (all of them, with no plan)
     counts: CountPlan | None  # ``count(r)`` per node from the adjacency (.counting)
     labels: LabelPlan | None  # a row per label set (.counting)
-    columns: ColumnPlan | None  # a node's columns, not its record (.columns): with ``counts``,
-    #: its near node's
+    #: A node's columns, not its record (.columns); with ``counts``, its near node's.
+    columns: ColumnPlan | None
     distinct_after: frozenset[int]  # the MATCHes whose distinct rows alone count
 
 
 def make_plans(query: SingleQuery, matcher: Matcher) -> Plans:
+    """The plans of ``query``: the counting ones first (.counting), else the column plan; the
+    MATCHes a DISTINCT follows (walked for the nodes they reach, where the matcher may)."""
     clauses = query.clauses
     counts = count_plan(clauses)
     labels = None if counts is not None else label_plan(clauses)
