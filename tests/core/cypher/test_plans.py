@@ -401,6 +401,19 @@ def test_columns_alone_are_read_for_a_lone_node_read_by_its_columns(
             filled.cypher(query)
 
 
+def test_columns_alone_through_a_view_scoped_to_some_groups(filled: Store) -> None:
+    # a scoped view reads by SQL, its wall applied: the columns of the nodes it sees
+    from anatid_core.storage.scope import Scope
+
+    scoped = filled.scoped(Scope.of(groups=["g0", "g2"]))
+    pairs = [p for p in PAIRS if p[0] in COLUMNS]
+    assert len(pairs) == len(COLUMNS)
+    for fast, plain in pairs:
+        assert answers(scoped, fast) == answers(scoped, plain), fast
+    seen = {row[0] for row in scoped.cypher("MATCH (n) RETURN n.group").rows}
+    assert seen == {"g0", "g2"}
+
+
 def test_plans_are_chosen_once_per_text_and_shape(
     filled: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
