@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any, Protocol, TypeVar, cast
 
 from ..base.lazy import lazy_props
@@ -34,7 +35,12 @@ class _HasId(Protocol):
     def id(self) -> str: ...
 
 
-_Keyed = TypeVar("_Keyed", bound=_HasId)
+_Paged = TypeVar("_Paged")
+
+
+def _record_id(record: Any) -> str:
+    return cast(_HasId, record).id
+
 
 #: Ids per read of records, expansions or embeddings.
 BATCH = 2_000
@@ -288,16 +294,13 @@ class Graph:
     ) -> Iterator[list[tuple[Any, ...]]]:
         """Pages of the tuples of ``columns`` (``id`` first) of the nodes :meth:`scan_nodes`
         pages through, in the same order, no record read (``find_node_columns``)."""
-        after: str | None = None
-        for size in _page_sizes():
-            found = self.target.find_node_columns(
-                columns, labels=labels, where=after_id(after, conds), limit=size
+
+        def read(limit: int, after: str | None) -> list[tuple[Any, ...]]:
+            return self.target.find_node_columns(
+                columns, labels=labels, where=after_id(after, conds), limit=limit
             )
-            if found:
-                yield found
-            if len(found) < size:
-                return
-            after = found[-1][0]
+
+        yield from paged(read, itemgetter(0))
 
     def scan_rels(self, rels: list[str] | None, conds: list[Cond]) -> Iterator[list[RelRef]]:
         def read(limit: int, after: str | None) -> list[Edge]:
@@ -444,11 +447,15 @@ def _only_ids(conds: list[Cond]) -> list[str] | None:
     return None
 
 
-def paged(read: Callable[[int, str | None], list[_Keyed]]) -> Iterator[list[_Keyed]]:
+def paged(
+    read: Callable[[int, str | None], list[_Paged]],
+    id_of: Callable[[_Paged], str] = _record_id,
+) -> Iterator[list[_Paged]]:
     """The non-empty pages ``read(limit, after)`` gives, by the sizes of ``SCAN_PAGES`` (the
-    last repeated), until one comes back short. The reads are in id order and each starts
-    after the last id of the one before (not at an offset: a commit between two pages would
-    shift the offsets, and a record be skipped or read twice)."""
+    last repeated), until one comes back short. The reads are in id order (``id_of`` says an
+    item's: a record's own by default) and each starts after the last id of the one before
+    (not at an offset: a commit between two pages would shift the offsets, and a record be
+    skipped or read twice)."""
     after: str | None = None
     for size in _page_sizes():
         found = read(size, after)
@@ -456,7 +463,7 @@ def paged(read: Callable[[int, str | None], list[_Keyed]]) -> Iterator[list[_Key
             yield found
         if len(found) < size:
             return
-        after = found[-1].id
+        after = id_of(found[-1])
 
 
 def after_id(after: str | None, conds: Sequence[Cond] = ()) -> list[list[Cond]] | None:

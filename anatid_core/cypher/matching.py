@@ -339,15 +339,13 @@ class Matcher:
         if node.props is not None:
             return None
         labels = self._store_labels(node)
-        read = self._node_read(node, labels, [Partial({}, frozenset())], _where_hints(clause.where))
+        read = self.first_read(clause, labels)
         if read is None:
             return {}
-        narrowing, conds, exact = read
-        held = narrowing.source if narrowing is not None and exact else None
-        if clause.where is not None and (held is None or self._where_without(clause.where, held)):
+        if read.where is not None:  # a WHERE the read does not hold whole
             return None
         try:
-            counts = self.graph.label_set_counts(labels, conds)
+            counts = self.graph.label_set_counts(labels, read.conds)
         except InvalidInput:
             return None  # a value the store refuses: the nodes are bound and compared here
         if not node.labels:
