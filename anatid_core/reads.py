@@ -39,7 +39,7 @@ from .row_reads import RowReads
 from .storage.connection import Connection
 from .storage.embeddings import embedding_arrays_of, embeddings_of
 from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
-from .storage.rows import Visibility, cols_of, id_list, item_from_row, table_of
+from .storage.rows import NODE_COLS, Visibility, cols_of, id_list, item_from_row, table_of
 from .storage.sql import rows_in
 from .storage.turns import WouldWait, in_turn, takes_turn_itself, verbs_take_turns
 from .text_search import bm25_ranking, bm25_search
@@ -60,6 +60,20 @@ NODE_COLUMNS: dict[str, tuple[int, str]] = {
     "name": (4, "r.name"),
     "text": (5, "r.text"),
 }
+#: The columns ``find_edge_columns`` reads: their position in an edge row (rows.EDGE_COLS) and
+#: their SQL; the times are microseconds there, given as datetimes (as an Edge holds them).
+EDGE_COLUMNS: dict[str, tuple[int, str]] = {
+    "id": (1, "r.id"),
+    "src": (2, "r.src"),
+    "dst": (3, "r.dst"),
+    "rel": (4, "r.rel"),
+    "group": (5, "r.grp"),
+    "name": (6, "r.name"),
+    "text": (7, "r.text"),
+    "valid_from": (10, "r.valid_from"),
+    "valid_to": (11, "r.valid_to"),
+}
+_TIME_COLUMNS = frozenset({"valid_from", "valid_to"})
 
 
 def _listed(values: Iterable[str] | None) -> Iterable[str] | None:
@@ -121,6 +135,30 @@ def _scan_filter(
             elif cond.op != "in" or not narrow(cond.field, cond.value):
                 return None
     return tuple(sorted(allowed.items())), after
+
+
+def _checked_columns(columns: Sequence[str], known: Mapping[str, Any]) -> list[str]:
+    """``columns`` as a list, each one of ``known`` (at least one), else InvalidInput."""
+    wanted = list(columns) if not isinstance(columns, str) else [columns]
+    if not wanted or any(c not in known for c in wanted) or isinstance(columns, str):
+        raise InvalidInput(f"columns must be some of {', '.join(known)}, got {columns!r:.80}")
+    return wanted
+
+
+def _with_times(found: list[tuple[Any, ...]], at: list[int]) -> list[tuple[Any, ...]]:
+    """``found`` with the microseconds at positions ``at`` as datetimes (null kept)."""
+    if len(at) == 1:  # (a generator per row was a third of a fact scan's columns)
+        i = at[0]
+        return [t if t[i] is None else (*t[:i], from_micros(t[i]), *t[i + 1 :]) for t in found]
+    out = []
+    for values in found:
+        if any(values[i] is not None for i in at):
+            changed = list(values)
+            for i in at:
+                changed[i] = from_micros(values[i])
+            values = tuple(changed)
+        out.append(values)
+    return out
 
 
 class _Pinnable(Protocol):
@@ -192,6 +230,11 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         """The current records of ``ids`` (in order, missing ones left out) from the in-memory view
         (:mod:`anatid_core.indexes.current_records`); None where SQL must answer (a past view, this
         thread's own transaction, the view off or too big)."""
+        rows = self._rows_from_memory(kind, ids)
+        return None if rows is None else [item_from_row(kind, row) for row in rows]
+
+    def _rows_from_memory(self, kind: Kind, ids: list[str]) -> list[Row] | None:
+        """The in-memory current rows of ``ids`` (as :meth:`_from_memory`)."""
         current = self.indexes.current
         if self.connection.closed or not self.visibility.is_current or not current.usable():
             return None
@@ -202,7 +245,29 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             if view is None:
                 return None
             rows = [view.by_id.get(i) for i in ids]
-        return [item_from_row(kind, row) for row in rows if row is not None]
+        return [row for row in rows if row is not None]
+
+    def get_node_columns(self, ids: Iterable[str], columns: Sequence[str]) -> list[tuple[Any, ...]]:
+        """For each node of ``ids`` there is (in their order, missing ones left out), the
+        tuple of its ``columns`` (as ``find_node_columns``), no record built: from the
+        in-memory current records where ``get_nodes`` reads them, else one statement. Cypher
+        read a relationship's ends' records to read a column or two of each (issue 42)."""
+        wanted = _checked_columns(columns, NODE_COLUMNS)
+        found_ids = list(dict.fromkeys(id_list(ids)))
+        if not found_ids:
+            return []
+        get = operator.itemgetter(*(NODE_COLUMNS[c][0] for c in wanted))
+        rows = self._rows_from_memory("node", found_ids)
+        if rows is not None:  # (their labels are tuples there already)
+            return [get(row) for row in rows] if len(wanted) > 1 else [(get(r),) for r in rows]
+        source, condition, params = rows_in("nodes", "id", found_ids)
+        rows = self._query(
+            f"SELECT {NODE_COLS} FROM {source} WHERE {condition} AND {self.visibility.sql(kind='node')}",
+            params,
+        )
+        by_id = {row[1]: (*row[:3], tuple(row[3] or ()), *row[4:]) for row in rows}
+        found = [by_id[i] for i in found_ids if i in by_id]
+        return [get(row) for row in found] if len(wanted) > 1 else [(get(r),) for r in found]
 
     # ----------------------------------------------------------------------------- lists
 
@@ -277,12 +342,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         ``find_nodes`` reads them, else one statement. Cypher's ``MATCH (n:Entity) WHERE
         n.group_id = $g RETURN n.uuid, n.name`` built a record per node only to read two of
         its columns (issue 42)."""
-        wanted = list(columns)
-        unknown = [c for c in wanted if c not in NODE_COLUMNS]
-        if unknown or not wanted:
-            raise InvalidInput(
-                f"columns must be some of {', '.join(NODE_COLUMNS)}, got {columns!r}"
-            )
+        wanted = _checked_columns(columns, NODE_COLUMNS)
         f, lists, labels = self._node_filters(None, None, labels, None, where)
         rows = self._scan_rows_from_memory("node", lists, labels, where, limit, 0)
         if rows is not None:  # (their labels are tuples there already)
@@ -298,6 +358,38 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             return found
         at = wanted.index("labels")
         return [(*t[:at], tuple(t[at] or ()), *t[at + 1 :]) for t in found]
+
+    def find_edge_columns(
+        self,
+        columns: Sequence[str],
+        *,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """For each edge ``find_edges(rels=rels, where=where, limit=limit)`` gives (in id
+        order), the tuple of its ``columns`` (of ``id``, ``src``, ``dst``, ``rel``, ``group``,
+        ``name``, ``text``, ``valid_from``, ``valid_to``, each the Edge field's value), no record
+        built: from the in-memory current records where ``find_edges`` reads them, else one
+        statement. Cypher's filtered scan of a group's facts built a record per relationship
+        to read three of its columns (issue 42)."""
+        wanted = _checked_columns(columns, EDGE_COLUMNS)
+        rels = _listed(rels)
+        f = self._filter("edge", rels=rels, where=where)
+        lists = dict.fromkeys(("id", "group", "name", "src", "dst"), None) | {"rel": rels}
+        rows = self._scan_rows_from_memory("edge", lists, None, where, limit, 0)
+        if rows is not None:
+            get = operator.itemgetter(*(EDGE_COLUMNS[c][0] for c in wanted))
+            found = [get(row) for row in rows] if len(wanted) > 1 else [(get(r),) for r in rows]
+        else:
+            page, page_params = page_sql(limit, 0)
+            sql = (
+                f"SELECT {', '.join(EDGE_COLUMNS[c][1] for c in wanted)} FROM edges r "
+                f"WHERE {f.sql()} ORDER BY r.id{page}"
+            )
+            found = self._query(sql, [*f.params, *page_params])
+        times = [i for i, c in enumerate(wanted) if c in _TIME_COLUMNS]
+        return _with_times(found, times) if times else found
 
     def _node_filters(
         self,

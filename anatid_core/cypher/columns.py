@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from ..base.errors import InvalidInput
 from ..base.model import Cond
@@ -92,17 +92,11 @@ def column_plan(
         return None
     if node.props is not None and not isinstance(node.props, MapOf):
         return None  # a map parameter: its keys are known only when it runs
-    name, proj = node.var, after.projection
-    if proj.star or isinstance(after, With) and after.where and name in names_in(after.where):
-        return None
+    name = node.var
     if node.props is not None and name in names_in(node.props):
         return None
-    reads: dict[int, Prop] = {}
-    exprs: list[Any] = [match.where, *(i.expr for i in proj.items), *(s.expr for s in proj.order)]
-    exprs += [proj.skip, proj.limit]
-    if not all(e is None or _reads_as_props(e, name, reads) for e in exprs):
-        return None
-    if not _sorts_by_columns(proj, name):
+    reads = prop_reads(match, after, [name])
+    if reads is None:
         return None
     keys = list(dict.fromkeys(p.key for p in reads.values()))
     if isinstance(node.props, MapOf):
@@ -115,12 +109,47 @@ def column_plan(
         if field is None or not exact_field(shape, "node", key, labels):
             return None
         columns.append(field)
-    by_id: dict[int, Expr] = {i: Var(p.pos, hidden(name, p.key)) for i, p in reads.items()}
+    by_id = hidden_reads(reads)
+    return ColumnPlan(
+        name, match, labels, keys, columns, by_id, projected(clauses, by_id), with_ids
+    )
+
+
+def prop_reads(match: Match, after: With | Return, names: list[str]) -> dict[int, Prop] | None:
+    """Each ``name.key`` that ``match``'s WHERE and the projection ``after`` it read, by id,
+    for the variables ``names``; None where they read one of them otherwise (whole, in a
+    scope binding it again, inside a pattern), a WITH's WHERE reads one, or a sort key reads
+    one that DISTINCT or an aggregate leaves out of scope."""
+    proj = after.projection
+    if proj.star:
+        return None
+    if isinstance(after, With) and after.where and not names_in(after.where).isdisjoint(names):
+        return None
+    reads: dict[int, Prop] = {}
+    exprs: list[Any] = [match.where, *(i.expr for i in proj.items), *(s.expr for s in proj.order)]
+    exprs += [proj.skip, proj.limit]
+    for name in names:
+        if not all(e is None or _reads_as_props(e, name, reads) for e in exprs):
+            return None
+        if not _sorts_by_columns(proj, name):
+            return None
+    return reads
+
+
+def hidden_reads(reads: dict[int, Prop]) -> dict[int, Expr]:
+    """Each read of ``reads`` -> the variable of its hidden name (``swapped`` puts it there)."""
+    return {i: Var(p.pos, hidden(cast(Var, p.subject).name, p.key)) for i, p in reads.items()}
+
+
+def projected(clauses: list[Clause], by_id: dict[int, Expr]) -> list[Clause]:
+    """What follows a plan's MATCH, its projection (``clauses[1]``) reading the hidden names
+    in place of the reads ``by_id`` swaps."""
+    after = clauses[1]
+    assert isinstance(after, (With, Return))
+    proj = after.projection
     items = [ProjectionItem(swapped(i.expr, by_id), i.alias, i.text) for i in proj.items]
     order = [SortItem(swapped(s.expr, by_id), s.descending, s.text) for s in proj.order]
-    projection = replace(after, projection=replace(proj, items=items, order=order))
-    rest = [projection, *clauses[2:]]
-    return ColumnPlan(name, match, labels, keys, columns, by_id, rest, with_ids)
+    return [replace(after, projection=replace(proj, items=items, order=order)), *clauses[2:]]
 
 
 def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
@@ -131,7 +160,7 @@ def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[li
     read = matcher.first_read(plan.start, plan.labels)
     if read is None:
         return  # no value wanted: no node matches
-    wanted = _wanted_map(node.props, matcher)
+    wanted = wanted_map(node.props, matcher)
     if wanted is None:
         return  # a null map matches nothing
     # what is left to check of the WHERE and the map where the read narrowed (without what
@@ -169,7 +198,7 @@ def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[li
                     continue
             row = make(values)
             if None in values:  # a null column (they hold strings or null): not a promise
-                _read_others(graph, values[0], plan.keys, names, row)
+                read_others(graph, values[0], plan.keys, names, row)
             if given and not all(equals(row[k], v) is True for k, v in given):
                 continue
             if test is None or test(row):
@@ -224,7 +253,7 @@ def _test(where: Expr | None, reads: dict[int, Expr], matcher: Matcher) -> Any:
     return None if where is None else matcher.ev.compiled.truth(swapped(where, reads))
 
 
-def _wanted_map(props: Expr | None, matcher: Matcher) -> dict[str, Any] | None:
+def wanted_map(props: Expr | None, matcher: Matcher) -> dict[str, Any] | None:
     """The pattern's property map's value (``{}`` for none), None for a null one."""
     if props is None:
         return {}
@@ -234,7 +263,7 @@ def _wanted_map(props: Expr | None, matcher: Matcher) -> dict[str, Any] | None:
     return wanted
 
 
-def _read_others(graph: Graph, id: str, keys: list[str], names: list[str], row: Row) -> None:
+def read_others(graph: Graph, id: str, keys: list[str], names: list[str], row: Row) -> None:
     """The properties whose column holds no string, read through the node's record."""
     ref = graph.node(id)
     for key, name in zip(keys, names, strict=True):

@@ -32,6 +32,7 @@ from .limits import CHECK_EVERY, Deadline, unbounded
 from .matching import Matcher
 from .procedures import CORE_PROCEDURES
 from .projection import Projector, distinct_rows
+from .rel_columns import RelColumnPlan, rel_column_plan, rel_column_rows
 from .scope import Analysis
 from .shape import Procedure, Shape
 from .syntax import (
@@ -180,6 +181,8 @@ class Engine:
             stream = label_set_rows(plans.labels, self.matcher, self.graph)
         elif plans.columns is not None:  # a node's columns, not its record (.columns)
             stream = column_rows(plans.columns, self.matcher, self.graph)
+        elif plans.rel_columns is not None:  # a relationship's and its ends' (.rel_columns)
+            stream = rel_column_rows(plans.rel_columns, self.matcher, self.graph)
         self.matcher.distinct_after |= plans.distinct_after
         for clause in clauses:
             stream, columns = self._clause(clause, stream, columns)
@@ -320,6 +323,8 @@ class Plans:
     labels: LabelPlan | None  # a row per label set (.counting)
     #: A node's columns, not its record (.columns); with ``counts``, its near node's.
     columns: ColumnPlan | None
+    #: A relationship's and its two nodes' columns, not their records (.rel_columns).
+    rel_columns: RelColumnPlan | None
     distinct_after: frozenset[int]  # the MATCHes whose distinct rows alone count
 
 
@@ -329,7 +334,7 @@ def make_plans(query: SingleQuery, matcher: Matcher) -> Plans:
     clauses = query.clauses
     counts = count_plan(clauses)
     labels = None if counts is not None else label_plan(clauses)
-    columns = None
+    columns = rel_columns = None
     if counts is not None:
         clauses = [counts.projection, *clauses[2:]]
         # its near node read by its columns where it can be
@@ -338,14 +343,17 @@ def make_plans(query: SingleQuery, matcher: Matcher) -> Plans:
         clauses = labels.clauses
     else:
         columns = column_plan(clauses, matcher)
+        rel_columns = None if columns is not None else rel_column_plan(clauses, matcher)
     if columns is not None:
         clauses = columns.clauses
+    elif rel_columns is not None:
+        clauses = rel_columns.clauses
     distinct_after = frozenset(
         id(clause)
         for clause, after in zip(clauses, [*clauses[1:], None], strict=True)
         if isinstance(clause, Match) and _only_distinct_rows(after)
     )
-    return Plans(clauses, counts, labels, columns, distinct_after)
+    return Plans(clauses, counts, labels, columns, rel_columns, distinct_after)
 
 
 def _only_distinct_rows(clause: Clause | None) -> bool:

@@ -10,7 +10,7 @@ embeddings likewise, only when a query reads the property that shows one.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, Protocol, TypeVar, cast
 
@@ -19,6 +19,7 @@ from ..base.model import Cond, Direction, Edge, Kind, Node
 from .shape import (
     WHOLE_MAP,
     ExactFields,
+    NullFields,
     QuickProperties,
     Shape,
     labels_of_stored,
@@ -84,6 +85,14 @@ def exact_field(shape: Shape, kind: Kind, key: str, among: Sequence[str] | None)
     return _implements(shape, ExactFields) and cast(ExactFields, shape).exact_field(
         kind, key, among
     )
+
+
+def null_field(shape: Shape, kind: Kind, key: str, among: Sequence[str] | None) -> str | None:
+    """The field whose null says property ``key`` is null on records of ``among``
+    (:class:`~anatid_core.cypher.shape.NullFields`; a shape that does not say: none)."""
+    if not _implements(shape, NullFields):
+        return None
+    return cast(NullFields, shape).null_field(kind, key, among)
 
 
 class Graph:
@@ -311,6 +320,36 @@ class Graph:
 
         for found in paged(read):
             yield [self._rel(e) for e in found]
+
+    def scan_rel_columns(
+        self, rels: list[str] | None, conds: list[Cond], columns: list[str]
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """Pages of the tuples of ``columns`` (``id`` first) of the relationships
+        :meth:`scan_rels` pages through, in the same order, no record read
+        (``find_edge_columns``)."""
+
+        def read(limit: int, after: str | None) -> list[tuple[Any, ...]]:
+            return self.target.find_edge_columns(
+                columns, rels=rels, where=after_id(after, conds), limit=limit
+            )
+
+        yield from paged(read, itemgetter(0))
+
+    def node_columns(self, ids: Collection[str], columns: list[str]) -> dict[str, tuple[Any, ...]]:
+        """The tuple of ``columns`` (``id`` first) of each node of ``ids`` there is, by id, no
+        record read (``get_node_columns``)."""
+        if not ids:
+            return {}
+        return {t[0]: t for t in self.target.get_node_columns(ids, columns)}
+
+    def rels(self, ids: Collection[str]) -> dict[str, RelRef]:
+        """The references to the relationships of ``ids`` there are, by id, their records read
+        in one batch."""
+        if not ids:
+            return {}
+        with lazy_props():
+            found = self.target.find_edges(ids=list(ids), order_by=None, limit=None)
+        return {e.id: self._rel(e) for e in found}
 
     def wrap(self, value: Any) -> Any:
         """A procedure's value with its records as references (lists and maps walked)."""

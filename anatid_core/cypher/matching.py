@@ -204,11 +204,11 @@ class Matcher:
         every b). The whole WHERE is still checked at the end, so the answer is the same."""
         if clause.where is None:
             return ()
-        conjuncts = _conjuncts(clause.where)
-        if len(conjuncts) > _PUSHED_CONJUNCTS:
+        parts = conjuncts(clause.where)
+        if len(parts) > _PUSHED_CONJUNCTS:
             return ()  # a generated chain: checked once, at the end, as it always was
         truth = self.ev.compiled.truth
-        return tuple((frozenset(names_in(c)), truth(c), c) for c in conjuncts)
+        return tuple((frozenset(names_in(c)), truth(c), c) for c in parts)
 
     def _filtered(
         self, batch: list[Partial], early: tuple[Early, ...]
@@ -231,7 +231,7 @@ class Matcher:
         for i, p in enumerate(batch):
             if not i & CHECK_EVERY:
                 check()
-            if all(_may_hold(test, p.row) for test in ready):
+            if all(may_hold(test, p.row) for test in ready):
                 out.append(p)
         return out, rest
 
@@ -255,10 +255,10 @@ class Matcher:
         key = (id(where), id(held))
         if key in self._without:
             return self._without[key]
-        conjuncts = _conjuncts(where)
-        rest = [c for c in conjuncts if c is not held]
+        parts = conjuncts(where)
+        rest = [c for c in parts if c is not held]
         out: Expr | None = where
-        if len(rest) < len(conjuncts):
+        if len(rest) < len(parts):
             out = rest[0] if rest else None
             for conjunct in rest[1:]:
                 out = Binary(where.pos, "AND", out, conjunct)  # pyright: ignore[reportArgumentType]
@@ -288,7 +288,7 @@ class Matcher:
         if near.var is None or far.var is None or near.var == far.var:
             return False
         ends = {near.var: near, far.var: far}
-        for conjunct in _conjuncts(clause.where) if clause.where is not None else []:
+        for conjunct in conjuncts(clause.where) if clause.where is not None else []:
             if not isinstance(conjunct, Binary) or conjunct.op != "<>":
                 continue
             left, right = conjunct.left, conjunct.right
@@ -587,13 +587,11 @@ class Matcher:
         equality the read was narrowed by (each relationship read would pass it, and the WHERE
         checks it once more)."""
         rel = part.rels[i]
-        conds: list[Cond] = []
-        narrowing = self._narrowing("edge", rel, [partial], hints)
+        read = self._rel_read(rel, partial, hints)
+        if read is None:
+            return
+        conds, narrowing = read
         if narrowing is not None:
-            wanted = narrowing.values_per_row[0]
-            if not wanted:
-                return
-            conds = [Cond(narrowing.field, "in", sorted(set(wanted)))]
             early = tuple(e for e in early if e[2] is not narrowing.source)
         stages = self._stages(early, partial.row.keys(), rel.var, part.nodes[i].var)
         for page in self._scan_rels(self._rels(rel), conds):
@@ -604,6 +602,38 @@ class Matcher:
                 out = self._bind_rel_ends(part, i, partial, chunk, stages)
                 if out:
                     yield out
+
+    def _rel_read(
+        self, rel: RelPattern, partial: Partial, hints: dict[str, list[Expr]]
+    ) -> tuple[list[Cond], _Narrowing | None] | None:
+        """The store conditions a scan of ``rel`` for ``partial`` is narrowed by and the
+        narrowing; None where no relationship can match (no value wanted)."""
+        narrowing = self._narrowing("edge", rel, [partial], hints)
+        if narrowing is None:
+            return [], None
+        wanted = narrowing.values_per_row[0]
+        if not wanted:
+            return None
+        return [Cond(narrowing.field, "in", sorted(set(wanted)))], narrowing
+
+    def first_rel_read(self, clause: Match) -> tuple[list[Cond], Expr | None] | None:
+        """The store conditions a first MATCH's first relationship is read by, as the match
+        reads it (``[]``: every one of its types), and the WHERE conjunct they come from (each
+        relationship read passes it; None: none, or the pattern's map); None where none can
+        match."""
+        rel = clause.patterns[0].rels[0]
+        read = self._rel_read(rel, Partial({}, frozenset()), _where_hints(clause.where))
+        if read is None:
+            return None
+        conds, narrowing = read
+        return conds, None if narrowing is None else narrowing.source
+
+    def starts_at_rel(self, clause: Match) -> bool:
+        """Whether a first MATCH's first pattern part is read from a relationship (narrowed
+        more than any node: :meth:`_rel_start`), not from a node."""
+        part, hints = clause.patterns[0], _where_hints(clause.where)
+        rank = self._node_rank(part, self._start(part, {}, hints), {}, hints)
+        return self._rel_start(part, {}, hints, rank) == 0
 
     @staticmethod
     def _stages(
@@ -649,7 +679,7 @@ class Matcher:
         if at_rel and grown:
             self.graph.rows_at_hand = [p.row for p, _ in grown]
             stages.rel_seen += len(grown)
-            grown = [g for g in grown if all(_may_hold(test, g[0].row) for test in at_rel)]
+            grown = [g for g in grown if all(may_hold(test, g[0].row) for test in at_rel)]
             stages.rel_passed += len(grown)
         # the near ends first, each checked before any far end is read: a conjunct on the
         # near node (``n.name STARTS WITH $p``) rules out most relationships of a filtered
@@ -670,12 +700,12 @@ class Matcher:
             row = p.row if near.var in p.row else {**p.row, near_name: here}
             if at_near:
                 stages.near_seen += 1
-                if not all(_may_hold(test, row) for test in at_near):
+                if not all(may_hold(test, row) for test in at_near):
                     continue
                 stages.near_passed += 1
             if late:
                 stages.rel_seen += 1
-                if not all(_may_hold(test, row) for test in late):
+                if not all(may_hold(test, row) for test in late):
                     continue
                 stages.rel_passed += 1
             kept.append((row, p, node(there)))
@@ -1066,7 +1096,7 @@ def _new_variables(clause: Match, row: Row) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _conjuncts(where: Expr) -> list[Expr]:
+def conjuncts(where: Expr) -> list[Expr]:
     """The top-level conjuncts of a WHERE (``a AND (b AND c)``: a, b, c), in order."""
     out: list[Expr] = []
     stack = [where]
@@ -1079,7 +1109,7 @@ def _conjuncts(where: Expr) -> list[Expr]:
     return out
 
 
-def _may_hold(test: Callable[[Row], Any], row: Row) -> bool:
+def may_hold(test: Callable[[Row], Any], row: Row) -> bool:
     """Whether a conjunct leaves ``row`` a chance: true, or an error (the whole WHERE decides)."""
     try:
         return test(row) is True

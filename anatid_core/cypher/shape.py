@@ -118,6 +118,20 @@ class ExactFields(Protocol):
         ...
 
 
+@runtime_checkable
+class NullFields(Protocol):
+    """A shape that says which properties are null where a column is (optional): a
+    relationship scan then reads that column, not the record, for the records where it is
+    null (Graphiti's ``r.invalid_at IS NULL`` is its fact's ``valid_to`` being null)."""
+
+    def null_field(self, kind: Kind, key: str, among: Sequence[str] | None) -> str | None:
+        """The core field (``valid_from``, ``valid_to``) such that property ``key`` is null on
+        every record of ``kind`` carrying one of the store labels or rels ``among`` (any
+        record: None) whose field is null; None if there is none. Where the field is not
+        null the engine reads the property from the record."""
+        ...
+
+
 _FIELDS = ("id", "name", "group", "text")
 
 

@@ -89,6 +89,19 @@ class ReadTarget(Protocol):
         limit: int | None = None,
     ) -> list[tuple[Any, ...]]: ...
 
+    def get_node_columns(
+        self, ids: Iterable[str], columns: Sequence[str]
+    ) -> list[tuple[Any, ...]]: ...
+
+    def find_edge_columns(
+        self,
+        columns: Sequence[str],
+        *,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[Any, ...]]: ...
+
     def rel_names(self) -> list[str]: ...
 
     def get_embedding_arrays(

@@ -256,6 +256,12 @@ class GraphitiShape:
             return key in _EDGE_FIELDS and among is not None and set(among) == {m.RELATES_TO}
         return key in _NODE_FIELDS and among is not None and set(among) == {m.ENTITY}
 
+    def null_field(self, kind: Kind, key: str, among: Sequence[str] | None) -> str | None:
+        # a fact's open end has no exact time either (``quick_property``)
+        if kind == "edge" and among is not None and set(among) == {m.RELATES_TO}:
+            return _OPEN_ENDS.get(key)
+        return None
+
     def store_labels(self, labels: Sequence[str]) -> list[str] | None:
         return list(labels)
 

@@ -64,6 +64,62 @@ def test_find_node_columns_gives_the_columns_of_what_find_nodes_gives(
         store.find_node_columns([])
 
 
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_edge_and_node_columns_are_those_of_the_records(
+    store: Store, monkeypatch: pytest.MonkeyPatch, in_memory: bool
+) -> None:
+    """``find_edge_columns`` gives the columns of what ``find_edges`` gives, in the same
+    order, and ``get_node_columns`` those of what ``get_nodes`` gives, from the in-memory
+    records or SQL, now and as of the past."""
+    from anatid_core import SETTINGS
+
+    if not in_memory:
+        monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
+    store.upsert_nodes(
+        [Node(f"n{i}", group="g", labels=(("A",), ())[i % 2], name=f"n{i}") for i in range(6)]
+    )
+    edges = [
+        Edge(f"e{i:02d}", f"n{i % 6}", f"n{(i * 7) % 6}", ("R", "S")[i % 3 == 0],
+             group=f"g{i % 2}", name=f"name {i}", text=f"fact {i}" if i % 4 else "",
+             valid_from=T0 + timedelta(days=i) if i % 2 else None,
+             valid_to=T0 + timedelta(days=40 + i) if i % 5 == 0 else None)
+        for i in range(16)
+    ]  # fmt: skip
+    store.upsert_edges(edges)
+    before = datetime.now(timezone.utc)
+    store.upsert_edge(Edge("e03", "n1", "n2", "R", group="g1", text="changed"))
+    store.delete_edges(["e04"])
+    store.delete_nodes(["n5"])
+    columns = ["id", "src", "dst", "rel", "group", "name", "text", "valid_from", "valid_to"]
+    for reader in (store, store.as_of(tx_time=before)):
+        for filters in (
+            {},
+            {"rels": ["R"]},
+            {"rels": ["S"], "where": [[Cond("group", "=", "g0")]]},
+            {"where": [[Cond("group", "in", ["g1"]), Cond("id", ">", "e05")]], "limit": 3},
+        ):
+            found = reader.find_edges(order_by="id", **filters)  # type: ignore[arg-type]
+            expected = [
+                (e.id, e.src, e.dst, e.rel, e.group, e.name, e.text, e.valid_from, e.valid_to)
+                for e in found
+            ]
+            assert reader.find_edge_columns(columns, **filters) == expected, filters
+        ids = ["n4", "n5", "zz", "n0", "n4", "n1"]
+        nodes = reader.get_nodes(ids)
+        assert reader.get_node_columns(ids, ["id", "labels", "name"]) == [
+            (n.id, n.labels, n.name) for n in nodes
+        ]
+    assert store.find_edge_columns(["text"], where=[[Cond("id", "=", "e03")]]) == [("changed",)]
+    assert store.get_node_columns([], ["id"]) == []
+    for bad in (["props"], [], "id"):
+        with pytest.raises(InvalidInput, match="columns must be some of"):
+            store.find_edge_columns(bad)
+        with pytest.raises(InvalidInput, match="columns must be some of"):
+            store.get_node_columns(["n1"], bad)
+    with pytest.raises(InvalidInput):
+        store.get_node_columns(["a\x00b"], ["id"])
+
+
 def test_where_is_an_or_of_ands_over_columns_and_props(store: Store) -> None:
     store.upsert_nodes(
         [

@@ -181,6 +181,42 @@ PAIRS += [
     (q, re.sub(r"(?<!STARTS)(?<!ENDS) (RETURN|WITH) ", r" WITH n \1 ", q, count=1)) for q in COLUMNS
 ]
 
+#: One relationship's and its two nodes' columns read alone, no record (.rel_columns); the
+#: plain plan binds them whole first (``WITH *``). Both directions, self loops, parallel
+#: relationships, unnamed patterns, maps, stages of the WHERE, aggregates, a LIMIT's order.
+REL_COLUMNS = [
+    "MATCH (a:A)-[r:R]->(b) WHERE r.group = $g RETURN a.id, r.id, b.id",
+    "MATCH (a)-[r {group: $g}]-(b:B) RETURN a.name, r.id, b.text ORDER BY r.id, a.name",
+    "MATCH (a:A)<-[r:R|S]-(b:A) WHERE r.group IN [$g, 'g2'] AND a.name STARTS WITH 'n1' "
+    "RETURN a.id, b.id LIMIT 5",
+    "MATCH (a)-[{group: $g}]->(b) RETURN a.id, b.id",
+    "MATCH (:A)-[r:R]->(:B) WHERE r.group = $g RETURN r.id, r.name",
+    "MATCH (a)-[r]->(b) WHERE r.group = $g AND (b.text = '' OR b.text IS NULL) RETURN a.id, b.id",
+    "MATCH (a)-[r:R]-(b) WHERE r.group = $g RETURN a.group AS g, count(*) AS c, "
+    "collect(b.id) AS ids ORDER BY g",
+    "MATCH (a)-[r]->(b) WHERE r.group = $g WITH a.id AS x, b.name AS y WHERE y > 'n2' "
+    "RETURN x, count(y) AS c ORDER BY x",
+    "MATCH (a)-[r]-(b) WHERE r.group = $g RETURN DISTINCT b.group AS g ORDER BY g",
+    "MATCH (a)-[r]->(b) WHERE r.group = $g AND b.id > r.id AND a.id <> 'n4' "
+    "RETURN a.id, r.id, b.id",
+    "MATCH (a:B {group: 'g1'})-[r:S {group: $g}]-(b {name: 'n7'}) RETURN a.id, r.id",
+    "MATCH (a)-[r]-(b) WHERE r.group = $g AND r.name = '' RETURN a.id, b.id SKIP 3 LIMIT 4",
+    "MATCH (a {group: 'g1'})-[r]-(b:B {text: ''}) WHERE r.id IN ["
+    + ", ".join(f"'e{i}'" for i in range(0, 120, 2))
+    + ", $g] RETURN a.id, r.id, b.id",
+    "MATCH (a:Nope)-[r]->(b) WHERE r.group = $g RETURN a.id",
+    "MATCH (a)-[r:Nope]->(b) WHERE r.group = $g RETURN a.id",
+    "MATCH (a)-[r]-(b) WHERE r.group = $g RETURN a.id, [(a)-[:R]->(k) WHERE k.id = b.id | k.id] "
+    "AS x",
+]
+PAIRS += [
+    (q, re.sub(r"(?<!STARTS)(?<!ENDS) (RETURN|WITH) ", r" WITH * \1 ", q, count=1))
+    for q in REL_COLUMNS
+]
+#: Those read from the relationship (the one with a name narrows b's read more; the last reads
+#: its nodes inside a pattern).
+REL_TAKEN = [q for q in REL_COLUMNS if "{name: 'n7'}" not in q and "| k.id]" not in q]
+
 #: A variable-length relationship walked for the nodes it reaches, each once (DISTINCT rows,
 #: the start node ruled out), against the same query with the rule-out hidden (every path).
 REACH = [
@@ -265,6 +301,7 @@ def without_column_plans(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from anatid_core.cypher import engine, run
 
     monkeypatch.setattr(engine, "column_plan", lambda clauses, matcher, **_: None)
+    monkeypatch.setattr(engine, "rel_column_plan", lambda clauses, matcher: None)
     run.forget_parsed()  # no plan kept from an earlier run...
     yield
     run.forget_parsed()  # ...nor from this one for a later test
@@ -281,7 +318,13 @@ def filled(tmp_path: Path) -> Store:
 def test_narrowed_plans_answer_as_the_plain_plans(
     filled: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from anatid_core.cypher import engine
+
     started = spy_on_matcher(monkeypatch, "_start_rels", lambda part, *a: part)
+    original = engine.rel_column_rows
+    monkeypatch.setattr(
+        engine, "rel_column_rows", lambda p, *a: started.append(p) or original(p, *a)
+    )
     check(filled)
     assert len(started) >= 6 * 3  # the first six pairs' narrowed queries began at r
     assert filled.indexes.current.loaded("edge") is not None  # scans came from memory
@@ -412,6 +455,83 @@ def test_columns_alone_through_a_view_scoped_to_some_groups(filled: Store) -> No
         assert answers(scoped, fast) == answers(scoped, plain), fast
     seen = {row[0] for row in scoped.cypher("MATCH (n) RETURN n.group").rows}
     assert seen == {"g0", "g2"}
+
+
+def test_relationship_columns_alone_are_read_where_the_scan_starts_at_it(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_taken = (  # read beyond their columns, another pattern, or not read from r
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN r",
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN type(r)",
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN a.id, labels(b)",
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN a.tag",  # a props key
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN r.weight",
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN *",
+        "MATCH (a)-[r]->(b) RETURN a.id",  # no narrowing: read from a node
+        "MATCH (a {id: 'n1'})-[r]->(b) WHERE r.group = 'g0' RETURN b.id",
+        "MATCH (a)-[r*1..2]->(b) WHERE a.group = 'g0' RETURN b.id",
+        "MATCH (a)-[r]->(b)-[s]->(c) WHERE r.group = 'g0' RETURN a.id",
+        "MATCH (a)-[r]-(a) WHERE r.group = 'g0' RETURN a.id",
+        "MATCH p = (a)-[r]->(b) WHERE r.group = 'g0' RETURN a.id",
+        "OPTIONAL MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN a.id",
+        "MATCH (a)-[r]->(b {name: a.name}) WHERE r.group = 'g0' RETURN a.id",
+        "MATCH (a)-[r $map]->(b) RETURN a.id",
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' AND (a)-->(b) RETURN a.id",
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' WITH a.id AS x WHERE b.id > '' RETURN x",
+        "MATCH (a)-[r]->(b) WHERE r.group = 'g0' RETURN DISTINCT a.id ORDER BY b.id",
+        REL_COLUMNS[-1],  # b read inside a pattern
+    )
+    check_plan_runs(filled, monkeypatch, "rel_column_rows", REL_TAKEN, not_taken)
+    # a value the store refuses narrows nothing: every relationship read and compared here
+    for query in (
+        "MATCH (a)-[r]->(b) WHERE r.group = $g RETURN a.id",
+        "MATCH (a)-[r {id: $g}]-(b) RETURN a.id",
+    ):
+        assert filled.cypher(query, {"g": "a\x00b"}).rows == [], query
+    query = "MATCH (a)-[r]->(b) WHERE r.id IN [$g, 'e1'] RETURN a.id, b.id"
+    assert (
+        filled.cypher(query, {"g": "a\x00b"}).rows
+        == filled.cypher(query.replace(" RETURN", " WITH * RETURN"), {"g": "a\x00b"}).rows
+        == [
+            tuple(e)
+            for e in filled.find_edge_columns(["src", "dst"], where=[[Cond("id", "=", "e1")]])
+        ]
+    )
+    # the errors of the WHERE stay its own, in its order
+    from anatid_core import CypherError
+
+    with pytest.raises(CypherError):
+        filled.cypher("MATCH (a)-[r]->(b) WHERE r.group = 'g0' AND a.id * 2 > 0 RETURN a.id")
+    quiet = "MATCH (a)-[r]->(b) WHERE r.group = 'g0' AND r.name = 'x' AND a.id * 2 > 0 RETURN a.id"
+    assert filled.cypher(quiet).rows == []
+
+
+def test_relationship_columns_through_a_shape_that_cannot_narrow_by_type(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shape that cannot say which stored rels a type is (``store_rels`` None) has every
+    relationship read: the plan checks each one's type, as the matcher does."""
+    from anatid_core.cypher import engine
+    from anatid_core.cypher.shape import RecordShape
+
+    class Wide(RecordShape):
+        def store_rels(self, types: object) -> None:
+            return None
+
+    planned: list[object] = []
+    original = engine.rel_column_rows
+    monkeypatch.setattr(
+        engine, "rel_column_rows", lambda p, *a: planned.append(p) or original(p, *a)
+    )
+    shape = Wide()
+    pairs = [p for p in PAIRS if p[0] in REL_TAKEN and ":R" in p[0] and "WITH *" in p[1]]
+    assert len(pairs) >= 4
+    for fast, plain in pairs:
+        for g in ("g0", "g1"):
+            planned.clear()
+            rows = filled.cypher(fast, {"g": g}, shape=shape).rows
+            assert planned and rows == filled.cypher(plain, {"g": g}, shape=shape).rows, fast
+            assert rows == filled.cypher(fast, {"g": g}).rows, fast
 
 
 def test_plans_are_chosen_once_per_text_and_shape(
@@ -729,7 +849,7 @@ def test_a_condition_checked_early_keeps_the_errors_of_the_whole_where(filled: S
 
 
 def test_a_relationship_read_binds_the_ends_of_only_those_its_conjuncts_leave(
-    filled: Store, monkeypatch: pytest.MonkeyPatch
+    filled: Store, monkeypatch: pytest.MonkeyPatch, without_column_plans: None
 ) -> None:
     fitted = spy_on_matcher(monkeypatch, "node_fits", lambda node, ref, row: ref.id)
     query = "MATCH (a)-[r:R]->(b) WHERE r.group = 'g0' AND r.id STARTS WITH 'par' RETURN b.id"
@@ -748,9 +868,30 @@ def test_a_relationship_read_binds_the_ends_of_only_those_its_conjuncts_leave(
     assert len(fitted) > 10
 
 
+def test_relationship_columns_read_the_ends_of_only_those_its_conjuncts_leave(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anatid_core.cypher.graph import Graph
+
+    read: list[list[str]] = []
+    original = Graph.node_columns
+    monkeypatch.setattr(
+        Graph,
+        "node_columns",
+        lambda self, ids, columns: read.append(sorted(ids)) or original(self, ids, columns),
+    )
+    query = "MATCH (a)-[r:R]->(b) WHERE r.group = 'g0' AND r.id STARTS WITH 'par' RETURN b.id"
+    assert sorted(r[0] for r in filled.cypher(query).rows) == ["n3", "n3"]
+    assert read == [["n2"], ["n3"]]  # the ends of the two parallel ones alone, each read once
+    read.clear()
+    near = "MATCH (a)-[r:R]->(b) WHERE r.group = 'g0' AND a.id + '' = 'n2' AND b.name <> 'x' RETURN r.id"
+    assert sorted(r[0] for r in filled.cypher(near).rows) == ["par", "par2"]
+    assert len(read[0]) > 3 and read[1:] == [["n3"]]  # far ends behind a near end that passed
+
+
 @pytest.mark.parametrize("direction", ["->", "-"])
 def test_the_stage_that_passes_fewer_is_checked_first(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direction: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direction: str, without_column_plans: None
 ) -> None:
     # a relationship conjunct passing most rows, a near node's passing few (issue 42's
     # filtered LIMIT 10): the near node's goes first once both have seen some rows, and the

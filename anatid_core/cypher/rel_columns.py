@@ -1,0 +1,373 @@
+"""Reading a relationship's and its two nodes' columns without their records (issue 42).
+
+``MATCH (n:Entity)-[r:RELATES_TO]->(m:Entity) WHERE r.group_id = $g AND r.invalid_at IS NULL
+AND n.name STARTS WITH $p RETURN n.name, r.fact, m.name LIMIT 10`` read ~155 of a group's facts
+for its ten rows, each a record and a reference, with its near node's record, and each
+property through the shape. When a query's first MATCH is one relationship between two nodes,
+read from the relationship (its scan narrowed by an equality: ``Matcher.starts_at_rel``), and
+the MATCH's WHERE, the patterns' property maps and the projection after it read the three only
+as ``x.key``, where the shape says ``key`` is exactly a column of every record the pattern's
+labels or types admit (:class:`~anatid_core.cypher.shape.ExactFields`) or is null where a
+column is (:class:`~anatid_core.cypher.shape.NullFields`), the plan reads those columns alone:
+the relationships' from the same narrowed scan, in the same order (``find_edge_columns``), then
+their ends' by id (``find_node_columns``). A row per match holds each ``x.key`` under a hidden
+name (``columns.hidden``); the types, labels, maps and WHERE are checked on them, and the
+projection reads them in place of ``x.key``: the same rows, in the same order, with the same
+values as the matcher's.
+
+A column promises only where it holds a string (an exact field) or null (a null field): a
+property whose column holds anything else is read through its record, as before. The WHERE's
+conjuncts on the relationship alone are checked before its ends are read, those on it and its
+near node before its far node is (as the matcher does); the whole WHERE is checked last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+from ..base.errors import InvalidInput
+from ..base.model import Cond
+from .columns import (
+    hidden,
+    hidden_reads,
+    projected,
+    prop_reads,
+    read_others,
+    wanted_map,
+)
+from .expressions import Row
+from .graph import Graph, exact_field, null_field
+from .limits import check_size
+from .matching import Matcher, conjuncts, may_hold
+from .syntax import (
+    Clause,
+    Expr,
+    IsNull,
+    MapOf,
+    Match,
+    NodePattern,
+    Prop,
+    Return,
+    Var,
+    With,
+    names_in,
+    swapped,
+    walk,
+)
+from .values import equals
+
+#: Relationships bound at a time: a LIMIT met by the first of a page stops there.
+CHUNK = 32
+#: A WHERE of more top-level conjuncts is checked at the end only (as the matcher's).
+STAGED_CONJUNCTS = 64
+#: The names of unnamed patterns' hidden columns (no variable can be named so).
+_UNNAMED = ("\x00near", "\x00rel", "\x00far")
+#: Where a relationship's column holds its property: where it is a string (an exact field);
+#: where it is null (a null field); or, a null field read only by ``IS [NOT] NULL``, whether it
+#: is null is all that is asked, and the column (null or not) stands for it.
+EXACT, NULL, NULLNESS = range(3)
+#: Where a relationship's tuple holds its id, ends and store rel; its keys' columns follow.
+_ID, _SRC, _DST, _REL = range(4)
+_ENDS = {"out": ((_SRC, _DST),), "in": ((_DST, _SRC),), "both": ((_SRC, _DST), (_DST, _SRC))}
+
+
+#: WHERE conjuncts (as written, reading the hidden names) on the relationship alone, and on it
+#: and its near node.
+Stages = tuple[list[tuple[Expr, Expr]], list[tuple[Expr, Expr]]]
+
+
+@dataclass
+class End:
+    """One node of the pattern: its hidden name, its pattern, the keys read of it, and where
+    each is in the nodes' column tuple (id, labels, then the fields of both ends)."""
+
+    name: str
+    pattern: NodePattern
+    keys: list[str]
+    at: list[int]
+
+
+@dataclass
+class RelColumnPlan:
+    start: Match  # the MATCH, as written
+    rel_name: str  # the relationship's hidden name
+    rels: list[str] | None  # the store rels its scan reads
+    rel_keys: list[str]  # the relationship's properties read (its tuple's columns after _REL)
+    rel_columns: list[str]  # id, src, dst, rel, then each key's field
+    promises: list[int]  # per key: where its column holds the property (EXACT, NULL, NULLNESS)
+    near: End
+    far: End
+    node_columns: list[str]  # id, labels, then the fields the ends' keys read
+    where: Expr | None  # the MATCH's WHERE, reading the hidden names
+    stages: Stages  # WHERE conjuncts on the relationship, and on it and its near node
+    clauses: list[Clause]  # what follows the MATCH, its projection reading the hidden names
+
+
+def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | None:
+    """The plan for a query whose first MATCH and projection it describes (module docstring),
+    else None."""
+    if len(clauses) < 2 or not isinstance(clauses[0], Match):
+        return None
+    match, after = clauses[0], clauses[1]
+    if match.optional or len(match.patterns) != 1 or not isinstance(after, (With, Return)):
+        return None
+    part = match.patterns[0]
+    if part.path_var is not None or len(part.rels) != 1 or part.rels[0].variable:
+        return None
+    near, far, rel = part.nodes[0], part.nodes[1], part.rels[0]
+    named = [p.var for p in (near, rel, far) if p.var is not None]
+    if len(set(named)) < len(named):
+        return None  # (a)-[r]-(a): one node at both ends
+    for pattern in (near, rel, far):
+        props = pattern.props
+        if props is not None and (not isinstance(props, MapOf) or names_in(props)):
+            return None  # a map parameter, or one reading a variable: known only per row
+    if not matcher.starts_at_rel(match):
+        return None
+    reads = prop_reads(match, after, named)
+    if reads is None:
+        return None
+    patterns = (near, rel, far)
+    names = [p.var or unnamed for p, unnamed in zip(patterns, _UNNAMED, strict=True)]
+    keys = {n: _keys_of(n, p, reads) for n, p in zip(names, patterns, strict=True)}
+    shape = matcher.graph.shape
+    rels = shape.store_rels(rel.types) if rel.types else None
+    rel_columns, promises = ["id", "src", "dst", "rel"], []
+    tested = _null_tested(match, after)
+    for key in keys[names[1]]:
+        field = shape.field_of("edge", key)
+        if field is not None and exact_field(shape, "edge", key, rels):
+            promises.append(EXACT)
+        else:
+            field = null_field(shape, "edge", key, rels)
+            if field is None:
+                return None
+            read = [i for i, p in reads.items() if p.key == key and _of(p) == names[1]]
+            in_map = isinstance(rel.props, MapOf) and key in dict(rel.props.items)
+            only_tested = not in_map and all(i in tested for i in read)
+            promises.append(NULLNESS if only_tested else NULL)
+        rel_columns.append(field)
+    node_columns = ["id", "labels"]
+    ends = []
+    for name, pattern in ((names[0], near), (names[2], far)):
+        labels, at = matcher.store_labels(pattern), []
+        for key in keys[name]:
+            field = shape.field_of("node", key)
+            if field is None or not exact_field(shape, "node", key, labels):
+                return None
+            if field not in node_columns:
+                node_columns.append(field)
+            at.append(node_columns.index(field))
+        ends.append(End(name, pattern, keys[name], at))
+    by_id = hidden_reads(reads)
+    stages = _stages(match.where, by_id, names[1], names[0])
+    where = None if match.where is None else swapped(match.where, by_id)
+    return RelColumnPlan(
+        match, names[1], rels, keys[names[1]], rel_columns, promises, ends[0], ends[1],
+        node_columns, where, stages, projected(clauses, by_id),
+    )  # fmt: skip
+
+
+def _null_tested(match: Match, after: With | Return) -> set[int]:
+    """The ids of the expressions that ``match``'s WHERE and the projection ``after`` it test
+    for null alone (``x IS NULL``, ``x IS NOT NULL``)."""
+    proj = after.projection
+    exprs: list[Any] = [match.where, *(i.expr for i in proj.items), *(s.expr for s in proj.order)]
+    return {id(e.operand) for x in exprs if x is not None for e in walk(x) if isinstance(e, IsNull)}
+
+
+def _of(read: Prop) -> str:
+    """The variable ``read`` reads a property of (``prop_reads`` gives only ``Var.key``)."""
+    return cast(Var, read.subject).name
+
+
+def _keys_of(name: str, pattern: Any, reads: dict[int, Prop]) -> list[str]:
+    """The keys of ``name`` read as ``name.key``, then those of its pattern's map."""
+    keys = list(dict.fromkeys(p.key for p in reads.values() if _of(p) == name))
+    if isinstance(pattern.props, MapOf):
+        keys += [k for k, _ in pattern.props.items if k not in keys]
+    return keys
+
+
+def _stages(where: Expr | None, by_id: dict[int, Expr], rel: str, near: str) -> Stages:
+    """The WHERE's top-level conjuncts reading the relationship alone, and those reading it
+    and its near node: each as written and reading the hidden names."""
+    if where is None:
+        return [], []
+    parts = conjuncts(where)
+    if len(parts) > STAGED_CONJUNCTS:
+        return [], []  # a generated chain: checked once, at the end
+    at_rel, at_near = [], []
+    for part in parts:
+        used = names_in(part)
+        if used <= {rel}:
+            at_rel.append((part, swapped(part, by_id)))
+        elif used <= {rel, near}:
+            at_near.append((part, swapped(part, by_id)))
+    return at_rel, at_near
+
+
+def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
+    """The plan's rows (module docstring), a chunk of the scan at a time."""
+    check = matcher.ev.deadline.check
+    check()
+    rel = plan.start.patterns[0].rels[0]
+    read = matcher.first_rel_read(plan.start)
+    if read is None:
+        return  # no value wanted: no relationship matches
+    conds, source = read
+    maps = [wanted_map(p.props, matcher) for p in (plan.near.pattern, rel, plan.far.pattern)]
+    if any(m is None for m in maps):
+        return  # a null map matches nothing
+    near_map, rel_map, far_map = (
+        [(hidden(name, k), v) for k, v in m.items()]  # type: ignore[union-attr]
+        for name, m in zip((plan.near.name, plan.rel_name, plan.far.name), maps, strict=True)
+    )
+    truth = matcher.ev.compiled.truth
+    # the conjunct the scan is narrowed by holds on each relationship it reads (the WHERE
+    # checks it once more at the end); where the store refused its value, it is checked here
+    narrowed_rel = [truth(e) for c, e in plan.stages[0] if c is not source]
+    whole_rel = [truth(e) for _, e in plan.stages[0]]
+    at_near = [truth(e) for _, e in plan.stages[1]]
+    test = None if plan.where is None else truth(plan.where)
+    rel_names = [hidden(plan.rel_name, k) for k in plan.rel_keys]
+    types = frozenset(rel.types)
+    type_fits: dict[str, bool] = {}
+    ends = _ENDS[rel.direction]
+    nodes = _NodeColumns(graph, plan.node_columns)
+    for page, narrowed in _pages(graph, plan.rels, conds, plan.rel_columns):
+        at_rel = narrowed_rel if narrowed else whole_rel
+        for start in range(0, len(page), CHUNK):
+            check()
+            chunk = page[start : start + CHUNK]
+            if types:
+                chunk = [t for t in chunk if _fits_type(graph, t[_REL], types, type_fits)]
+            rows = _rel_rows(graph, chunk, plan, rel_names)
+            if rel_map:
+                rows = [r for r in rows if all(equals(r[0][k], v) is True for k, v in rel_map)]
+            if at_rel:
+                rows = [r for r in rows if all(may_hold(t, r[0]) for t in at_rel)]
+            pairs = [
+                (row, values[a], values[b])
+                for row, values in rows
+                for a, b in ends[: 1 if values[_SRC] == values[_DST] else 2]
+            ]
+            check_size(len(pairs))
+            nodes.read([near for _, near, _ in pairs])
+            grown = []
+            for row, near, far in pairs:
+                row = nodes.bind(plan.near, near, row, near_map)
+                if row is not None and all(may_hold(t, row) for t in at_near):
+                    grown.append((row, far))
+            nodes.read([far for _, far in grown])
+            out = []
+            for row, far in grown:
+                row = nodes.bind(plan.far, far, row, far_map)
+                if row is not None and (test is None or test(row)):
+                    out.append(row)
+            if out:
+                yield out
+
+
+def _fits_type(graph: Graph, stored: str, types: frozenset[str], fits: dict[str, bool]) -> bool:
+    fit = fits.get(stored)
+    if fit is None:
+        fit = fits[stored] = graph.rel_type_of(stored) in types
+    return fit
+
+
+def _rel_rows(
+    graph: Graph, chunk: list[tuple[Any, ...]], plan: RelColumnPlan, names: list[str]
+) -> list[tuple[Row, tuple[Any, ...]]]:
+    """(a row holding each relationship's keys, its tuple) for each of ``chunk``; a key whose
+    column promises nothing there (not a string where exact, not null where a null field) is
+    read through the relationship's record, the chunk's records read in one batch."""
+    rows = []
+    unsure: list[tuple[Row, str]] = []
+    promises = plan.promises
+    for values in chunk:
+        row = dict(zip(names, values[4:], strict=True))
+        for promise, value in zip(promises, values[4:], strict=True):
+            if (
+                value.__class__ is not str
+                if promise == EXACT
+                else promise == NULL and value is not None
+            ):
+                unsure.append((row, values[_ID]))
+                break
+        rows.append((row, values))
+    if not unsure:
+        return rows
+    refs = graph.rels({rid for _, rid in unsure})
+    gone = set()  # (its record ended meanwhile: another process's commit)
+    for row, rid in unsure:
+        ref = refs.get(rid)
+        if ref is None:
+            gone.add(rid)
+            continue
+        for key, name, promise in zip(plan.rel_keys, names, promises, strict=True):
+            if promise != NULLNESS:
+                row[name] = graph.property(ref, key)
+    return [r for r in rows if r[1][_ID] not in gone] if gone else rows
+
+
+class _NodeColumns:
+    """The ends' column tuples, read by id a chunk at a time and kept for the query."""
+
+    def __init__(self, graph: Graph, columns: list[str]) -> None:
+        self.graph = graph
+        self.columns = columns
+        self.known: dict[str, tuple[Any, ...] | None] = {}
+        self.fits: dict[tuple[int, tuple[str, ...]], bool] = {}
+
+    def read(self, ids: list[str]) -> None:
+        """Read the tuples of those of ``ids`` not read yet (a node not there: None)."""
+        wanted = {i for i in ids if i not in self.known}
+        if wanted:
+            found = self.graph.node_columns(wanted, self.columns)
+            for i in wanted:
+                self.known[i] = found.get(i)
+
+    def bind(self, end: End, node: str, row: Row, given: list[tuple[str, Any]]) -> Row | None:
+        """``row`` with ``end``'s keys of node id ``node`` (read), or None where the node is
+        not there or its labels or ``given`` map do not fit."""
+        values = self.known[node]
+        if values is None:
+            return None
+        groups = end.pattern.labels
+        if groups:
+            key = (id(end), values[1])
+            fit = self.fits.get(key)
+            if fit is None:
+                shown = self.graph.labels_of_stored(values[1])
+                fit = self.fits[key] = all(not shown.isdisjoint(g) for g in groups)
+            if not fit:
+                return None
+        row = {**row}
+        names = []
+        for key, at in zip(end.keys, end.at, strict=True):
+            name = hidden(end.name, key)
+            row[name] = values[at]
+            names.append(name)
+        if any(values[at].__class__ is not str for at in end.at):
+            read_others(self.graph, values[0], end.keys, names, row)
+        if given and not all(equals(row[k], v) is True for k, v in given):
+            return None
+        return row
+
+
+def _pages(
+    graph: Graph, rels: list[str] | None, conds: list[Cond], columns: list[str]
+) -> Iterator[tuple[list[tuple[Any, ...]], bool]]:
+    """The scan's pages, each with whether ``conds`` narrowed it (a value the store refuses
+    is compared here, the scan narrowed by nothing)."""
+    try:
+        for page in graph.scan_rel_columns(rels, conds, columns):
+            yield page, bool(conds)
+    except InvalidInput:
+        if not conds:
+            raise
+        for page in graph.scan_rel_columns(rels, [], columns):
+            yield page, False
