@@ -402,3 +402,55 @@ async def test_an_entitys_columns_are_read_without_its_record(graphiti, driver, 
         assert bool(planned) is taken, query
         bound = await driver.execute_query(query.replace(" RETURN ", " WITH n RETURN ", 1), g="g1")
         assert records == bound[0] and records, query
+
+
+async def test_a_facts_and_its_entities_columns_are_read_without_their_records(driver, monkeypatch):
+    # a fact's uuid, name, group_id and fact are its columns, and its invalid_at/valid_at
+    # are null where its valid_to/valid_from are (Graphiti's shape says so): a group's
+    # filtered facts read those alone (issue 42's filtered LIMIT 10); a time that is not
+    # null is read from the record (an interval ending before it starts keeps its own end)
+    from datetime import timedelta
+
+    from anatid_core.cypher import engine
+    from graphiti_core.edges import EntityEdge
+    from graphiti_core.nodes import EntityNode
+
+    at = datetime(2024, 5, 1, 12, 30, tzinfo=timezone.utc)
+    names = ["Alice", "Bob", "Acme", "Anna", "Paris"]
+    for i, name in enumerate(names):
+        await EntityNode(uuid=f"n{i}", name=name, group_id="g", labels=["Entity"],
+                         created_at=at).save(driver)  # fmt: skip
+    ends = [(0, 1), (0, 2), (1, 2), (3, 4), (3, 0), (4, 1), (2, 3), (1, 3)]
+    for i, (a, b) in enumerate(ends):
+        await EntityEdge(
+            uuid=f"f{i}", source_node_uuid=f"n{a}", target_node_uuid=f"n{b}", group_id="g",
+            name="RELATES", fact=f"fact {i}", episodes=[], created_at=at,
+            valid_at=at if i % 2 else None,
+            invalid_at=(None, at + timedelta(days=1), at - timedelta(days=1))[i % 3],
+        ).save(driver)  # fmt: skip
+    planned: list[object] = []
+    original = engine.rel_column_rows
+    monkeypatch.setattr(
+        engine, "rel_column_rows", lambda p, *a: planned.append(p) or original(p, *a)
+    )
+    match = "MATCH (n:Entity)-[r:RELATES_TO]->(m:Entity) WHERE r.group_id = $g "
+    for query, taken in (
+        (match + "AND r.invalid_at IS NULL AND n.name STARTS WITH $p "
+         "RETURN n.name AS source, r.fact AS fact, m.name AS target", True),
+        (match + "RETURN r.uuid AS uuid, r.invalid_at AS until, r.valid_at AS since", True),
+        (match + "AND r.invalid_at IS NOT NULL RETURN r.uuid AS uuid ORDER BY uuid", True),
+        (match + "AND r.invalid_at < $t RETURN r.uuid AS uuid", True),
+        (match + "RETURN r.uuid AS uuid, r.episodes AS episodes", False),  # not a column
+        ("MATCH (n:Episodic)-[r:MENTIONS]->(m:Entity) WHERE r.group_id = $g RETURN m.name", False),
+    ):  # fmt: skip
+        planned.clear()
+        params = {"g": "g", "p": "A", "t": at}
+        records, _, _ = await driver.execute_query(query, **params)
+        assert bool(planned) is taken, query
+        bound = await driver.execute_query(
+            query.replace(" RETURN ", " WITH * RETURN ", 1), **params
+        )
+        assert records == bound[0], query
+        assert [str(r) for r in records] == [str(r) for r in bound[0]], query  # times' zones too
+        if taken:
+            assert records, query
