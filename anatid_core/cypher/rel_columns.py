@@ -10,14 +10,16 @@ as ``x.key``, where the shape says ``key`` is exactly a column of every record t
 labels or types admit (:class:`~anatid_core.cypher.shape.ExactFields`) or is null where a
 column is (:class:`~anatid_core.cypher.shape.NullFields`), the plan reads those columns alone:
 the relationships' from the same narrowed scan, in the same order (``find_edge_columns``), then
-their ends' by id (``find_node_columns``). A row per match holds each ``x.key`` under a hidden
+their ends' by id (``get_node_columns``). A row per match holds each ``x.key`` under a hidden
 name (``columns.hidden``); the types, labels, maps and WHERE are checked on them, and the
 projection reads them in place of ``x.key``: the same rows, in the same order, with the same
 values as the matcher's.
 
-A column promises only where it holds a string (an exact field) or null (a null field): a
-property whose column holds anything else is read through its record, as before. The WHERE's
-conjuncts on the relationship alone are checked before its ends are read, those on it and its
+An exact field's column promises only where it holds a string: a property whose column holds
+anything else is read through its record, as before. A null field is read only where whether
+it is null is all that is asked (``r.invalid_at IS NULL``): read for its value, most of its
+records would be read anyway (``ORDER BY r.valid_at``), and they are bound as before. The
+WHERE's conjuncts on the relationship alone are checked before its ends are read, those on it and its
 near node before its far node is (as the matcher does); the whole WHERE is checked last.
 """
 
@@ -65,9 +67,9 @@ STAGED_CONJUNCTS = 64
 #: The names of unnamed patterns' hidden columns (no variable can be named so).
 _UNNAMED = ("\x00near", "\x00rel", "\x00far")
 #: Where a relationship's column holds its property: where it is a string (an exact field);
-#: where it is null (a null field); or, a null field read only by ``IS [NOT] NULL``, whether it
-#: is null is all that is asked, and the column (null or not) stands for it.
-EXACT, NULL, NULLNESS = range(3)
+#: or, a null field read only by ``IS [NOT] NULL``, whether it is null is all that is asked,
+#: and the column (null or not) stands for it.
+EXACT, NULLNESS = range(2)
 #: Where a relationship's tuple holds its id, ends and store rel; its keys' columns follow.
 _ID, _SRC, _DST, _REL = range(4)
 _ENDS = {"out": ((_SRC, _DST),), "in": ((_DST, _SRC),), "both": ((_SRC, _DST), (_DST, _SRC))}
@@ -96,7 +98,7 @@ class RelColumnPlan:
     rels: list[str] | None  # the store rels its scan reads
     rel_keys: list[str]  # the relationship's properties read (its tuple's columns after _REL)
     rel_columns: list[str]  # id, src, dst, rel, then each key's field
-    promises: list[int]  # per key: where its column holds the property (EXACT, NULL, NULLNESS)
+    promises: list[int]  # per key: where its column holds the property (EXACT, NULLNESS)
     near: End
     far: End
     node_columns: list[str]  # id, labels, then the fields the ends' keys read
@@ -141,13 +143,14 @@ def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | 
         if field is not None and exact_field(shape, "edge", key, rels):
             promises.append(EXACT)
         else:
+            # a null field read for its value: the records of those not null would be read
+            # (most of a group's ``valid_at``: ORDER BY r.valid_at was a fifth slower so)
             field = null_field(shape, "edge", key, rels)
-            if field is None:
-                return None
             read = [i for i, p in reads.items() if p.key == key and _of(p) == names[1]]
             in_map = isinstance(rel.props, MapOf) and key in dict(rel.props.items)
-            only_tested = not in_map and all(i in tested for i in read)
-            promises.append(NULLNESS if only_tested else NULL)
+            if field is None or in_map or not all(i in tested for i in read):
+                return None
+            promises.append(NULLNESS)
         rel_columns.append(field)
     node_columns = ["id", "labels"]
     ends = []
@@ -282,19 +285,14 @@ def _rel_rows(
     graph: Graph, chunk: list[tuple[Any, ...]], plan: RelColumnPlan, names: list[str]
 ) -> list[tuple[Row, tuple[Any, ...]]]:
     """(a row holding each relationship's keys, its tuple) for each of ``chunk``; a key whose
-    column promises nothing there (not a string where exact, not null where a null field) is
-    read through the relationship's record, the chunk's records read in one batch."""
+    column promises nothing there (an exact field's not holding a string) is read through the relationship's record, the chunk's records read in one batch."""
     rows = []
     unsure: list[tuple[Row, str]] = []
     promises = plan.promises
     for values in chunk:
         row = dict(zip(names, values[4:], strict=True))
         for promise, value in zip(promises, values[4:], strict=True):
-            if (
-                value.__class__ is not str
-                if promise == EXACT
-                else promise == NULL and value is not None
-            ):
+            if promise == EXACT and value.__class__ is not str:
                 unsure.append((row, values[_ID]))
                 break
         rows.append((row, values))

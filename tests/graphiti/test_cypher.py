@@ -407,8 +407,8 @@ async def test_an_entitys_columns_are_read_without_its_record(graphiti, driver, 
 async def test_a_facts_and_its_entities_columns_are_read_without_their_records(driver, monkeypatch):
     # a fact's uuid, name, group_id and fact are its columns, and its invalid_at/valid_at
     # are null where its valid_to/valid_from are (Graphiti's shape says so): a group's
-    # filtered facts read those alone (issue 42's filtered LIMIT 10); a time that is not
-    # null is read from the record (an interval ending before it starts keeps its own end)
+    # filtered facts read those alone (issue 42's filtered LIMIT 10); a time read for its
+    # value is read from the record (an interval ending before it starts keeps its own end)
     from datetime import timedelta
 
     from anatid_core.cypher import engine
@@ -437,9 +437,11 @@ async def test_a_facts_and_its_entities_columns_are_read_without_their_records(d
     for query, taken in (
         (match + "AND r.invalid_at IS NULL AND n.name STARTS WITH $p "
          "RETURN n.name AS source, r.fact AS fact, m.name AS target", True),
-        (match + "RETURN r.uuid AS uuid, r.invalid_at AS until, r.valid_at AS since", True),
         (match + "AND r.invalid_at IS NOT NULL RETURN r.uuid AS uuid ORDER BY uuid", True),
-        (match + "AND r.invalid_at < $t RETURN r.uuid AS uuid", True),
+        (match + "AND r.valid_at IS NULL RETURN n.uuid AS a, m.uuid AS b", True),
+        # a time read for its value: records read for those set (most), so bound as before
+        (match + "RETURN r.uuid AS uuid, r.invalid_at AS until, r.valid_at AS since", False),
+        (match + "AND r.invalid_at < $t RETURN r.uuid AS uuid", False),
         (match + "RETURN r.uuid AS uuid, r.episodes AS episodes", False),  # not a column
         ("MATCH (n:Episodic)-[r:MENTIONS]->(m:Entity) WHERE r.group_id = $g RETURN m.name", False),
     ):  # fmt: skip
