@@ -89,6 +89,7 @@ class End:
     pattern: NodePattern
     keys: list[str]
     at: list[int]
+    names: list[str]  # the hidden names of its keys, in their order
 
 
 @dataclass
@@ -163,7 +164,7 @@ def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | 
             if field not in node_columns:
                 node_columns.append(field)
             at.append(node_columns.index(field))
-        ends.append(End(name, pattern, keys[name], at))
+        ends.append(End(name, pattern, keys[name], at, [hidden(name, k) for k in keys[name]]))
     by_id = hidden_reads(reads)
     stages = _stages(match.where, by_id, names[1], names[0])
     where = None if match.where is None else swapped(match.where, by_id)
@@ -334,23 +335,22 @@ class _NodeColumns:
         values = self.known[node]
         if values is None:
             return None
-        groups = end.pattern.labels
-        if groups:
+        if end.pattern.labels:
             key = (id(end), values[1])
             fit = self.fits.get(key)
             if fit is None:
                 shown = self.graph.labels_of_stored(values[1])
-                fit = self.fits[key] = all(not shown.isdisjoint(g) for g in groups)
+                fit = self.fits[key] = all(not shown.isdisjoint(g) for g in end.pattern.labels)
             if not fit:
                 return None
-        row = {**row}
-        names = []
-        for key, at in zip(end.keys, end.at, strict=True):
-            name = hidden(end.name, key)
-            row[name] = values[at]
-            names.append(name)
-        if any(values[at].__class__ is not str for at in end.at):
-            read_others(self.graph, values[0], end.keys, names, row)
+        row = row.copy()
+        sure = True
+        for name, at in zip(end.names, end.at, strict=True):
+            value = row[name] = values[at]
+            if value.__class__ is not str:
+                sure = False
+        if not sure:
+            read_others(self.graph, values[0], end.keys, end.names, row)
         if given and not all(equals(row[k], v) is True for k, v in given):
             return None
         return row
