@@ -75,9 +75,9 @@ _ID, _SRC, _DST, _REL = range(4)
 _ENDS = {"out": ((_SRC, _DST),), "in": ((_DST, _SRC),), "both": ((_SRC, _DST), (_DST, _SRC))}
 
 
-#: WHERE conjuncts (as written, reading the hidden names) on the relationship alone, and on it
-#: and its near node.
-Stages = tuple[list[tuple[Expr, Expr]], list[tuple[Expr, Expr]]]
+#: WHERE conjuncts (as written, reading the hidden names) on the relationship alone, on its near
+#: node alone, and on the two.
+Stages = tuple[list[tuple[Expr, Expr]], list[tuple[Expr, Expr]], list[tuple[Expr, Expr]]]
 
 
 @dataclass
@@ -104,7 +104,7 @@ class RelColumnPlan:
     far: End
     node_columns: list[str]  # id, labels, then the fields the ends' keys read
     where: Expr | None  # the MATCH's WHERE, reading the hidden names
-    stages: Stages  # WHERE conjuncts on the relationship, and on it and its near node
+    stages: Stages  # WHERE conjuncts on the relationship, its near node, and the two
     clauses: list[Clause]  # what follows the MATCH, its projection reading the hidden names
 
 
@@ -196,21 +196,23 @@ def _keys_of(name: str, pattern: Any, reads: dict[int, Prop]) -> list[str]:
 
 
 def _stages(where: Expr | None, by_id: dict[int, Expr], rel: str, near: str) -> Stages:
-    """The WHERE's top-level conjuncts reading the relationship alone, and those reading it
-    and its near node: each as written and reading the hidden names."""
+    """The WHERE's top-level conjuncts reading the relationship alone (or nothing), the near
+    node alone, and the two: each as written and reading the hidden names."""
     if where is None:
-        return [], []
+        return [], [], []
     parts = conjuncts(where)
     if len(parts) > STAGED_CONJUNCTS:
-        return [], []  # a generated chain: checked once, at the end
-    at_rel, at_near = [], []
+        return [], [], []  # a generated chain: checked once, at the end
+    at_rel, at_node, at_near = [], [], []
     for part in parts:
         used = names_in(part)
         if used <= {rel}:
             at_rel.append((part, swapped(part, by_id)))
+        elif used <= {near}:
+            at_node.append((part, swapped(part, by_id)))
         elif used <= {rel, near}:
             at_near.append((part, swapped(part, by_id)))
-    return at_rel, at_near
+    return at_rel, at_node, at_near
 
 
 def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
@@ -234,7 +236,8 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
     # checks it once more at the end); where the store refused its value, it is checked here
     narrowed_rel = [truth(e) for c, e in plan.stages[0] if c is not source]
     whole_rel = [truth(e) for _, e in plan.stages[0]]
-    at_near = [truth(e) for _, e in plan.stages[1]]
+    at_node = [truth(e) for _, e in plan.stages[1]]
+    at_near = [truth(e) for _, e in plan.stages[2]]
     test = None if plan.where is None else truth(plan.where)
     rel_names = [hidden(plan.rel_name, k) for k in plan.rel_keys]
     types = frozenset(rel.types)
@@ -262,15 +265,20 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
             nodes.read([near for _, near, _ in pairs])
             grown = []
             for row, near, far in pairs:
-                row = nodes.bind(plan.near, near, row, near_map)
-                if row is not None and all(may_hold(t, row) for t in at_near):
-                    grown.append((row, far))
+                # (a node's own tests are asked once per node: it ends many relationships)
+                held = nodes.passing(plan.near, 0, near, near_map, at_node)
+                if held is not None:
+                    row = row | held
+                    if not at_near or all(may_hold(t, row) for t in at_near):
+                        grown.append((row, far))
             nodes.read([far for _, far in grown])
             out = []
             for row, far in grown:
-                row = nodes.bind(plan.far, far, row, far_map)
-                if row is not None and (test is None or test(row)):
-                    out.append(row)
+                held = nodes.passing(plan.far, 1, far, far_map, [])
+                if held is not None:
+                    row = row | held
+                    if test is None or test(row):
+                        out.append(row)
             if out:
                 yield out
 
@@ -319,7 +327,10 @@ class _NodeColumns:
         self.graph = graph
         self.columns = columns
         self.known: dict[str, tuple[Any, ...] | None] = {}
-        self.fits: dict[tuple[int, tuple[str, ...]], bool] = {}
+        #: Per side (the near end, the far end): whether a stored label set fits its pattern,
+        #: and what each node passing its checks holds (None: it does not pass).
+        self.fits: tuple[dict[tuple[str, ...], bool], ...] = ({}, {})
+        self.passed: tuple[dict[str, Row | None], ...] = ({}, {})
 
     def read(self, ids: list[str]) -> None:
         """Read the tuples of those of ``ids`` not read yet (a node not there: None)."""
@@ -329,29 +340,38 @@ class _NodeColumns:
             for i in wanted:
                 self.known[i] = found.get(i)
 
-    def bind(self, end: End, node: str, row: Row, given: list[tuple[str, Any]]) -> Row | None:
-        """``row`` with ``end``'s keys of node id ``node`` (read), or None where the node is
-        not there or its labels or ``given`` map do not fit."""
+    def passing(
+        self, end: End, side: int, node: str, given: list[tuple[str, Any]], tests: list[Any]
+    ) -> Row | None:
+        """``end``'s keys of node id ``node`` (read) under their hidden names, or None where
+        the node is not there or its labels, the ``given`` map or the ``tests`` (WHERE
+        conjuncts reading it alone) rule it out; asked once per node and ``side``."""
+        passed = self.passed[side]
+        if node in passed:
+            return passed[node]
+        held = passed[node] = self._held(end, side, node, given, tests)
+        return held
+
+    def _held(
+        self, end: End, side: int, node: str, given: list[tuple[str, Any]], tests: list[Any]
+    ) -> Row | None:
         values = self.known[node]
         if values is None:
             return None
         if end.pattern.labels:
-            key = (id(end), values[1])
-            fit = self.fits.get(key)
+            fits = self.fits[side]
+            fit = fits.get(values[1])
             if fit is None:
                 shown = self.graph.labels_of_stored(values[1])
-                fit = self.fits[key] = all(not shown.isdisjoint(g) for g in end.pattern.labels)
+                fit = fits[values[1]] = all(not shown.isdisjoint(g) for g in end.pattern.labels)
             if not fit:
                 return None
-        row = row.copy()
-        sure = True
-        for name, at in zip(end.names, end.at, strict=True):
-            value = row[name] = values[at]
-            if value.__class__ is not str:
-                sure = False
-        if not sure:
+        row = {name: values[at] for name, at in zip(end.names, end.at, strict=True)}
+        if any(values[at].__class__ is not str for at in end.at):
             read_others(self.graph, values[0], end.keys, end.names, row)
         if given and not all(equals(row[k], v) is True for k, v in given):
+            return None
+        if tests and not all(may_hold(t, row) for t in tests):
             return None
         return row
 
