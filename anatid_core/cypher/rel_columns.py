@@ -43,6 +43,7 @@ from .expressions import Row
 from .graph import Graph, exact_field, null_field
 from .limits import check_size
 from .matching import Matcher, conjuncts, may_hold
+from .shape import Shape
 from .syntax import (
     Clause,
     Expr,
@@ -137,9 +138,35 @@ def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | 
     keys = {n: _keys_of(n, p, reads) for n, p in zip(names, patterns, strict=True)}
     shape = matcher.graph.shape
     rels = shape.store_rels(rel.types) if rel.types else None
-    rel_columns, promises = ["id", "src", "dst", "rel"], []
+    fields = _rel_fields(shape, match, after, names[1], keys[names[1]], rels, reads)
+    ends = _ends(matcher, [(names[0], near, keys[names[0]]), (names[2], far, keys[names[2]])])
+    if fields is None or ends is None:
+        return None
+    node_columns, (near_end, far_end) = ends
+    by_id = hidden_reads(reads)
+    stages = _stages(match.where, by_id, names[1], names[0])
+    where = None if match.where is None else swapped(match.where, by_id)
+    return RelColumnPlan(
+        match, names[1], rels, keys[names[1]], ["id", "src", "dst", "rel", *fields[0]],
+        fields[1], near_end, far_end, node_columns, where, stages, projected(clauses, by_id),
+    )  # fmt: skip
+
+
+def _rel_fields(
+    shape: Shape,
+    match: Match,
+    after: With | Return,
+    name: str,
+    keys: list[str],
+    rels: list[str] | None,
+    reads: dict[int, Prop],
+) -> tuple[list[str], list[int]] | None:
+    """The column of each of the relationship's ``keys`` and what it promises (``EXACT``,
+    ``NULLNESS``), or None where one has no column that says it."""
+    fields, promises = [], []
     tested = _null_tested(match, after)
-    for key in keys[names[1]]:
+    rel = match.patterns[0].rels[0]
+    for key in keys:
         field = shape.field_of("edge", key)
         if field is not None and exact_field(shape, "edge", key, rels):
             promises.append(EXACT)
@@ -147,31 +174,33 @@ def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | 
             # a null field read for its value: the records of those not null would be read
             # (most of a group's ``valid_at``: ORDER BY r.valid_at was a fifth slower so)
             field = null_field(shape, "edge", key, rels)
-            read = [i for i, p in reads.items() if p.key == key and _of(p) == names[1]]
+            read = [i for i, p in reads.items() if p.key == key and _of(p) == name]
             in_map = isinstance(rel.props, MapOf) and key in dict(rel.props.items)
             if field is None or in_map or not all(i in tested for i in read):
                 return None
             promises.append(NULLNESS)
-        rel_columns.append(field)
-    node_columns = ["id", "labels"]
-    ends = []
-    for name, pattern in ((names[0], near), (names[2], far)):
+        fields.append(field)
+    return fields, promises
+
+
+def _ends(
+    matcher: Matcher, ends: list[tuple[str, NodePattern, list[str]]]
+) -> tuple[list[str], list[End]] | None:
+    """The nodes' columns (id, labels, then the fields both ends' keys read) and each end,
+    or None where a key is not exactly a column of the nodes its pattern admits."""
+    shape = matcher.graph.shape
+    columns, out = ["id", "labels"], []
+    for name, pattern, keys in ends:
         labels, at = matcher.store_labels(pattern), []
-        for key in keys[name]:
+        for key in keys:
             field = shape.field_of("node", key)
             if field is None or not exact_field(shape, "node", key, labels):
                 return None
-            if field not in node_columns:
-                node_columns.append(field)
-            at.append(node_columns.index(field))
-        ends.append(End(name, pattern, keys[name], at, [hidden(name, k) for k in keys[name]]))
-    by_id = hidden_reads(reads)
-    stages = _stages(match.where, by_id, names[1], names[0])
-    where = None if match.where is None else swapped(match.where, by_id)
-    return RelColumnPlan(
-        match, names[1], rels, keys[names[1]], rel_columns, promises, ends[0], ends[1],
-        node_columns, where, stages, projected(clauses, by_id),
-    )  # fmt: skip
+            if field not in columns:
+                columns.append(field)
+            at.append(columns.index(field))
+        out.append(End(name, pattern, keys, at, [hidden(name, k) for k in keys]))
+    return columns, out
 
 
 def _null_tested(match: Match, after: With | Return) -> set[int]:
