@@ -131,6 +131,10 @@ class Matcher:
         #: Whether each MATCH (by ``id``) is walked for the nodes it reaches (:meth:`_reach`).
         self._reaches: dict[int, bool] = {}
         self._reaching: set[int] = set()
+        #: Whether each MATCH (by ``id``) is walked as sets of nodes two hops out
+        #: (:meth:`_two_hop`), and the pattern parts so walked.
+        self._two_hops: dict[int, bool] = {}
+        self._hopping: set[int] = set()
         ev.matcher = self
 
     # ----------------------------------------------------------------------------- clause
@@ -148,6 +152,11 @@ class Matcher:
             reach = self._reaches[id(clause)] = self._reach(clause)
         if reach:
             self._reaching.add(id(rels[0]))
+        hops = self._two_hops.get(id(clause))
+        if hops is None:
+            hops = self._two_hops[id(clause)] = self._two_hop(clause)
+        if hops:
+            self._hopping.add(id(clause.patterns[0]))
         if not clause.optional:
             early = self._early(clause)
             lone = len(clause.patterns) == 1 and not clause.patterns[0].rels
@@ -285,10 +294,37 @@ class Matcher:
         if not rel.variable or rel.var is not None or rel.min_hops != 1:
             return False
         near, far = part.nodes
+        return self._rules_out_start(clause.where, near, far)
+
+    def _two_hop(self, clause: Match) -> bool:
+        """Whether the clause's two relationships may be walked as sets of nodes, not by
+        every path: ``MATCH (n {uuid: $u})-[:R]-(:Entity)-[:R]-(m) WHERE m.uuid <> n.uuid
+        RETURN DISTINCT m.uuid`` (issue 42's 2-hop). Where only distinct rows count
+        (:attr:`distinct_after`) and the relationships and the middle node are bound to no
+        variable, the rows are the pairs of the start node and a node two hops out. Walking
+        sets lets the second relationship be the first; it then leads back to the start, which
+        the WHERE must rule out (as :meth:`_reach`'s): the same pairs as paths repeating no
+        relationship."""
+        if id(clause) not in self.distinct_after or clause.optional or len(clause.patterns) != 1:
+            return False
+        part = clause.patterns[0]
+        if part.path_var is not None or len(part.rels) != 2:
+            return False
+        if any(r.variable or r.var is not None or r.props is not None for r in part.rels):
+            return False
+        near, middle, far = part.nodes
+        if middle.var is not None or middle.props is not None:
+            return False
+        return self._rules_out_start(clause.where, near, far)
+
+    def _rules_out_start(self, where: Expr | None, near: NodePattern, far: NodePattern) -> bool:
+        """Whether a top-level conjunct of ``where`` says the far node is not the near one:
+        ``m <> n``, or ``m.k <> n.k`` on a property the shape says is a string column of
+        both (an exact field)."""
         if near.var is None or far.var is None or near.var == far.var:
             return False
         ends = {near.var: near, far.var: far}
-        for conjunct in conjuncts(clause.where) if clause.where is not None else []:
+        for conjunct in conjuncts(where) if where is not None else []:
             if not isinstance(conjunct, Binary) or conjunct.op != "<>":
                 continue
             left, right = conjunct.left, conjunct.right
@@ -400,8 +436,12 @@ class Matcher:
             return
         if final_part and not part.rels:
             early = ()  # a lone node: the WHERE comes next
+        hopping = start == 0 and id(part) in self._hopping
         for batch in self._start_nodes(part.nodes[start], partials, hints):
             batch, pending = self._filtered(batch, early)
+            if hopping and batch and part.nodes[2].var not in batch[0].row:
+                yield self._hop_twice(part, batch)  # (the WHERE is checked next, whole)
+                continue
             yield from self._grow(part, start, start, batch, pending, final_part)
 
     def _start(self, part: PatternPart, row: Row, hints: dict[str, list[Expr]]) -> int:
@@ -1023,6 +1063,42 @@ class Matcher:
                     yield from self._path_ends(rel, longer)
             graph.load()  # the nodes reached are there, or not walked on from
             paths = [path for path in grown if graph.record(graph.node(path[1])) is not None]
+
+    def _hop_twice(self, part: PatternPart, batch: list[Partial]) -> list[Partial]:
+        """``batch`` (its first node bound) grown by each node two hops out, once per partial
+        match (:meth:`_two_hop`): the middle nodes its first relationship reaches that fit
+        the middle pattern, then the nodes their second reaches, by the relationships' ends
+        alone (no relationship record read)."""
+        near, middle, far = part.nodes
+        graph = self.graph
+        starts = [_node_of(p, near).id for p in batch]
+        firsts = self._neighbours(part.rels[0], list(dict.fromkeys(starts)))
+        middles = list(dict.fromkeys(m for s in starts for m in firsts[s]))
+        refs = [graph.node(m) for m in middles]
+        graph.load()
+        fitting = {ref.id for ref in refs if self.node_fits(middle, ref, {})}
+        seconds = self._neighbours(part.rels[1], [m for m in middles if m in fitting])
+        far_name, grown = _name(far), []
+        for p, start in zip(batch, starts, strict=True):
+            self.ev.deadline.check()
+            reached = dict.fromkeys(
+                other for m in firsts[start] if m in fitting for other in seconds[m]
+            )
+            grown.extend(Partial({**p.row, far_name: graph.node(o)}, p.used) for o in reached)
+            check_size(len(grown))
+        graph.load()
+        return [p for p in grown if self.node_fits(far, p.row[far_name], p.row)]
+
+    def _neighbours(self, rel: RelPattern, ids: list[str]) -> dict[str, list[str]]:
+        """For each node id, the other end of each of its relationships that ``rel`` admits
+        (its types, in its direction), by their ends alone."""
+        self.ev.deadline.check()
+        wanted, type_of = set(rel.types), self.graph.rel_type_of
+        ends = self.graph.ends(ids, rel.direction, self._rels(rel))
+        return {
+            i: [o for _, r, o in found if not wanted or type_of(r) in wanted]
+            for i, found in ends.items()
+        }
 
     def _path_ends(
         self, rel: RelPattern, paths: list[_Path]

@@ -378,6 +378,27 @@ async def test_a_distinct_neighbourhood_walks_each_entity_once(graphiti, driver,
             query.replace("m.uuid <> n.uuid", "NOT m.uuid = n.uuid"), name=name
         )
         assert {r["name"] for r in records} == {r["name"] for r in walked[0]} >= reached
+    # two fixed hops through an unnamed middle entity: walked as sets of nodes
+    hopped = []
+    original_hops = matching.Matcher._hop_twice
+    monkeypatch.setattr(
+        matching.Matcher,
+        "_hop_twice",
+        lambda self, part, batch: hopped.append(len(batch)) or original_hops(self, part, batch),
+    )
+    query = (
+        "MATCH (n:Entity {name: $name})-[:RELATES_TO]-(:Entity)-[:RELATES_TO]-(m:Entity) "
+        "WHERE m.uuid <> n.uuid RETURN DISTINCT m.name AS name"
+    )
+    for name in ("Alice", "Paris", "Bob"):
+        hopped.clear()
+        records, _, _ = await driver.execute_query(query, name=name)
+        assert hopped, name
+        every = await driver.execute_query(
+            query.replace("m.uuid <> n.uuid", "NOT m.uuid = n.uuid"), name=name
+        )
+        assert sorted(r["name"] for r in records) == sorted(r["name"] for r in every[0]), name
+    assert records  # (Bob: Alice and Paris's other ends)
 
 
 async def test_an_entitys_columns_are_read_without_its_record(graphiti, driver, monkeypatch):

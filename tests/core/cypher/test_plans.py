@@ -229,6 +229,17 @@ REACH = [
     "MATCH (b)-[*1..2]-(a {id: 'n2'}) WHERE a.group = $g AND a <> b RETURN DISTINCT b.id AS id "
     "ORDER BY id DESC LIMIT 4",
 ]
+#: Two fixed relationships walked as sets of nodes (DISTINCT rows, the start ruled out, the
+#: relationships and the middle node unnamed); the plain plan: the rule-out hidden.
+TWO_HOPS = [
+    "MATCH (a {group: $g})-[:R]-(:A)-[:R]-(b) WHERE b.id <> a.id RETURN DISTINCT a.id, b.id",
+    "MATCH (a:A {group: $g})-->()<--(b:B) WHERE a <> b RETURN DISTINCT b.id",
+    "MATCH (a {group: $g})-[:R|S]->(:B)-[:S]->(b) WHERE a.id <> b.id RETURN DISTINCT a.name, b.name",
+    "MATCH (a {id: 'n2'})<-[]-(:A:B)-[:R]-(b:A) WHERE a <> b AND b.group = $g "
+    "RETURN DISTINCT b.id AS id ORDER BY id DESC LIMIT 4",
+    "MATCH (a {id: 'n1'})-[:R]-()-[:R]-(b) WHERE a <> b WITH DISTINCT b RETURN b.id",
+]
+REACH += TWO_HOPS
 REACH_PAIRS = [
     (
         q,
@@ -729,7 +740,7 @@ def test_a_distinct_walk_reaches_each_node_once(
         "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a RETURN DISTINCT b.id, "
         "datetime('2024-01-01T00:00:00Z') AS t"
     )
-    for query in [*REACH, a_given_time]:
+    for query in [q for q in REACH if q not in TWO_HOPS] + [a_given_time]:
         decided.clear()
         filled.cypher(query, {"g": "g0"})
         assert decided == [True], query
@@ -765,6 +776,37 @@ def test_a_distinct_walk_reaches_each_node_once(
     for start in ("n1", "n2"):
         query = f"MATCH (a {{id: '{start}'}})-[*1..3]-(b) RETURN DISTINCT b.id"
         assert (start,) in filled.cypher(query).rows
+
+
+def test_two_hops_are_walked_as_sets_of_nodes(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    walked = spy_on_matcher(monkeypatch, "_hop_twice", lambda part, batch: len(batch))
+    for query in TWO_HOPS:
+        walked.clear()
+        filled.cypher(query, {"g": "g0"})
+        assert walked, query
+    not_taken = [
+        "MATCH (a {id: 'n1'})-[:R]-()-[:R]-(b) WHERE a <> b RETURN a.id, b.id",  # every path
+        "MATCH (a {id: 'n1'})-[:R]-()-[:R]-(b) RETURN DISTINCT b.id",  # back to the start
+        "MATCH (a {id: 'n1'})-[:R]-()-[:R]-(b) WHERE a <> b RETURN DISTINCT b.id, count(*)",
+        "MATCH (a {id: 'n1'})-[r:R]-()-[:R]-(b) WHERE a <> b RETURN DISTINCT b.id",
+        "MATCH (a {id: 'n1'})-[:R]-(m)-[:R]-(b) WHERE a <> b RETURN DISTINCT b.id",
+        "MATCH (a {id: 'n1'})-[:R]-({group: 'g1'})-[:R]-(b) WHERE a <> b RETURN DISTINCT b.id",
+        "MATCH (a {id: 'n1'})-[:R {group: 'g0'}]-()-[:R]-(b) WHERE a <> b RETURN DISTINCT b.id",
+        "MATCH (a {id: 'n1'})-[:R]-()-[:R*1..2]-(b) WHERE a <> b RETURN DISTINCT b.id",
+        "MATCH (a {id: 'n1'})-[:R]-()-[:R]-()-[:R]-(b) WHERE a <> b RETURN DISTINCT b.id",
+        "MATCH (a)-[:R]-()-[:R]-(b {id: 'n1'}) WHERE a <> b RETURN DISTINCT a.id",  # from b
+    ]
+    for query in not_taken:
+        walked.clear()
+        filled.cypher(query)
+        assert not walked, query
+    # without the start ruled out, two parallel relationships lead back to it: an answer of
+    # its own; one self loop does not (the second hop would repeat the first)
+    query = "MATCH (a {id: $g})-[:R]-()-[:R]-(b) RETURN DISTINCT b.id"
+    assert ("n2",) in filled.cypher(query, {"g": "n2"}).rows
+    assert ("n1",) not in filled.cypher(query, {"g": "n1"}).rows
 
 
 def test_a_distinct_walk_over_a_dense_graph_answers(tmp_path: Path) -> None:
