@@ -179,7 +179,11 @@ def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[li
     make = _row_maker(names, hidden_id(plan.node) if plan.with_ids else None)
     last: Any = None  # the last label set met and whether it fits (the in-memory rows share
     fit = False  # one tuple per set: mostly the same object row after row)
-    for page, narrowed in _pages(graph, plan.labels, read.conds, plan.columns):
+
+    def scan(conds: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
+        return graph.scan_node_columns(plan.labels, conds, plan.columns)
+
+    for page, narrowed in narrowed_pages(scan, read.conds):
         check()
         test, given = narrowed_checks if narrowed else whole_checks
         out: list[Row] = []
@@ -233,18 +237,19 @@ def _row_maker(names: list[str], id_name: str | None) -> Callable[[tuple[Any, ..
     return lambda v: dict(zip(names, v[2:], strict=True))
 
 
-def _pages(
-    graph: Graph, labels: list[str] | None, conds: list[Cond], columns: list[str]
+def narrowed_pages(
+    scan: Callable[[list[Cond]], Iterator[list[tuple[Any, ...]]]], conds: list[Cond]
 ) -> Iterator[tuple[list[tuple[Any, ...]], bool]]:
-    """The scan's pages, each with whether ``conds`` narrowed it (as the matcher's ``_scan``:
-    a value the store refuses is compared here, the scan narrowed by nothing)."""
+    """The pages of ``scan(conds)``, each with whether ``conds`` narrowed it (as the
+    matcher's ``_scan``: a value the store refuses is compared here, the scan narrowed by
+    nothing)."""
     try:
-        for page in graph.scan_node_columns(labels, conds, columns):
+        for page in scan(conds):
             yield page, bool(conds)
     except InvalidInput:
         if not conds:
             raise
-        for page in graph.scan_node_columns(labels, [], columns):
+        for page in scan([]):
             yield page, False
 
 

@@ -29,11 +29,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..base.errors import InvalidInput
 from ..base.model import Cond
 from .columns import (
     hidden,
     hidden_reads,
+    narrowed_pages,
     projected,
     prop_reads,
     read_others,
@@ -273,7 +273,11 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
     type_fits: dict[str, bool] = {}
     ends = _ENDS[rel.direction]
     nodes = _NodeColumns(graph, plan.node_columns)
-    for page, narrowed in _pages(graph, plan.rels, conds, plan.rel_columns):
+
+    def scan(narrowing: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
+        return graph.scan_rel_columns(plan.rels, narrowing, plan.rel_columns)
+
+    for page, narrowed in narrowed_pages(scan, conds):
         at_rel = narrowed_rel if narrowed else whole_rel
         for start in range(0, len(page), CHUNK):
             check()
@@ -403,18 +407,3 @@ class _NodeColumns:
         if tests and not all(may_hold(t, row) for t in tests):
             return None
         return row
-
-
-def _pages(
-    graph: Graph, rels: list[str] | None, conds: list[Cond], columns: list[str]
-) -> Iterator[tuple[list[tuple[Any, ...]], bool]]:
-    """The scan's pages, each with whether ``conds`` narrowed it (a value the store refuses
-    is compared here, the scan narrowed by nothing)."""
-    try:
-        for page in graph.scan_rel_columns(rels, conds, columns):
-            yield page, bool(conds)
-    except InvalidInput:
-        if not conds:
-            raise
-        for page in graph.scan_rel_columns(rels, [], columns):
-            yield page, False
