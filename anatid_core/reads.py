@@ -39,7 +39,16 @@ from .row_reads import RowReads
 from .storage.connection import Connection
 from .storage.embeddings import embedding_arrays_of, embeddings_of
 from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
-from .storage.rows import NODE_COLS, Visibility, cols_of, id_list, item_from_row, table_of
+from .storage.rows import (
+    EDGE_AT,
+    NODE_AT,
+    NODE_COLS,
+    Visibility,
+    cols_of,
+    id_list,
+    item_from_row,
+    table_of,
+)
 from .storage.sql import rows_in
 from .storage.turns import WouldWait, in_turn, takes_turn_itself, verbs_take_turns
 from .text_search import bm25_ranking, bm25_search
@@ -54,25 +63,17 @@ NEWEST_SCAN = 5_000
 #: The columns ``find_node_columns`` reads: their position in a node row (rows.NODE_COLS) and
 #: their SQL.
 NODE_COLUMNS: dict[str, tuple[int, str]] = {
-    "id": (1, "r.id"),
-    "group": (2, "r.grp"),
-    "labels": (3, "r.labels"),
-    "name": (4, "r.name"),
-    "text": (5, "r.text"),
+    name: (NODE_AT[name], f"r.{'grp' if name == 'group' else name}")
+    for name in ("id", "group", "labels", "name", "text")
 }
-#: The columns ``find_edge_columns`` reads: their position in an edge row (rows.EDGE_COLS) and
-#: their SQL; the times are microseconds there, given as datetimes (as an Edge holds them).
+#: The columns ``find_edge_columns`` reads, as NODE_COLUMNS (rows.EDGE_COLS); the times are
+#: microseconds there, given as datetimes (as an Edge holds them).
 EDGE_COLUMNS: dict[str, tuple[int, str]] = {
-    "id": (1, "r.id"),
-    "src": (2, "r.src"),
-    "dst": (3, "r.dst"),
-    "rel": (4, "r.rel"),
-    "group": (5, "r.grp"),
-    "name": (6, "r.name"),
-    "text": (7, "r.text"),
-    "valid_from": (10, "r.valid_from"),
-    "valid_to": (11, "r.valid_to"),
+    name: (EDGE_AT[name], f"r.{'grp' if name == 'group' else name}")
+    for name in ("id", "src", "dst", "rel", "group", "name", "text", "valid_from", "valid_to")
 }
+#: Most columns one read gives (a column may be asked twice; not without end).
+MAX_COLUMNS = 64
 _TIME_COLUMNS = frozenset({"valid_from", "valid_to"})
 
 
@@ -142,6 +143,8 @@ def _checked_columns(columns: Sequence[str], known: Mapping[str, Any]) -> list[s
     wanted = list(columns) if not isinstance(columns, str) else [columns]
     if not wanted or any(c not in known for c in wanted) or isinstance(columns, str):
         raise InvalidInput(f"columns must be some of {', '.join(known)}, got {columns!r:.80}")
+    if len(wanted) > MAX_COLUMNS:
+        raise InvalidInput(f"at most {MAX_COLUMNS} columns a read, got {len(wanted)}")
     return wanted
 
 

@@ -50,7 +50,7 @@ from ..base.model import Kind
 from ..base.settings import SETTINGS
 from ..storage.changes import Changes
 from ..storage.prepare import Prepared
-from ..storage.rows import cols_of, table_of
+from ..storage.rows import EDGE_AT, NODE_AT, cols_of, table_of
 from ..storage.turns import WouldWait
 from .base import Index
 
@@ -100,17 +100,17 @@ Row = tuple[Any, ...]
 NeighbourCounts = dict[str, dict[tuple[str, tuple[str, ...]], int]]
 
 #: Where the group and valid_from sit in a row of each kind (see rows.NODE_COLS / EDGE_COLS).
-GROUP_AT: dict[Kind, int] = {"node": 2, "edge": 5}
-VALID_FROM_AT: dict[Kind, int] = {"node": 8, "edge": 10}
+GROUP_AT: dict[Kind, int] = {"node": NODE_AT["group"], "edge": EDGE_AT["group"]}
+VALID_FROM_AT: dict[Kind, int] = {"node": NODE_AT["valid_from"], "edge": EDGE_AT["valid_from"]}
 
 #: Where a node row holds its labels and its name (rows.NODE_COLS).
-_LABELS, _NAME = 3, 4
+_LABELS, _NAME = NODE_AT["labels"], NODE_AT["name"]
 
 #: Row positions of the columns a scan of the current rows filters by (rows.NODE_COLS /
 #: EDGE_COLS): see :meth:`_KindView.scan`.
 SCAN_COLUMNS: dict[Kind, dict[str, int]] = {
-    "node": {"id": 1, "group": 2, "name": 4},
-    "edge": {"id": 1, "src": 2, "dst": 3, "rel": 4, "group": 5, "name": 6},
+    "node": {c: NODE_AT[c] for c in ("id", "group", "name")},
+    "edge": {c: EDGE_AT[c] for c in ("id", "src", "dst", "rel", "group", "name")},
 }
 #: Scans whose answers a view keeps until its next change (a query pages through one scan).
 SCANS_KEPT = 64

@@ -16,6 +16,19 @@ NODE_COLS = "r.vid, r.id, r.grp, r.labels, r.name, r.text, r.props, r.space, r.v
 EDGE_COLS = "r.vid, r.id, r.src, r.dst, r.rel, r.grp, r.name, r.text, r.props, r.space, r.valid_from, r.valid_to, r.tx_from, r.tx_to"
 
 
+def _positions(cols: str) -> dict[str, int]:
+    """Where each column of ``cols`` sits in a row it reads, by its name and by the record
+    field it holds (``grp``: ``group``)."""
+    at = {c.removeprefix("r."): i for i, c in enumerate(cols.split(", "))}
+    return at | {"group": at["grp"]}
+
+
+#: Where each column sits in a row read by NODE_COLS / EDGE_COLS (the in-memory current records
+#: keep rows so too).
+NODE_AT = _positions(NODE_COLS)
+EDGE_AT = _positions(EDGE_COLS)
+
+
 @dataclass(frozen=True)
 class Visibility:
     """Which versions a read sees: current ones, or those of a past instant; and, with a

@@ -118,6 +118,10 @@ def test_edge_and_node_columns_are_those_of_the_records(
             store.get_node_columns(["n1"], bad)
     with pytest.raises(InvalidInput):
         store.get_node_columns(["a\x00b"], ["id"])
+    assert store.find_edge_columns(["id"] * 64, limit=1) == [("e00",) * 64]
+    for read in (store.find_edge_columns, store.find_node_columns):
+        with pytest.raises(InvalidInput, match="at most 64 columns"):
+            read(["id"] * 10_000)
 
 
 def test_where_is_an_or_of_ands_over_columns_and_props(store: Store) -> None:
