@@ -81,11 +81,10 @@ def column_plan(
 ) -> ColumnPlan | None:
     """The plan for a query whose first MATCH and projection it describes (module docstring),
     else None. ``with_ids``: each row holds its node's id too (under ``hidden_id``)."""
-    if len(clauses) < 2 or not isinstance(clauses[0], Match):
+    start = first_match(clauses)
+    if start is None:
         return None
-    match, after = clauses[0], clauses[1]
-    if match.optional or len(match.patterns) != 1 or not isinstance(after, (With, Return)):
-        return None
+    match, after = start
     part = match.patterns[0]
     node = part.nodes[0]
     if part.path_var is not None or part.rels or node.var is None:
@@ -113,6 +112,17 @@ def column_plan(
     return ColumnPlan(
         name, match, labels, keys, columns, by_id, projected(clauses, by_id), with_ids
     )
+
+
+def first_match(clauses: list[Clause]) -> tuple[Match, With | Return] | None:
+    """A query's first MATCH, of one pattern and not OPTIONAL, and the projection right after
+    it; None where it starts otherwise."""
+    if len(clauses) < 2 or not isinstance(clauses[0], Match):
+        return None
+    match, after = clauses[0], clauses[1]
+    if match.optional or len(match.patterns) != 1 or not isinstance(after, (With, Return)):
+        return None
+    return match, after
 
 
 def prop_reads(match: Match, after: With | Return, names: list[str]) -> dict[int, Prop] | None:

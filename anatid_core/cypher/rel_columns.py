@@ -31,6 +31,7 @@ from typing import Any, cast
 
 from ..base.model import Cond
 from .columns import (
+    first_match,
     hidden,
     hidden_reads,
     narrowed_pages,
@@ -112,11 +113,10 @@ class RelColumnPlan:
 def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | None:
     """The plan for a query whose first MATCH and projection it describes (module docstring),
     else None."""
-    if len(clauses) < 2 or not isinstance(clauses[0], Match):
+    start = first_match(clauses)
+    if start is None:
         return None
-    match, after = clauses[0], clauses[1]
-    if match.optional or len(match.patterns) != 1 or not isinstance(after, (With, Return)):
-        return None
+    match, after = start
     part = match.patterns[0]
     if part.path_var is not None or len(part.rels) != 1 or part.rels[0].variable:
         return None

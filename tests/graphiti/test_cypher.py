@@ -432,9 +432,10 @@ async def test_a_facts_and_its_entities_columns_are_read_without_their_records(d
     # value is read from the record (an interval ending before it starts keeps its own end)
     from datetime import timedelta
 
-    from anatid_core.cypher import engine
     from graphiti_core.edges import EntityEdge
     from graphiti_core.nodes import EntityNode
+
+    from anatid_core.cypher import engine
 
     at = datetime(2024, 5, 1, 12, 30, tzinfo=timezone.utc)
     names = ["Alice", "Bob", "Acme", "Anna", "Paris"]
