@@ -326,8 +326,9 @@ def _fits_type(graph: Graph, stored: str, types: frozenset[str], fits: dict[str,
 def _rel_rows(
     graph: Graph, chunk: list[tuple[Any, ...]], plan: RelColumnPlan, names: list[str]
 ) -> list[tuple[Row, tuple[Any, ...]]]:
-    """(a row holding each relationship's keys, its tuple) for each of ``chunk``; a key whose
-    column promises nothing there (an exact field's not holding a string) is read through the relationship's record, the chunk's records read in one batch."""
+    """(a row holding each relationship's keys, its tuple) for each of ``chunk``; where an
+    exact field's column holds no string, the keys are read through the relationship's record
+    (the chunk's records read in one batch)."""
     rows = []
     unsure: list[tuple[Row, str]] = []
     promises = plan.promises
