@@ -42,7 +42,6 @@ from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
 from .storage.rows import (
     EDGE_AT,
     NODE_AT,
-    NODE_COLS,
     Visibility,
     cols_of,
     id_list,
@@ -146,6 +145,15 @@ def _checked_columns(columns: Sequence[str], known: Mapping[str, Any]) -> list[s
     if len(wanted) > MAX_COLUMNS:
         raise InvalidInput(f"at most {MAX_COLUMNS} columns a read, got {len(wanted)}")
     return wanted
+
+
+def _labels_as_tuples(found: list[tuple[Any, ...]], wanted: list[str]) -> list[tuple[Any, ...]]:
+    """SQL's rows of the columns ``wanted`` with each ``labels`` a tuple (SQL gives a list or
+    null), as a record's labels and the in-memory rows' are."""
+    at = [i for i, c in enumerate(wanted) if c == "labels"]
+    if not at:
+        return found
+    return [tuple(tuple(v or ()) if i in at else v for i, v in enumerate(t)) for t in found]
 
 
 def _with_times(found: list[tuple[Any, ...]], at: list[int]) -> list[tuple[Any, ...]]:
@@ -265,12 +273,12 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             return [get(row) for row in rows] if len(wanted) > 1 else [(get(r),) for r in rows]
         source, condition, params = rows_in("nodes", "id", found_ids)
         rows = self._query(
-            f"SELECT {NODE_COLS} FROM {source} WHERE {condition} AND {self.visibility.sql(kind='node')}",
+            f"SELECT r.id, {', '.join(NODE_COLUMNS[c][1] for c in wanted)} FROM {source} "
+            f"WHERE {condition} AND {self.visibility.sql(kind='node')}",
             params,
         )
-        by_id = {row[1]: (*row[:3], tuple(row[3] or ()), *row[4:]) for row in rows}
-        found = [by_id[i] for i in found_ids if i in by_id]
-        return [get(row) for row in found] if len(wanted) > 1 else [(get(r),) for r in found]
+        by_id = {row[0]: row[1:] for row in rows}
+        return _labels_as_tuples([by_id[i] for i in found_ids if i in by_id], wanted)
 
     # ----------------------------------------------------------------------------- lists
 
@@ -356,11 +364,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
             f"SELECT {', '.join(NODE_COLUMNS[c][1] for c in wanted)} FROM nodes r "
             f"WHERE {f.sql()} ORDER BY r.id{page}"
         )
-        found = self._query(sql, [*f.params, *page_params])
-        if "labels" not in wanted:
-            return found
-        at = wanted.index("labels")
-        return [(*t[:at], tuple(t[at] or ()), *t[at + 1 :]) for t in found]
+        return _labels_as_tuples(self._query(sql, [*f.params, *page_params]), wanted)
 
     def find_edge_columns(
         self,

@@ -57,6 +57,8 @@ def test_find_node_columns_gives_the_columns_of_what_find_nodes_gives(
             found = reader.find_node_columns(columns, **filters)
             assert found == expected, filters
             assert all(type(t[1]) is tuple for t in found)  # as a record's labels
+            twice = reader.find_node_columns(["labels", "id", "labels"], **filters)
+            assert twice == [(n.labels, n.id, n.labels) for n in nodes], filters
     assert store.find_node_columns(["name"], where=[[Cond("id", "=", "n03")]]) == [("renamed",)]
     with pytest.raises(InvalidInput, match="columns must be some of"):
         store.find_node_columns(["props"])
@@ -106,8 +108,8 @@ def test_edge_and_node_columns_are_those_of_the_records(
             assert reader.find_edge_columns(columns, **filters) == expected, filters
         ids = ["n4", "n5", "zz", "n0", "n4", "n1"]
         nodes = reader.get_nodes(ids)
-        assert reader.get_node_columns(ids, ["id", "labels", "name"]) == [
-            (n.id, n.labels, n.name) for n in nodes
+        assert reader.get_node_columns(ids, ["id", "labels", "name", "labels"]) == [
+            (n.id, n.labels, n.name, n.labels) for n in nodes
         ]
     assert store.find_edge_columns(["text"], where=[[Cond("id", "=", "e03")]]) == [("changed",)]
     assert store.get_node_columns([], ["id"]) == []
