@@ -53,7 +53,7 @@ _FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
 #: A WHERE of more top-level conjuncts than this is checked at the end only: each pushed one is
 #: checked twice where it passes (early, then in the whole WHERE), a cost a generated chain of
 #: thousands would pay per row.
-_PUSHED_CONJUNCTS = 64
+PUSHED_CONJUNCTS = 64
 #: A WHERE conjunct checked as soon as a partial match binds its variables (filter push-down):
 #: the variables it mentions, its compiled test.
 Early = tuple[frozenset[str], Callable[[Row], Any], Expr]
@@ -214,7 +214,7 @@ class Matcher:
         if clause.where is None:
             return ()
         parts = conjuncts(clause.where)
-        if len(parts) > _PUSHED_CONJUNCTS:
+        if len(parts) > PUSHED_CONJUNCTS:
             return ()  # a generated chain: checked once, at the end, as it always was
         truth = self.ev.compiled.truth
         return tuple((frozenset(names_in(c)), truth(c), c) for c in parts)
@@ -637,8 +637,8 @@ class Matcher:
         for page in self._scan_rels(self._rels(rel), conds):
             # a page in chunks: a LIMIT met by the first relationships of a page of 400 stops
             # there, their nodes read and their rows built only (issue 42's filtered LIMIT 10)
-            for start in range(0, len(page), _REL_CHUNK):
-                chunk = page[start : start + _REL_CHUNK]
+            for start in range(0, len(page), REL_CHUNK):
+                chunk = page[start : start + REL_CHUNK]
                 out = self._bind_rel_ends(part, i, partial, chunk, stages)
                 if out:
                     yield out
@@ -1079,11 +1079,13 @@ class Matcher:
         fitting = {ref.id for ref in refs if self.node_fits(middle, ref, {})}
         seconds = self._neighbours(part.rels[1], [m for m in middles if m in fitting])
         far_name, grown = _name(far), []
+        check = self.ev.deadline.check
         for p, start in zip(batch, starts, strict=True):
-            self.ev.deadline.check()
-            reached = dict.fromkeys(
-                other for m in firsts[start] if m in fitting for other in seconds[m]
-            )
+            reached: dict[str, None] = {}
+            for m in firsts[start]:
+                if m in fitting:  # (a dense graph: a middle node's ends may be many)
+                    check()
+                    reached.update(dict.fromkeys(seconds[m]))
             grown.extend(Partial({**p.row, far_name: graph.node(o)}, p.used) for o in reached)
             check_size(len(grown))
         graph.load()
@@ -1092,13 +1094,13 @@ class Matcher:
     def _neighbours(self, rel: RelPattern, ids: list[str]) -> dict[str, list[str]]:
         """For each node id, the other end of each of its relationships that ``rel`` admits
         (its types, in its direction), by their ends alone."""
-        self.ev.deadline.check()
-        wanted, type_of = set(rel.types), self.graph.rel_type_of
-        ends = self.graph.ends(ids, rel.direction, self._rels(rel))
-        return {
-            i: [o for _, r, o in found if not wanted or type_of(r) in wanted]
-            for i, found in ends.items()
-        }
+        wanted, type_of, out = set(rel.types), self.graph.rel_type_of, {}
+        for start in range(0, len(ids), BATCH):  # a deadline check per read
+            self.ev.deadline.check()
+            ends = self.graph.ends(ids[start : start + BATCH], rel.direction, self._rels(rel))
+            for i, found in ends.items():
+                out[i] = [o for _, r, o in found if not wanted or type_of(r) in wanted]
+        return out
 
     def _path_ends(
         self, rel: RelPattern, paths: list[_Path]
@@ -1129,7 +1131,7 @@ def _growing_chunks(paths: list[_Path]) -> Iterator[list[_Path]]:
 _ROW = "\x00row"
 _ANON = "\x00n"
 #: Relationships of a scanned page bound (their nodes read, their rows built) at a time.
-_REL_CHUNK = 32
+REL_CHUNK = 32
 #: Rows each stage of a relationship scan is asked of before their order is chosen by how
 #: many each passes (:class:`_Stages`).
 _SEEN_FIRST = 16

@@ -43,7 +43,7 @@ from .columns import (
 from .expressions import Row
 from .graph import Graph, exact_field, null_field
 from .limits import check_size
-from .matching import Matcher, conjuncts, may_hold
+from .matching import PUSHED_CONJUNCTS, REL_CHUNK, Matcher, conjuncts, may_hold
 from .shape import Shape
 from .syntax import (
     Clause,
@@ -62,10 +62,6 @@ from .syntax import (
 )
 from .values import equals
 
-#: Relationships bound at a time: a LIMIT met by the first of a page stops there.
-CHUNK = 32
-#: A WHERE of more top-level conjuncts is checked at the end only (as the matcher's).
-STAGED_CONJUNCTS = 64
 #: The names of unnamed patterns' hidden columns (no variable can be named so).
 _UNNAMED = ("\x00near", "\x00rel", "\x00far")
 #: Where a relationship's column holds its property: where it is a string (an exact field);
@@ -230,7 +226,7 @@ def _stages(where: Expr | None, by_id: dict[int, Expr], rel: str, near: str) -> 
     if where is None:
         return [], [], []
     parts = conjuncts(where)
-    if len(parts) > STAGED_CONJUNCTS:
+    if len(parts) > PUSHED_CONJUNCTS:
         return [], [], []  # a generated chain: checked once, at the end
     at_rel, at_node, at_near = [], [], []
     for part in parts:
@@ -270,7 +266,6 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
     test = None if plan.where is None else truth(plan.where)
     rel_names = [hidden(plan.rel_name, k) for k in plan.rel_keys]
     types = frozenset(rel.types)
-    type_fits: dict[str, bool] = {}
     ends = _ENDS[rel.direction]
     nodes = _NodeColumns(graph, plan.node_columns)
 
@@ -279,11 +274,11 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
 
     for page, narrowed in narrowed_pages(scan, conds):
         at_rel = narrowed_rel if narrowed else whole_rel
-        for start in range(0, len(page), CHUNK):
+        for start in range(0, len(page), REL_CHUNK):
             check()
-            chunk = page[start : start + CHUNK]
+            chunk = page[start : start + REL_CHUNK]
             if types:
-                chunk = [t for t in chunk if _fits_type(graph, t[_REL], types, type_fits)]
+                chunk = [t for t in chunk if graph.rel_type_of(t[_REL]) in types]
             rows = _rel_rows(graph, chunk, plan, rel_names)
             if rel_map:
                 rows = [r for r in rows if all(equals(r[0][k], v) is True for k, v in rel_map)]
@@ -314,13 +309,6 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
                         out.append(row)
             if out:
                 yield out
-
-
-def _fits_type(graph: Graph, stored: str, types: frozenset[str], fits: dict[str, bool]) -> bool:
-    fit = fits.get(stored)
-    if fit is None:
-        fit = fits[stored] = graph.rel_type_of(stored) in types
-    return fit
 
 
 def _rel_rows(
