@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ..base.model import Cond
+from .column_tests import Checks, ColumnTest, RowTest, checks, sure
 from .columns import (
     first_match,
     hidden,
@@ -46,9 +47,11 @@ from .limits import check_size
 from .matching import PUSHED_CONJUNCTS, REL_CHUNK, Matcher, conjuncts, may_hold
 from .shape import Shape
 from .syntax import (
+    Binary,
     Clause,
     Expr,
     IsNull,
+    Literal,
     MapOf,
     Match,
     NodePattern,
@@ -69,7 +72,7 @@ _UNNAMED = ("\x00near", "\x00rel", "\x00far")
 #: and the column (null or not) stands for it.
 EXACT, NULLNESS = range(2)
 #: Where a relationship's tuple holds its id, ends and store rel; its keys' columns follow.
-_ID, _SRC, _DST, _REL = range(4)
+_ID, _SRC, _DST, _REL, _KEYS = range(5)
 _ENDS = {"out": ((_SRC, _DST),), "in": ((_DST, _SRC),), "both": ((_SRC, _DST), (_DST, _SRC))}
 
 
@@ -88,6 +91,7 @@ class End:
     keys: list[str]
     at: list[int]
     names: list[str]  # the hidden names of its keys, in their order
+    sure: ColumnTest  # whether a tuple's columns at ``at`` all hold strings (column_tests)
 
 
 @dataclass
@@ -195,7 +199,7 @@ def _ends(
             if field not in columns:
                 columns.append(field)
             at.append(columns.index(field))
-        out.append(End(name, pattern, keys, at, [hidden(name, k) for k in keys]))
+        out.append(End(name, pattern, keys, at, [hidden(name, k) for k in keys], sure(at)))
     return columns, out
 
 
@@ -256,53 +260,67 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
         [(hidden(name, k), v) for k, v in m.items()]  # type: ignore[union-attr]
         for name, m in zip((plan.near.name, plan.rel_name, plan.far.name), maps, strict=True)
     )
-    truth = matcher.ev.compiled.truth
+    truth, params = matcher.ev.compiled.truth, matcher.ev.params
+    rel_names = [hidden(plan.rel_name, k) for k in plan.rel_keys]
+    rel_places = {
+        name: (_KEYS + i, promise == EXACT)
+        for i, (name, promise) in enumerate(zip(rel_names, plan.promises, strict=True))
+    }
+
+    def staged(stage: list[tuple[Expr, Expr]]) -> list[tuple[Expr, RowTest]]:
+        return [(e, _may_hold(truth(e))) for _, e in stage]
+
     # the conjunct the scan is narrowed by holds on each relationship it reads (the WHERE
     # checks it once more at the end); where the store refused its value, it is checked here
-    narrowed_rel = [truth(e) for c, e in plan.stages[0] if c is not source]
-    whole_rel = [truth(e) for _, e in plan.stages[0]]
-    at_node = [truth(e) for _, e in plan.stages[1]]
+    rel_tests = [*_map_tests(rel_map), *staged(plan.stages[0])]
+    narrowed_rel = [
+        *_map_tests(rel_map),
+        *staged([s for s in plan.stages[0] if s[0] is not source]),
+    ]
+    on_rel = {
+        True: checks(narrowed_rel, rel_places, params),
+        False: checks(rel_tests, rel_places, params),
+    }
     at_near = [truth(e) for _, e in plan.stages[2]]
     test = None if plan.where is None else truth(plan.where)
-    rel_names = [hidden(plan.rel_name, k) for k in plan.rel_keys]
     types = frozenset(rel.types)
     ends = _ENDS[rel.direction]
     nodes = _NodeColumns(graph, plan.node_columns)
+    near_checks = nodes.checks(plan.near, near_map, staged(plan.stages[1]), params)
+    far_checks = nodes.checks(plan.far, far_map, [], params)
+    rel_sure = sure([i for i, exact in rel_places.values() if exact])
 
     def scan(narrowing: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
         return graph.scan_rel_columns(plan.rels, narrowing, plan.rel_columns)
 
     for page, narrowed in narrowed_pages(scan, conds):
-        at_rel = narrowed_rel if narrowed else whole_rel
+        at_rel = on_rel[narrowed]
         for start in range(0, len(page), REL_CHUNK):
             check()
             chunk = page[start : start + REL_CHUNK]
             if types:
                 chunk = [t for t in chunk if graph.rel_type_of(t[_REL]) in types]
-            rows = _rel_rows(graph, chunk, plan, rel_names)
-            if rel_map:
-                rows = [r for r in rows if all(equals(r[0][k], v) is True for k, v in rel_map)]
-            if at_rel:
-                rows = [r for r in rows if all(may_hold(t, r[0]) for t in at_rel)]
             pairs = [
-                (row, values[a], values[b])
-                for row, values in rows
+                (row, values, values[a], values[b])
+                for row, values in _rel_rows(graph, chunk, plan, rel_names, rel_sure, at_rel)
                 for a, b in ends[: 1 if values[_SRC] == values[_DST] else 2]
             ]
             check_size(len(pairs))
-            nodes.read([near for _, near, _ in pairs])
+            nodes.read([near for _, _, near, _ in pairs])
             grown = []
-            for row, near, far in pairs:
+            for row, values, near, far in pairs:
                 # (a node's own tests are asked once per node: it ends many relationships)
-                held = nodes.passing(plan.near, 0, near, near_map, at_node)
+                held = nodes.passing(plan.near, 0, near, near_checks)
                 if held is not None:
+                    if row is None:  # (built only now: most are ruled out by their near end)
+                        row = dict(zip(rel_names, values[_KEYS:], strict=True))
                     row = row | held
                     if not at_near or all(may_hold(t, row) for t in at_near):
                         grown.append((row, far))
             nodes.read([far for _, far in grown])
             out = []
             for row, far in grown:
-                held = nodes.passing(plan.far, 1, far, far_map, [])
+                held = nodes.passing(plan.far, 1, far, far_checks)
                 if held is not None:
                     row = row | held
                     if test is None or test(row):
@@ -311,35 +329,62 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
                 yield out
 
 
+def _may_hold(test: Any) -> RowTest:
+    return lambda row: may_hold(test, row)
+
+
+def _map_tests(entries: list[tuple[str, Any]]) -> list[tuple[Expr, RowTest]]:
+    """A pattern map's entries as conjuncts (``hidden = value``) and their row tests."""
+    return [(_entry(k, v), _entry_holds(k, v)) for k, v in entries]
+
+
+def _entry(name: str, value: Any) -> Expr:
+    return Binary(0, "=", Var(0, name), Literal(0, value))
+
+
+def _entry_holds(name: str, value: Any) -> RowTest:
+    return lambda row: equals(row[name], value) is True
+
+
 def _rel_rows(
-    graph: Graph, chunk: list[tuple[Any, ...]], plan: RelColumnPlan, names: list[str]
-) -> list[tuple[Row, tuple[Any, ...]]]:
-    """(a row holding each relationship's keys, its tuple) for each of ``chunk``; where an
-    exact field's column holds no string, the keys are read through the relationship's record
-    (the chunk's records read in one batch)."""
-    rows = []
+    graph: Graph,
+    chunk: list[tuple[Any, ...]],
+    plan: RelColumnPlan,
+    names: list[str],
+    is_sure: ColumnTest,
+    passing: Checks,
+) -> list[tuple[Row | None, tuple[Any, ...]]]:
+    """(its row, its tuple) of each relationship of ``chunk`` that passes the checks on the
+    relationship alone, the row None where it is built later (the checks were decided on the
+    tuple). Where an exact field's column holds no string, the keys are read through the
+    relationship's record (the chunk's records read in one batch) and checked on its row."""
+    rows: list[tuple[Row | None, tuple[Any, ...]]] = []
     unsure: list[tuple[Row, str]] = []
-    promises = plan.promises
     for values in chunk:
-        row = dict(zip(names, values[4:], strict=True))
-        for promise, value in zip(promises, values[4:], strict=True):
-            if promise == EXACT and value.__class__ is not str:
-                unsure.append((row, values[_ID]))
-                break
-        rows.append((row, values))
+        if not is_sure(values):
+            row = dict(zip(names, values[_KEYS:], strict=True))
+            unsure.append((row, values[_ID]))
+            rows.append((row, values))
+        elif passing.columns_pass(values):
+            if passing.on_row:
+                row = dict(zip(names, values[_KEYS:], strict=True))
+                if passing.row_passes(row):
+                    rows.append((row, values))
+            else:
+                rows.append((None, values))
     if not unsure:
         return rows
     refs = graph.rels({rid for _, rid in unsure})
-    gone = set()  # (its record ended meanwhile: another process's commit)
+    ruled_out = set()  # (its record ended meanwhile: another process's commit; or checked out)
     for row, rid in unsure:
         ref = refs.get(rid)
-        if ref is None:
-            gone.add(rid)
-            continue
-        for key, name, promise in zip(plan.rel_keys, names, promises, strict=True):
-            if promise != NULLNESS:
-                row[name] = graph.property(ref, key)
-    return [r for r in rows if r[1][_ID] not in gone] if gone else rows
+        if ref is not None:
+            for key, name, promise in zip(plan.rel_keys, names, plan.promises, strict=True):
+                if promise != NULLNESS:
+                    row[name] = graph.property(ref, key)
+        if ref is None or not passing.all_pass(row):
+            ruled_out.add(rid)
+    return [r for r in rows if r[1][_ID] not in ruled_out] if ruled_out else rows
 
 
 class _NodeColumns:
@@ -362,21 +407,29 @@ class _NodeColumns:
             for i in wanted:
                 self.known[i] = found.get(i)
 
-    def passing(
-        self, end: End, side: int, node: str, given: list[tuple[str, Any]], tests: list[Any]
-    ) -> Row | None:
+    def checks(
+        self,
+        end: End,
+        given: list[tuple[str, Any]],
+        tests: list[tuple[Expr, RowTest]],
+        params: dict[str, Any] | Any,
+    ) -> Checks:
+        """``end``'s checks: the ``given`` map's entries, then the ``tests`` (WHERE conjuncts
+        reading it alone), each decided on its tuple where it can be."""
+        places = {name: (at, True) for name, at in zip(end.names, end.at, strict=True)}
+        return checks([*_map_tests(given), *tests], places, params)
+
+    def passing(self, end: End, side: int, node: str, checked: Checks) -> Row | None:
         """``end``'s keys of node id ``node`` (read) under their hidden names, or None where
-        the node is not there or its labels, the ``given`` map or the ``tests`` (WHERE
-        conjuncts reading it alone) rule it out; asked once per node and ``side``."""
+        the node is not there or its labels or ``checked`` (its map, the WHERE's conjuncts
+        reading it alone) rule it out; asked once per node and ``side``."""
         passed = self.passed[side]
         if node in passed:
             return passed[node]
-        held = passed[node] = self._held(end, side, node, given, tests)
+        held = passed[node] = self._held(end, side, node, checked)
         return held
 
-    def _held(
-        self, end: End, side: int, node: str, given: list[tuple[str, Any]], tests: list[Any]
-    ) -> Row | None:
+    def _held(self, end: End, side: int, node: str, checked: Checks) -> Row | None:
         values = self.known[node]
         if values is None:
             return None
@@ -388,11 +441,11 @@ class _NodeColumns:
                 fit = fits[values[1]] = all(not shown.isdisjoint(g) for g in end.pattern.labels)
             if not fit:
                 return None
-        row = {name: values[at] for name, at in zip(end.names, end.at, strict=True)}
-        if any(values[at].__class__ is not str for at in end.at):
+        if not end.sure(values):  # read through the record
+            row = {name: values[at] for name, at in zip(end.names, end.at, strict=True)}
             read_others(self.graph, values[0], end.keys, end.names, row)
-        if given and not all(equals(row[k], v) is True for k, v in given):
+            return row if checked.all_pass(row) else None
+        if not checked.columns_pass(values):
             return None
-        if tests and not all(may_hold(t, row) for t in tests):
-            return None
-        return row
+        row = {name: values[at] for name, at in zip(end.names, end.at, strict=True)}
+        return row if checked.row_passes(row) else None
