@@ -22,7 +22,7 @@ from anatid_core import (
     Store,
     UnsupportedOperation,
 )
-from anatid_core.cypher.graph import SCAN_PAGES
+from anatid_core.cypher.graph import COLUMN_PAGES, SCAN_PAGES
 from anatid_core.cypher.limits import LIMITS
 
 
@@ -143,7 +143,10 @@ def test_limit_stops_the_reads_early(store: Store, monkeypatch: pytest.MonkeyPat
 
         monkeypatch.setattr(type(store), verb, counting)
     assert len(store.cypher("MATCH (n:T) RETURN n.name LIMIT 5").rows) == 5
-    assert pages == [SCAN_PAGES[0]]  # one small page, not the whole label
+    assert pages == [COLUMN_PAGES[0]]  # one page of its columns, not the whole label
+    pages.clear()
+    assert len(store.cypher("MATCH (n:T) RETURN n LIMIT 5").rows) == 5
+    assert pages == [SCAN_PAGES[0]]  # one small page of records
     pages.clear()
     assert store.cypher("MATCH (n:T) RETURN count(n.name)").rows == [(3000,)]
     assert len(pages) > 1  # no LIMIT: every page (``count(n)`` alone is the store's count)
@@ -381,7 +384,8 @@ def test_a_commit_between_two_pages_of_a_scan_skips_and_repeats_nothing(
 
     if not in_memory:
         monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
-    store.upsert_nodes([Node(id=f"p{i:03d}", labels=("T",), name=str(i)) for i in range(200)])
+    # (more than a column scan's first two pages: 100 and 400)
+    store.upsert_nodes([Node(id=f"p{i:03d}", labels=("T",), name=str(i)) for i in range(600)])
     original = getattr(type(store), verb)
     calls = 0
 
@@ -399,7 +403,7 @@ def test_a_commit_between_two_pages_of_a_scan_skips_and_repeats_nothing(
     names = [row[0] for row in store.cypher(query).rows]
     assert calls > 2  # it paged
     assert len(names) == len(set(names))  # nothing twice
-    assert set(map(str, range(2, 200))) <= set(names)  # nothing written before it lost
+    assert set(map(str, range(2, 600))) <= set(names)  # nothing written before it lost
 
 
 def test_planner_hints_are_read_and_change_no_answer(store: Store) -> None:
