@@ -384,7 +384,7 @@ def test_a_commit_between_two_pages_of_a_scan_skips_and_repeats_nothing(
 
     if not in_memory:
         monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
-    # (more than a column scan's first two pages: 100 and 400)
+    # (more than a column scan's first two pages: 100 and 200)
     store.upsert_nodes([Node(id=f"p{i:03d}", labels=("T",), name=str(i)) for i in range(600)])
     original = getattr(type(store), verb)
     calls = 0
