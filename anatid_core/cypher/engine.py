@@ -32,6 +32,7 @@ from .limits import CHECK_EVERY, Deadline, unbounded
 from .matching import Matcher
 from .procedures import CORE_PROCEDURES
 from .projection import Projector, distinct_rows
+from .reach_columns import ReachPlan, reach_column_rows, reach_plan
 from .rel_columns import RelColumnPlan, rel_column_plan, rel_column_rows
 from .scope import Analysis
 from .shape import Procedure, Shape
@@ -183,6 +184,8 @@ class Engine:
             stream = column_rows(plans.columns, self.matcher, self.graph)
         elif plans.rel_columns is not None:  # a relationship's and its ends' (.rel_columns)
             stream = rel_column_rows(plans.rel_columns, self.matcher, self.graph)
+        elif plans.reach is not None:  # the nodes a walk reaches, by columns (.reach_columns)
+            stream = reach_column_rows(plans.reach, self.matcher, self.graph)
         self.matcher.distinct_after |= plans.distinct_after
         for clause in clauses:
             stream, columns = self._clause(clause, stream, columns)
@@ -325,6 +328,8 @@ class Plans:
     columns: ColumnPlan | None
     #: A relationship's and its two nodes' columns, not their records (.rel_columns).
     rel_columns: RelColumnPlan | None
+    #: The nodes a first MATCH's walk reaches, by their columns (.reach_columns).
+    reach: ReachPlan | None
     distinct_after: frozenset[int]  # the MATCHes whose distinct rows alone count
 
 
@@ -334,7 +339,7 @@ def make_plans(query: SingleQuery, matcher: Matcher) -> Plans:
     clauses = query.clauses
     counts = count_plan(clauses)
     labels = None if counts is not None else label_plan(clauses)
-    columns = rel_columns = None
+    columns = rel_columns = reach = None
     if counts is not None:
         clauses = [counts.projection, *clauses[2:]]
         # its near node read by its columns where it can be
@@ -344,16 +349,20 @@ def make_plans(query: SingleQuery, matcher: Matcher) -> Plans:
     else:
         columns = column_plan(clauses, matcher)
         rel_columns = None if columns is not None else rel_column_plan(clauses, matcher)
+        if columns is None and rel_columns is None and len(clauses) > 1:
+            reach = reach_plan(clauses, matcher, _only_distinct_rows(clauses[1]))
     if columns is not None:
         clauses = columns.clauses
     elif rel_columns is not None:
         clauses = rel_columns.clauses
+    elif reach is not None:
+        clauses = reach.clauses
     distinct_after = frozenset(
         id(clause)
         for clause, after in zip(clauses, [*clauses[1:], None], strict=True)
         if isinstance(clause, Match) and _only_distinct_rows(after)
     )
-    return Plans(clauses, counts, labels, columns, rel_columns, distinct_after)
+    return Plans(clauses, counts, labels, columns, rel_columns, reach, distinct_after)
 
 
 def _only_distinct_rows(clause: Clause | None) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..base.errors import (
     CypherError,
@@ -57,6 +57,9 @@ PUSHED_CONJUNCTS = 64
 #: A WHERE conjunct checked as soon as a partial match binds its variables (filter push-down):
 #: the variables it mentions, its compiled test.
 Early = tuple[frozenset[str], Callable[[Row], Any], Expr]
+
+
+_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -285,7 +288,11 @@ class Matcher:
         walk repeats no relationship: the same nodes. The start node itself is not (a path
         back to it needs a cycle), so the WHERE must rule it out: ``m <> n``, or ``m.k <>
         n.k`` on a property the shape says is a string column of both (an exact field)."""
-        if id(clause) not in self.distinct_after or clause.optional or len(clause.patterns) != 1:
+        return id(clause) in self.distinct_after and self._reachable(clause)
+
+    def _reachable(self, clause: Match) -> bool:
+        """:meth:`_reach` but for whether only distinct rows count."""
+        if clause.optional or len(clause.patterns) != 1:
             return False
         part = clause.patterns[0]
         if part.path_var is not None or len(part.rels) != 1:
@@ -295,6 +302,13 @@ class Matcher:
             return False
         near, far = part.nodes
         return self._rules_out_start(clause.where, near, far)
+
+    def reaches_from_first_node(self, clause: Match) -> bool:
+        """Whether a first MATCH whose distinct rows alone count is walked for the nodes it
+        reaches (:meth:`_reach`) from its first node, read first (:mod:`.reach_columns`)."""
+        if not self._reachable(clause):
+            return False
+        return self._start(clause.patterns[0], {}, _where_hints(clause.where)) == 0
 
     def _two_hop(self, clause: Match) -> bool:
         """Whether the clause's two relationships may be walked as sets of nodes, not by
@@ -991,7 +1005,7 @@ class Matcher:
         while paths and (rel.max_hops is None or depth < rel.max_hops):
             depth += 1
             grown: list[_Path] = []
-            for parents in _growing_chunks(paths):
+            for parents in growing_chunks(paths):
                 self.ev.deadline.check()
                 ends = [at for _, at, _ in parents]
                 adjacency = self.graph.expand(ends, direction, types, [])
@@ -1041,7 +1055,7 @@ class Matcher:
         while paths and (rel.max_hops is None or depth < rel.max_hops):
             depth += 1
             grown: list[_Path] = []
-            for parents in _growing_chunks(paths):
+            for parents in growing_chunks(paths):
                 self.ev.deadline.check()
                 ends = graph.ends(list(dict.fromkeys(at for _, at, _ in parents)), direction, types)
                 longer: list[_Path] = []
@@ -1105,18 +1119,18 @@ class Matcher:
     def _path_ends(
         self, rel: RelPattern, paths: list[_Path]
     ) -> Iterator[list[tuple[Partial, NodeRef]]]:
-        """Each path as the partial match it makes and the node it ends at, ``_PATH_CHUNK`` at
+        """Each path as the partial match it makes and the node it ends at, ``PATH_CHUNK`` at
         a time: a LIMIT met by the first ones stops the rest (their far nodes, rows, WHERE)."""
-        for start in range(0, len(paths), _PATH_CHUNK):
+        for start in range(0, len(paths), PATH_CHUNK):
             out: list[tuple[Partial, NodeRef]] = []
-            for p, at, rels in paths[start : start + _PATH_CHUNK]:
+            for p, at, rels in paths[start : start + PATH_CHUNK]:
                 row = p.row if rel.var is None else {**p.row, rel.var: list(rels)}
                 used = p.used | {r.id for r in rels}
                 out.append((Partial(row, used), self.graph.node(at)))
             yield out
 
 
-def _growing_chunks(paths: list[_Path]) -> Iterator[list[_Path]]:
+def growing_chunks(paths: list[_T]) -> Iterator[list[_T]]:
     """``paths`` in pieces of ``_PARENTS_FIRST``, then 4 times as many each time, up to the
     ids one read takes."""
     size, start = _PARENTS_FIRST, 0
@@ -1136,7 +1150,7 @@ REL_CHUNK = 32
 #: many each passes (:class:`_Stages`).
 _SEEN_FIRST = 16
 #: Paths of one length a variable-length step hands on at a time.
-_PATH_CHUNK = 64
+PATH_CHUNK = 64
 #: Paths a variable-length step grows first (then 4 times as many each time).
 _PARENTS_FIRST = 4
 #: A path of a variable-length step: the partial match, the node it is at, its relationships.

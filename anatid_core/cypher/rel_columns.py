@@ -135,11 +135,11 @@ def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | 
         return None
     patterns = (near, rel, far)
     names = [p.var or unnamed for p, unnamed in zip(patterns, _UNNAMED, strict=True)]
-    keys = {n: _keys_of(n, p, reads) for n, p in zip(names, patterns, strict=True)}
+    keys = {n: keys_of(n, p, reads) for n, p in zip(names, patterns, strict=True)}
     shape = matcher.graph.shape
     rels = shape.store_rels(rel.types) if rel.types else None
     fields = _rel_fields(shape, match, after, names[1], keys[names[1]], rels, reads)
-    ends = _ends(matcher, [(names[0], near, keys[names[0]]), (names[2], far, keys[names[2]])])
+    ends = ends_of(matcher, [(names[0], near, keys[names[0]]), (names[2], far, keys[names[2]])])
     if fields is None or ends is None:
         return None
     node_columns, (near_end, far_end) = ends
@@ -183,7 +183,7 @@ def _rel_fields(
     return fields, promises
 
 
-def _ends(
+def ends_of(
     matcher: Matcher, ends: list[tuple[str, NodePattern, list[str]]]
 ) -> tuple[list[str], list[End]] | None:
     """The nodes' columns (id, labels, then the fields both ends' keys read) and each end,
@@ -216,7 +216,7 @@ def _of(read: Prop) -> str:
     return cast(Var, read.subject).name
 
 
-def _keys_of(name: str, pattern: Any, reads: dict[int, Prop]) -> list[str]:
+def keys_of(name: str, pattern: Any, reads: dict[int, Prop]) -> list[str]:
     """The keys of ``name`` read as ``name.key``, then those of its pattern's map."""
     keys = list(dict.fromkeys(p.key for p in reads.values() if _of(p) == name))
     if isinstance(pattern.props, MapOf):
@@ -285,7 +285,7 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
     test = None if plan.where is None else truth(plan.where)
     types = frozenset(rel.types)
     ends = _ENDS[rel.direction]
-    nodes = _NodeColumns(graph, plan.node_columns)
+    nodes = NodeColumns(graph, plan.node_columns)
     near_checks = nodes.checks(plan.near, near_map, staged(plan.stages[1]), params)
     far_checks = nodes.checks(plan.far, far_map, [], params)
     rel_sure = sure([i for i, exact in rel_places.values() if exact])
@@ -387,7 +387,7 @@ def _rel_rows(
     return [r for r in rows if r[1][_ID] not in ruled_out] if ruled_out else rows
 
 
-class _NodeColumns:
+class NodeColumns:
     """The ends' column tuples, read by id a chunk at a time and kept for the query."""
 
     def __init__(self, graph: Graph, columns: list[str]) -> None:

@@ -355,17 +355,15 @@ async def test_records_graphiti_did_not_write_come_back_without_its_keys():
 async def test_a_distinct_neighbourhood_walks_each_entity_once(graphiti, driver, monkeypatch):
     # ``m.uuid <> n.uuid`` rules the start out (an entity's uuid is its id: an exact field of
     # Graphiti's shape), so a DISTINCT walk reaches each entity once (issue 42's *1..3)
-    from anatid_core.cypher import matching
+    from anatid_core.cypher import engine, matching
 
     for n, body in enumerate(
         ["Alice works at Acme.", "Bob works at Acme.", "Bob lives in Paris.", "Carol knows Alice."]
     ):
         await add(graphiti, body, n)
-    decided: list[bool] = []
-    original = matching.Matcher._reach
-    monkeypatch.setattr(
-        matching.Matcher, "_reach", lambda self, c: decided.append(original(self, c)) or decided[-1]
-    )
+    decided: list[bool] = []  # walked by the reach column plan (its reads are exact columns)
+    rows = engine.reach_column_rows
+    monkeypatch.setattr(engine, "reach_column_rows", lambda *a: decided.append(True) or rows(*a))
     query = (
         "MATCH (n:Entity {name: $name})-[:RELATES_TO*1..3]-(m:Entity) WHERE m.uuid <> n.uuid "
         "RETURN DISTINCT m.name AS name"

@@ -235,7 +235,19 @@ REACH = [
     "MATCH (a:B {group: $g})-[*..2]-(b:A) WHERE a.id <> b.id WITH DISTINCT b RETURN b.id",
     "MATCH (b)-[*1..2]-(a {id: 'n2'}) WHERE a.group = $g AND a <> b RETURN DISTINCT b.id AS id "
     "ORDER BY id DESC LIMIT 4",
+    # read by their columns alone (.reach_columns)
+    "MATCH (a {group: $g})-[:R*1..2]->(b:B) WHERE a.id <> b.id AND b.name STARTS WITH 'n1' "
+    "RETURN DISTINCT b.id, b.name",
+    "MATCH (a:A {group: $g})<-[:S*..4]-(b:B {group: 'g1'}) WHERE b.id <> a.id AND a.name <> 'n3' "
+    "RETURN DISTINCT b.id ORDER BY b.id LIMIT 5",
+    "MATCH (a {id: 'n2'})-[:R|S*1..3]-(b) WHERE b.id <> a.id AND a.group <> $g "
+    "RETURN DISTINCT b.group AS g, b.id",
+    "MATCH (a:A:B {group: $g})-[*1..2]->(b:A) WHERE a.id <> b.id RETURN DISTINCT a.name, b.text",
+    "MATCH (a {id: 'n1'})-[*1..5]-(b {group: 'g1'}) WHERE b.name <> a.name RETURN DISTINCT b.id "
+    "LIMIT 3",
 ]
+#: Those read by their columns alone (.reach_columns): every read of the two a property.
+REACH_TAKEN = [q for q in REACH[-5:]] + [REACH[0]]
 #: Two fixed relationships walked as sets of nodes (DISTINCT rows, the start ruled out, the
 #: relationships and the middle node unnamed); the plain plan: the rule-out hidden.
 TWO_HOPS = [
@@ -320,6 +332,7 @@ def without_column_plans(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(engine, "column_plan", lambda clauses, matcher, **_: None)
     monkeypatch.setattr(engine, "rel_column_plan", lambda clauses, matcher: None)
+    monkeypatch.setattr(engine, "reach_plan", lambda clauses, matcher, distinct: None)
     run.forget_parsed()  # no plan kept from an earlier run...
     yield
     run.forget_parsed()  # ...nor from this one for a later test
@@ -733,16 +746,25 @@ def test_a_variable_length_walk_stops_at_the_length_a_limit_is_met(
     assert expansions == [1, 4]
 
 
-def test_a_distinct_walk_reaches_each_node_once(
-    filled: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from anatid_core.cypher import matching
+def spy_on_reach(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Per run of a MATCH, whether it was walked for the nodes it reaches: by the matcher
+    (``Matcher._reach``'s answer) or by the reach column plan (True)."""
+    from anatid_core.cypher import engine, matching
 
     decided: list[bool] = []
     original = matching.Matcher._reach
     monkeypatch.setattr(
         matching.Matcher, "_reach", lambda self, c: decided.append(original(self, c)) or decided[-1]
     )
+    rows = engine.reach_column_rows
+    monkeypatch.setattr(engine, "reach_column_rows", lambda *a: decided.append(True) or rows(*a))
+    return decided
+
+
+def test_a_distinct_walk_reaches_each_node_once(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decided = spy_on_reach(monkeypatch)
     a_given_time = (  # the clock is read only without an argument
         "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b <> a RETURN DISTINCT b.id, "
         "datetime('2024-01-01T00:00:00Z') AS t"
@@ -783,6 +805,42 @@ def test_a_distinct_walk_reaches_each_node_once(
     for start in ("n1", "n2"):
         query = f"MATCH (a {{id: '{start}'}})-[*1..3]-(b) RETURN DISTINCT b.id"
         assert (start,) in filled.cypher(query).rows
+
+
+def test_a_walk_reads_only_columns_where_it_reads_only_their_properties(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_taken = (
+        REACH[1],  # ``a <> b``: the nodes compared whole
+        REACH[2],
+        REACH[3],  # a map on the relationship
+        REACH[4],  # ``WITH DISTINCT b``
+        REACH[5],  # walked from its last node
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b.id <> a.id RETURN DISTINCT b",
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b.id <> a.id RETURN DISTINCT b.tag",  # a props key
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b.id <> a.id RETURN DISTINCT labels(b)",
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b.id <> a.id RETURN b.id",  # every path a row
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) WHERE b.id <> a.id RETURN DISTINCT b.id, count(*)",
+        "MATCH (a {id: 'n0'})-[*1..3]-(b) RETURN DISTINCT b.id",  # the start not ruled out
+        "MATCH (a {id: 'n0'})-[*1..3]-(b {name: a.name}) WHERE b.id <> a.id RETURN DISTINCT b.id",
+        "MATCH (a $map)-[*1..3]-(b) WHERE b.id <> a.id RETURN DISTINCT b.id",
+    )
+    check_plan_runs(filled, monkeypatch, "reach_column_rows", REACH_TAKEN, not_taken)
+    # a value the store refuses narrows nothing: the start's map checked on every node
+    query = "MATCH (a {id: $g})-[*1..2]-(b) WHERE b.id <> a.id RETURN DISTINCT b.id"
+    assert filled.cypher(query, {"g": "a\x00b"}).rows == []
+    # the rows of the matcher's walk, in its order
+    from anatid_core.cypher import engine, run
+
+    planned = {(q, g): filled.cypher(q, {"g": g}).rows for q in REACH_TAKEN for g in ("g0", "g1")}
+    monkeypatch.setattr(engine, "reach_plan", lambda clauses, matcher, distinct: None)
+    run.forget_parsed()
+    try:
+        for (q, g), rows in planned.items():
+            assert rows == filled.cypher(q, {"g": g}).rows, q
+            assert rows or g == "g1", q  # (each answers something)
+    finally:
+        run.forget_parsed()
 
 
 def test_two_hops_are_walked_as_sets_of_nodes(

@@ -1,0 +1,193 @@
+"""Walking for the nodes a variable-length relationship reaches, by their columns alone
+(issue 42).
+
+``MATCH (n:Entity {uuid: $uuid})-[:RELATES_TO*1..3]-(m:Entity) WHERE m.uuid <> n.uuid RETURN
+DISTINCT m.uuid LIMIT 20`` is walked for the nodes it reaches, each once
+(``Matcher._reach``), but each node reached was a record read, a reference, a partial match, a
+row and two property reads through the shape: most of the query's time for ~30 nodes. When the
+matcher would walk a query's first MATCH so from its first node, and the MATCH's WHERE, the two
+nodes' maps and the projection after it read the two only as ``x.key`` on keys the shape says
+are exactly columns (:class:`~anatid_core.cypher.shape.ExactFields`), the plan below reads
+those columns alone: the first node's from the same narrowed scan, in the same order
+(``find_node_columns``), the nodes reached by id (``get_node_columns``), a chunk at a time as
+the matcher's walk gives them, and walks by the relationships' ends (``Graph.ends``) as the
+matcher does. A row per pair holds each ``x.key`` under a hidden name; the labels, the maps
+and the WHERE are checked on them, and the projection reads them in place of ``x.key``: the
+same rows, in the same order, with the same values as the matcher's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.model import Cond
+from .column_tests import Checks, RowTest
+from .columns import (
+    first_match,
+    hidden,
+    hidden_reads,
+    narrowed_pages,
+    projected,
+    prop_reads,
+    wanted_map,
+)
+from .expressions import Row
+from .graph import Graph
+from .limits import check_size
+from .matching import PATH_CHUNK, PUSHED_CONJUNCTS, Matcher, conjuncts, growing_chunks, may_hold
+from .rel_columns import End, NodeColumns, ends_of, keys_of
+from .syntax import Clause, Expr, MapOf, Match, RelPattern, names_in, swapped
+
+
+@dataclass
+class ReachPlan:
+    start: Match  # the MATCH, as written
+    rel: RelPattern  # its variable-length relationship (unnamed, no map)
+    near: End  # the node walked from (read first)
+    far: End  # the nodes reached
+    near_labels: list[str] | None  # the store labels the first node's scan reads
+    node_columns: list[str]  # id, labels, then the fields the two nodes' keys read
+    near_stage: list[tuple[Expr, Expr]]  # the WHERE's conjuncts on the first node alone
+    where: Expr | None  # the MATCH's WHERE, reading the hidden names
+    clauses: list[Clause]  # what follows the MATCH, its projection reading the hidden names
+
+
+def reach_plan(clauses: list[Clause], matcher: Matcher, distinct: bool) -> ReachPlan | None:
+    """The plan for a query whose first MATCH and projection it describes (module docstring),
+    else None; ``distinct``: whether only the MATCH's distinct rows count (the projection after
+    it is DISTINCT)."""
+    start = first_match(clauses)
+    if start is None or not distinct:
+        return None
+    match, after = start
+    part = match.patterns[0]
+    if not matcher.reaches_from_first_node(match):
+        return None  # (one variable-length relationship, unnamed, from 1; the start ruled out)
+    near, far, rel = part.nodes[0], part.nodes[1], part.rels[0]
+    if rel.props is not None or near.var is None or far.var is None:
+        return None
+    for node in (near, far):
+        if node.props is not None and (not isinstance(node.props, MapOf) or names_in(node.props)):
+            return None  # a map parameter, or one reading a variable: known only per row
+    reads = prop_reads(match, after, [near.var, far.var])
+    if reads is None:
+        return None
+    ends = ends_of(
+        matcher,
+        [(near.var, near, keys_of(near.var, near, reads)), (far.var, far, keys_of(far.var, far, reads))],
+    )  # fmt: skip
+    if ends is None:
+        return None
+    node_columns, (near_end, far_end) = ends
+    by_id = hidden_reads(reads)
+    where = match.where
+    stage = [] if where is None else conjuncts(where)
+    near_stage = [
+        (c, swapped(c, by_id))
+        for c in (stage if len(stage) <= PUSHED_CONJUNCTS else [])
+        if names_in(c) <= {near.var}
+    ]
+    return ReachPlan(
+        match, rel, near_end, far_end, matcher.store_labels(near), node_columns, near_stage,
+        None if where is None else swapped(where, by_id), projected(clauses, by_id),
+    )  # fmt: skip
+
+
+def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterator[list[Row]]:
+    """The plan's rows (module docstring): per page of first nodes, the nodes they reach, a
+    length at a time (shortest first), a chunk at a time."""
+    check = matcher.ev.deadline.check
+    check()
+    read = matcher.first_read(plan.start, plan.near_labels)
+    if read is None:
+        return  # no value wanted: no node matches
+    near_map = wanted_map(plan.near.pattern.props, matcher)
+    far_map = wanted_map(plan.far.pattern.props, matcher)
+    if near_map is None or far_map is None:
+        return  # a null map matches nothing
+    truth, params = matcher.ev.compiled.truth, matcher.ev.params
+    nodes = NodeColumns(graph, plan.node_columns)
+    near_tests: list[tuple[Expr, RowTest]] = [
+        (e, (lambda t: lambda row: may_hold(t, row))(truth(e))) for _, e in plan.near_stage
+    ]
+    near_checks = nodes.checks(plan.near, _entries(plan.near, near_map), near_tests, params)
+    far_checks = nodes.checks(plan.far, _entries(plan.far, far_map), [], params)
+    test = None if plan.where is None else truth(plan.where)
+
+    def scan(conds: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
+        return graph.scan_node_columns(plan.near_labels, conds, plan.node_columns)
+
+    for page, _ in narrowed_pages(scan, read.conds):
+        check()
+        starts: list[tuple[str, Row]] = []
+        for values in page:
+            id = str(values[0])
+            nodes.known[id] = values
+            held = nodes.passing(plan.near, 0, id, near_checks)
+            if held is not None:
+                starts.append((id, held))
+        if starts:
+            yield from _walk(plan, matcher, graph, nodes, starts, far_checks, test)
+
+
+def _entries(end: End, given: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A node pattern's map's entries under the hidden names of its keys."""
+    return [(hidden(end.name, k), v) for k, v in given.items()]
+
+
+def _walk(
+    plan: ReachPlan,
+    matcher: Matcher,
+    graph: Graph,
+    nodes: NodeColumns,
+    starts: list[tuple[str, Row]],
+    far_checks: Checks,
+    test: Callable[[Row], Any] | None,
+) -> Iterator[list[Row]]:
+    """The rows of the nodes ``starts`` reach (``Matcher._reached``'s walk, by ids alone):
+    each node once per start, at its shortest distance; a node not there is not walked on
+    from."""
+    check = matcher.ev.deadline.check
+    rel = plan.rel
+    wanted = set(rel.types)
+    types = graph.shape.store_rels(rel.types) if rel.types else None
+    met = [{at} for at, _ in starts]
+    paths = [(i, at) for i, (at, _) in enumerate(starts)]
+    steps, depth = 0, 0
+    while paths and (rel.max_hops is None or depth < rel.max_hops):
+        depth += 1
+        grown: list[tuple[int, str]] = []
+        for parents in growing_chunks(paths):
+            check()
+            ends = graph.ends(list(dict.fromkeys(at for _, at in parents)), rel.direction, types)
+            longer: list[tuple[int, str]] = []
+            for i, at in parents:
+                check()
+                reached = met[i]
+                for _, store_rel, other in ends[at]:
+                    if other in reached:
+                        continue
+                    if wanted and graph.rel_type_of(store_rel) not in wanted:
+                        continue
+                    reached.add(other)
+                    longer.append((i, other))
+                    steps += 1
+                check_size(len(grown) + len(longer))
+                check_size(steps, "steps")
+            grown += longer
+            for start in range(0, len(longer), PATH_CHUNK):
+                chunk = longer[start : start + PATH_CHUNK]
+                nodes.read([other for _, other in chunk])
+                out = []
+                for i, other in chunk:
+                    held = nodes.passing(plan.far, 1, other, far_checks)
+                    if held is not None:
+                        row = starts[i][1] | held
+                        if test is None or test(row):
+                            out.append(row)
+                if out:
+                    yield out
+        nodes.read([other for _, other in grown])
+        paths = [(i, other) for i, other in grown if nodes.known[other] is not None]
