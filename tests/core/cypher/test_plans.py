@@ -245,9 +245,10 @@ REACH = [
     "MATCH (a:A:B {group: $g})-[*1..2]->(b:A) WHERE a.id <> b.id RETURN DISTINCT a.name, b.text",
     "MATCH (a {id: 'n1'})-[*1..5]-(b {group: 'g1'}) WHERE b.name <> a.name RETURN DISTINCT b.id "
     "LIMIT 3",
+    "MATCH (a:B {id: 'n1'})-[*1..2]-(b:A) WHERE a.id <> b.id RETURN DISTINCT b.id, b.name",
 ]
 #: Those read by their columns alone (.reach_columns): every read of the two a property.
-REACH_TAKEN = [q for q in REACH[-5:]] + [REACH[0]]
+REACH_TAKEN = [q for q in REACH[-6:]] + [REACH[0]]
 #: Two fixed relationships walked as sets of nodes (DISTINCT rows, the start ruled out, the
 #: relationships and the middle node unnamed); the plain plan: the rule-out hidden.
 TWO_HOPS = [
@@ -829,6 +830,9 @@ def test_a_walk_reads_only_columns_where_it_reads_only_their_properties(
     # a value the store refuses narrows nothing: the start's map checked on every node
     query = "MATCH (a {id: $g})-[*1..2]-(b) WHERE b.id <> a.id RETURN DISTINCT b.id"
     assert filled.cypher(query, {"g": "a\x00b"}).rows == []
+    # a start read by id has its labels fitted (n1 is a B, not an A)
+    query = "MATCH (a:A {id: 'n1'})-[*1..2]-(b) WHERE a.id <> b.id RETURN DISTINCT b.id"
+    assert filled.cypher(query).rows == [] != filled.cypher(query.replace(":A", ":B")).rows
     # the rows of the matcher's walk, in its order
     from anatid_core.cypher import engine, run
 
