@@ -40,6 +40,9 @@ from .matching import PATH_CHUNK, PUSHED_CONJUNCTS, Matcher, conjuncts, growing_
 from .rel_columns import End, NodeColumns, ends_of, keys_of
 from .syntax import Clause, Expr, MapOf, Match, RelPattern, names_in, swapped
 
+#: The nodes reached read in the walk's first chunk (the next ones double, up to PATH_CHUNK).
+_FIRST_CHUNK = 8
+
 
 @dataclass
 class ReachPlan:
@@ -167,6 +170,9 @@ def _walk(
     met = [{at} for at, _ in starts]
     paths = [(i, at) for i, (at, _) in enumerate(starts)]
     steps, depth = 0, 0
+    # the nodes reached are read and checked a chunk at a time, small first (a LIMIT 20 met
+    # by 20 of them read 34 a query at 10k facts with chunks of 64, 28 so), then doubling
+    size = _FIRST_CHUNK
     while paths and (rel.max_hops is None or depth < rel.max_hops):
         depth += 1
         grown: list[tuple[int, str]] = []
@@ -188,8 +194,11 @@ def _walk(
                 check_size(len(grown) + len(longer))
                 check_size(steps, "steps")
             grown += longer
-            for start in range(0, len(longer), PATH_CHUNK):
-                chunk = longer[start : start + PATH_CHUNK]
+            start = 0
+            while start < len(longer):
+                chunk = longer[start : start + size]
+                start += size
+                size = min(size * 2, PATH_CHUNK)
                 nodes.read([other for _, other in chunk])
                 out = []
                 for i, other in chunk:
