@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.model import Cond
-from .column_tests import Checks, RowTest
+from .column_tests import Checks
 from .columns import (
     first_match,
     hidden,
@@ -35,11 +35,13 @@ from .columns import (
 )
 from .expressions import Row
 from .graph import Graph
-from .limits import check_size
-from .matching import PATH_CHUNK, PUSHED_CONJUNCTS, Matcher, conjuncts, growing_chunks, may_hold
-from .rel_columns import End, NodeColumns, ends_of, keys_of
+from .limits import CHECK_EVERY, check_size
+from .matching import PATH_CHUNK, Matcher, growing_chunks
+from .rel_columns import End, NodeColumns, ends_of, keys_of, row_check, where_stages
 from .syntax import Clause, Expr, MapOf, Match, RelPattern, names_in, swapped
 
+#: A name no variable has: the stage of the WHERE's conjuncts on the relationship is empty.
+_NO_REL = "\x00rel"
 #: The nodes reached read in the walk's first chunk (the next ones double, up to PATH_CHUNK).
 _FIRST_CHUNK = 8
 
@@ -86,12 +88,7 @@ def reach_plan(clauses: list[Clause], matcher: Matcher, distinct: bool) -> Reach
     node_columns, (near_end, far_end) = ends
     by_id = hidden_reads(reads)
     where = match.where
-    stage = [] if where is None else conjuncts(where)
-    near_stage = [
-        (c, swapped(c, by_id))
-        for c in (stage if len(stage) <= PUSHED_CONJUNCTS else [])
-        if names_in(c) <= {near.var}
-    ]
+    _, near_stage, _ = where_stages(where, by_id, _NO_REL, near.var)  # (its rel is unnamed)
     return ReachPlan(
         match, rel, near_end, far_end, matcher.store_labels(near), node_columns, near_stage,
         None if where is None else swapped(where, by_id), projected(clauses, by_id),
@@ -112,9 +109,7 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
         return  # a null map matches nothing
     truth, params = matcher.ev.compiled.truth, matcher.ev.params
     nodes = NodeColumns(graph, plan.node_columns)
-    near_tests: list[tuple[Expr, RowTest]] = [
-        (e, (lambda t: lambda row: may_hold(t, row))(truth(e))) for _, e in plan.near_stage
-    ]
+    near_tests = [(e, row_check(truth(e))) for _, e in plan.near_stage]
     near_checks = nodes.checks(plan.near, _entries(plan.near, near_map), near_tests, params)
     far_checks = nodes.checks(plan.far, _entries(plan.far, far_map), [], params)
     test = None if plan.where is None else truth(plan.where)
@@ -129,7 +124,9 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
     for page, _ in narrowed_pages(scan, read.conds):
         check()
         starts: list[tuple[str, Row]] = []
-        for values in page:
+        for i, values in enumerate(page):
+            if not i & CHECK_EVERY:
+                check()
             id = str(values[0])
             nodes.known[id] = values
             held = nodes.passing(plan.near, 0, id, near_checks)

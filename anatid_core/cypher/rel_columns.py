@@ -145,7 +145,7 @@ def rel_column_plan(clauses: list[Clause], matcher: Matcher) -> RelColumnPlan | 
         return None
     node_columns, (near_end, far_end) = ends
     by_id = hidden_reads(reads)
-    stages = _stages(match.where, by_id, names[1], names[0])
+    stages = where_stages(match.where, by_id, names[1], names[0])
     where = None if match.where is None else swapped(match.where, by_id)
     return RelColumnPlan(
         match, names[1], rels, keys[names[1]], ["id", "src", "dst", "rel", *fields[0]],
@@ -239,7 +239,7 @@ def keys_of(name: str, pattern: Any, reads: dict[int, Prop]) -> list[str]:
     return keys
 
 
-def _stages(where: Expr | None, by_id: dict[int, Expr], rel: str, near: str) -> Stages:
+def where_stages(where: Expr | None, by_id: dict[int, Expr], rel: str, near: str) -> Stages:
     """The WHERE's top-level conjuncts reading the relationship alone (or nothing), the near
     node alone, and the two: each as written and reading the hidden names."""
     if where is None:
@@ -283,7 +283,7 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
     }
 
     def staged(stage: list[tuple[Expr, Expr]]) -> list[tuple[Expr, RowTest]]:
-        return [(e, _may_hold(truth(e))) for _, e in stage]
+        return [(e, row_check(truth(e))) for _, e in stage]
 
     # the conjunct the scan is narrowed by holds on each relationship it reads (the WHERE
     # checks it once more at the end); where the store refused its value, it is checked here
@@ -344,7 +344,8 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
                 yield out
 
 
-def _may_hold(test: Any) -> RowTest:
+def row_check(test: Any) -> RowTest:
+    """``test`` (a compiled conjunct) as a stage's check: whether it may hold on a row."""
     return lambda row: may_hold(test, row)
 
 
