@@ -40,7 +40,8 @@ from .matching import PATH_CHUNK, Matcher, growing_chunks
 from .rel_columns import End, NodeColumns, ends_of, keys_of, row_check, where_stages
 from .syntax import Clause, Expr, MapOf, Match, RelPattern, names_in, swapped
 
-#: A name no variable has: the stage of the WHERE's conjuncts on the relationship is empty.
+#: A name no variable has, for the unnamed relationship: the conjuncts of the WHERE that read
+#: no variable are left to the WHERE itself.
 _NO_REL = "\x00rel"
 #: The nodes reached read in the walk's first chunk (the next ones double, up to PATH_CHUNK).
 _FIRST_CHUNK = 8
