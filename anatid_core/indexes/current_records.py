@@ -385,10 +385,11 @@ class _KindView:
         if found is not None:
             return found
         allowed = dict(columns)
-        candidates = self._candidates(allowed, labels)
+        candidates, held_at = self._candidates(allowed, labels)
         rows = self.in_id_order() if candidates is None else [self.by_id[i] for i in candidates]
         for at, values in columns:  # a pass per column: no generator per row (2 us a row)
-            rows = [row for row in rows if row[at] in values]
+            if at != held_at:  # (the index the candidates came from holds its column)
+                rows = [row for row in rows if row[at] in values]
         if labels is not None:
             rows = [row for row in rows if not labels.isdisjoint(row[3] or ())]
         found = rows if rows is not self._by_id_order else list(rows)
@@ -406,22 +407,25 @@ class _KindView:
 
     def _candidates(
         self, allowed: dict[int, frozenset[str]], labels: frozenset[str] | None
-    ) -> Iterable[str] | None:
+    ) -> tuple[Iterable[str] | None, int | None]:
         """The ids a scan need look at, from the narrowest index at hand (ids, a name, an
-        end of an edge, a group, a label); None: all rows."""
+        end of an edge, a group, a label), and the row position whose allowed values all of
+        them hold (None: none); (None, None): all rows. A group's first scan at 100k facts
+        filtered its 10,000 rows by their group again: a third of the scan."""
         if 1 in allowed:
-            return [i for i in allowed[1] if i in self.by_id]
+            return [i for i in allowed[1] if i in self.by_id], 1
         if self.tags is not None and 4 in allowed:
-            return self.tags.with_names(allowed[4])
+            return self.tags.with_names(allowed[4]), 4
         if self.ends is not None:
             for at in (2, 3):
                 if at in allowed:
-                    return {i for end in allowed[at] for i in self.ends[at].get(end, ())}
+                    return {i for end in allowed[at] for i in self.ends[at].get(end, ())}, at
         if self._group_at in allowed:
-            return {i for g in allowed[self._group_at] for i in self.by_group.get(g, ())}
+            group_at = self._group_at
+            return {i for g in allowed[group_at] for i in self.by_group.get(g, ())}, group_at
         if self.tags is not None and labels is not None:
-            return self.tags.with_labels(labels)
-        return None
+            return self.tags.with_labels(labels), None
+        return None, None
 
     def in_id_order(self) -> list[Row]:
         """Every current row, by id (sorted on first use after a change: a repeated read of
