@@ -116,10 +116,6 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
     test = None if plan.where is None else truth(plan.where)
 
     def scan(conds: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
-        ids = _ids_of(conds)
-        if ids is not None:  # read by id (a uuid), in id order as the scan gives them; the
-            found = graph.node_columns(ids, plan.node_columns)  # labels are fitted below
-            return iter([[found[i] for i in sorted(found)]])
         return graph.scan_node_columns(plan.near_labels, conds, plan.node_columns)
 
     for page, _ in narrowed_pages(scan, read.conds):
@@ -135,13 +131,6 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
                 starts.append((id, held))
         if starts:
             yield from _walk(plan, matcher, graph, nodes, starts, far_checks, test)
-
-
-def _ids_of(conds: list[Cond]) -> list[str] | None:
-    """The ids a scan narrowed by ids alone reads, else None."""
-    if len(conds) != 1 or conds[0].field != "id" or conds[0].op != "in":
-        return None
-    return list(conds[0].value)
 
 
 def _entries(end: End, given: dict[str, Any]) -> list[tuple[str, Any]]:
