@@ -26,7 +26,6 @@ from ..base.model import Cond
 from .column_tests import Checks
 from .columns import (
     first_match,
-    hidden,
     hidden_reads,
     narrowed_pages,
     projected,
@@ -37,7 +36,15 @@ from .expressions import Row
 from .graph import Graph
 from .limits import CHECK_EVERY, check_size
 from .matching import PATH_CHUNK, Matcher, growing_chunks
-from .rel_columns import End, NodeColumns, ends_of, keys_of, row_check, where_stages
+from .rel_columns import (
+    End,
+    NodeColumns,
+    ends_of,
+    keys_of,
+    map_entries,
+    row_check,
+    where_stages,
+)
 from .syntax import Clause, Expr, MapOf, Match, RelPattern, names_in, swapped
 
 #: A name no variable has, for the unnamed relationship: the conjuncts of the WHERE that read
@@ -111,8 +118,8 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
     truth, params = matcher.ev.compiled.truth, matcher.ev.params
     nodes = NodeColumns(graph, plan.node_columns)
     near_tests = [(e, row_check(truth(e))) for _, e in plan.near_stage]
-    near_checks = nodes.checks(plan.near, _entries(plan.near, near_map), near_tests, params)
-    far_checks = nodes.checks(plan.far, _entries(plan.far, far_map), [], params)
+    near_checks = nodes.checks(plan.near, map_entries(plan.near.name, near_map), near_tests, params)
+    far_checks = nodes.checks(plan.far, map_entries(plan.far.name, far_map), [], params)
     test = None if plan.where is None else truth(plan.where)
 
     def scan(conds: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
@@ -131,11 +138,6 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
                 starts.append((id, held))
         if starts:
             yield from _walk(plan, matcher, graph, nodes, starts, far_checks, test)
-
-
-def _entries(end: End, given: dict[str, Any]) -> list[tuple[str, Any]]:
-    """A node pattern's map's entries under the hidden names of its keys."""
-    return [(hidden(end.name, k), v) for k, v in given.items()]
 
 
 def _walk(

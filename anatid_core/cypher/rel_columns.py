@@ -272,7 +272,7 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
     if any(m is None for m in maps):
         return  # a null map matches nothing
     near_map, rel_map, far_map = (
-        [(hidden(name, k), v) for k, v in m.items()]  # type: ignore[union-attr]
+        map_entries(name, m)  # type: ignore[arg-type]
         for name, m in zip((plan.near.name, plan.rel_name, plan.far.name), maps, strict=True)
     )
     truth, params = matcher.ev.compiled.truth, matcher.ev.params
@@ -342,6 +342,12 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
                         out.append(row)
             if out:
                 yield out
+
+
+def map_entries(name: str, given: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A pattern's map's entries (its value: ``wanted_map``) under the hidden names of
+    ``name``'s keys."""
+    return [(hidden(name, k), v) for k, v in given.items()]
 
 
 def row_check(test: Any) -> RowTest:
