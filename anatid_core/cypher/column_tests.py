@@ -135,14 +135,6 @@ def column_test(expr: Expr, places: Places, params: Mapping[str, Any]) -> Column
     return lambda values: test(values[at], given)
 
 
-def entry_test(at: int, value: Any) -> ColumnTest | None:
-    """A pattern map's entry on an exact column at ``at``, decided on a sure tuple where its
-    value is a string."""
-    if value.__class__ is not str:
-        return None
-    return lambda values: values[at] == value
-
-
 def _constant(expr: Expr, params: Mapping[str, Any]) -> Any:
     """The value of a literal or a given parameter; a marker no test takes otherwise."""
     if isinstance(expr, Literal):

@@ -131,11 +131,11 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
         for i, values in enumerate(page):
             if not i & CHECK_EVERY:
                 check()
-            id = str(values[0])
-            nodes.known[id] = values
-            held = nodes.passing(plan.near, 0, id, near_checks)
+            node = str(values[0])
+            nodes.known[node] = values
+            held = nodes.passing(plan.near, 0, node, near_checks)
             if held is not None:
-                starts.append((id, held))
+                starts.append((node, held))
         if starts:
             yield from _walk(plan, matcher, graph, nodes, starts, far_checks, test)
 
