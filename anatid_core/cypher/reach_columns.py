@@ -9,7 +9,7 @@ matcher would walk a query's first MATCH so from its first node, and the MATCH's
 nodes' maps and the projection after it read the two only as ``x.key`` on keys the shape says
 are exactly columns (:class:`~anatid_core.cypher.shape.ExactFields`), the plan below reads
 those columns alone: the first node's from the same narrowed scan, in the same order
-(``find_node_columns``), the nodes reached by id (``get_node_columns``), a chunk at a time as
+(``Graph.scan_node_columns``), the nodes reached by id (``get_node_columns``), a chunk at a time as
 the matcher's walk gives them, and walks by the relationships' ends (``Graph.ends``) as the
 matcher does. A row per pair holds each ``x.key`` under a hidden name; the labels, the maps
 and the WHERE are checked on them, and the projection reads them in place of ``x.key``: the
