@@ -103,6 +103,9 @@ NeighbourCounts = dict[str, dict[tuple[str, tuple[str, ...]], int]]
 GROUP_AT: dict[Kind, int] = {"node": NODE_AT["group"], "edge": EDGE_AT["group"]}
 VALID_FROM_AT: dict[Kind, int] = {"node": NODE_AT["valid_from"], "edge": EDGE_AT["valid_from"]}
 
+#: Where an edge row holds its relationship type (rows.EDGE_COLS).
+_REL = EDGE_AT["rel"]
+
 #: Where a node row holds its labels and its name (rows.NODE_COLS).
 _LABELS, _NAME = NODE_AT["labels"], NODE_AT["name"]
 
@@ -122,6 +125,9 @@ ScanFilter = tuple[tuple[int, frozenset[str]], ...]
 #: is sorted again on next use: cheaper than many list insertions).
 RECENCY_EDITS = 64
 
+
+#: A part with no rows (:meth:`_KindView.part_order`).
+_NO_ROWS: list[Row] = []
 
 #: A row's record id, as a C callable (a sort key called for each row).
 _ID = operator.itemgetter(1)
@@ -207,6 +213,7 @@ class _KindView:
         "plain",
         "by_group",
         "_by_id_order",
+        "_part_orders",
         "_scans",
         "_vf",
         "_label_sets",
@@ -236,6 +243,14 @@ class _KindView:
         self.by_group: dict[str, set[str]] = {}
         self._group_at = GROUP_AT[kind]
         self._by_id_order: list[Row] | None = None
+        #: The current rows of each part by id, for scans by group: a part is a group (nodes)
+        #: or a group and a relationship type (edges: a query names both, as a rule). Built
+        #: for every part at once on the first such scan (a pass over :meth:`in_id_order`);
+        #: then a part's order is dropped only when one of its rows changes (None: sorted again
+        #: on its next scan; a part with no rows has no key). A group's first scan sorted and filtered its rows: at 10k facts, a
+        #: third of the calls of a query rotating over ten groups (issue 42); after a write,
+        #: every group's (issue 43).
+        self._part_orders: dict[Any, list[Row] | None] | None = None
         #: The answers of recent scans (:meth:`scan`), dropped at any change.
         self._scans: dict[tuple[ScanFilter, frozenset[str] | None], list[Row]] = {}
         self._vf = VALID_FROM_AT[kind]
@@ -267,6 +282,8 @@ class _KindView:
         if self.tags is not None:
             self.tags.add(row)
         self.by_group.setdefault(row[self._group_at], set()).add(row[1])
+        if self._part_orders is not None:
+            self._part_orders[self._part(row)] = None  # sorted again on its next scan
 
     def remove_vids(self, vids: Iterable[int]) -> None:
         for vid in vids:
@@ -293,6 +310,8 @@ class _KindView:
                         del index[row[at]]
         if self.tags is not None:
             self.tags.drop(row)
+        if self._part_orders is not None:
+            self._part_orders[self._part(row)] = None  # sorted again on its next scan
         in_group = self.by_group.get(row[self._group_at])
         if in_group is not None:
             in_group.discard(row[1])
@@ -385,15 +404,17 @@ class _KindView:
         if found is not None:
             return found
         allowed = dict(columns)
-        candidates, held_at = self._candidates(allowed, labels)
-        rows = self.in_id_order() if candidates is None else [self.by_id[i] for i in candidates]
+        rows, held, in_order = self._candidates(allowed, labels)
+        shared = in_order  # an order the view keeps: copied if no pass below made a new list
         for at, values in columns:  # a pass per column: no generator per row (2 us a row)
-            if at != held_at:  # (the index the candidates came from holds its column)
+            if at not in held:  # (the index the candidates came from holds its column)
                 rows = [row for row in rows if row[at] in values]
+                shared = False
         if labels is not None:
             rows = [row for row in rows if not labels.isdisjoint(row[3] or ())]
-        found = rows if rows is not self._by_id_order else list(rows)
-        if candidates is not None:
+            shared = False
+        found = list(rows) if shared else rows
+        if not in_order:
             found.sort(key=_ID)
         # a read by ids or by an edge's ends is answered from an index already, and its key
         # (a set of ids) would hold the memory of the rows it found: kept are label, group,
@@ -407,25 +428,82 @@ class _KindView:
 
     def _candidates(
         self, allowed: dict[int, frozenset[str]], labels: frozenset[str] | None
-    ) -> tuple[Iterable[str] | None, int | None]:
-        """The ids a scan need look at, from the narrowest index at hand (ids, a name, an
-        end of an edge, a group, a label), and the row position whose allowed values all of
-        them hold (None: none); (None, None): all rows. A group's first scan at 100k facts
-        filtered its 10,000 rows by their group again: a third of the scan."""
+    ) -> tuple[list[Row], tuple[int, ...], bool]:
+        """The rows a scan need look at, from the narrowest index at hand (ids, a name, an
+        end of an edge, a group, a label); the row positions whose allowed values all of them
+        hold; and whether they are in id order already (a part's order, or all rows). A
+        group's first scan at 100k facts filtered its 10,000 rows by their group again: a
+        third of the scan."""
+        by_id = self.by_id
         if 1 in allowed:
-            return [i for i in allowed[1] if i in self.by_id], 1
+            return [by_id[i] for i in allowed[1] if i in by_id], (1,), False
         if self.tags is not None and 4 in allowed:
-            return self.tags.with_names(allowed[4]), 4
+            return [by_id[i] for i in self.tags.with_names(allowed[4])], (4,), False
         if self.ends is not None:
             for at in (2, 3):
-                if at in allowed:
-                    return {i for end in allowed[at] for i in self.ends[at].get(end, ())}, at
+                if at in allowed:  # an edge is at one end of each side: no row twice
+                    ends = self.ends[at]
+                    rows = [r for end in allowed[at] for r in ends.get(end, {}).values()]
+                    return rows, (at,), False
         if self._group_at in allowed:
-            group_at = self._group_at
-            return {i for g in allowed[group_at] for i in self.by_group.get(g, ())}, group_at
+            return self._in_parts(allowed)
         if self.tags is not None and labels is not None:
-            return self.tags.with_labels(labels), None
-        return None, None
+            return [by_id[i] for i in self.tags.with_labels(labels)], (), False
+        return self.in_id_order(), (), True
+
+    def _part(self, row: Row) -> Any:
+        """The part of the rows ``row`` is in: its group, and an edge's relationship type."""
+        return row[self._group_at] if self.ends is None else (row[self._group_at], row[_REL])
+
+    def _in_parts(
+        self, allowed: dict[int, frozenset[str]]
+    ) -> tuple[list[Row], tuple[int, ...], bool]:
+        """The rows of the groups ``allowed`` names, as :meth:`_candidates` gives them: an
+        edge scan naming relationship types reads those types' parts alone."""
+        groups = allowed[self._group_at]
+        if self.ends is None:
+            parts: list[Any] = list(groups)
+            held: tuple[int, ...] = (self._group_at,)
+        elif _REL in allowed:
+            parts = [(g, r) for g in groups for r in allowed[_REL]]
+            held = (self._group_at, _REL)
+        else:  # every type's part of each group
+            parts = [p for p in self._orders() if p[0] in groups]
+            held = (self._group_at,)
+        if len(parts) == 1:
+            return self.part_order(parts[0]), held, True
+        return [r for p in parts for r in self.part_order(p)], held, False
+
+    def _orders(self) -> dict[Any, list[Row] | None]:
+        """Every part's order, built at once from the rows in id order when missing."""
+        orders = self._part_orders
+        if orders is None:
+            orders = self._part_orders = {}
+            part = self._part
+            for row in self.in_id_order():
+                held = orders.get(part(row))
+                if held is None:
+                    orders[part(row)] = [row]
+                else:
+                    held.append(row)
+        return orders
+
+    def part_order(self, part: Any) -> list[Row]:
+        """The current rows of ``part`` (see :meth:`_part`) by id (kept: do not change it)."""
+        orders = self._orders()
+        found = orders.get(part, _NO_ROWS)
+        if found is None:
+            group = part if self.ends is None else part[0]
+            rows = (self.by_id[i] for i in self.by_group.get(group, ()))
+            found = sorted(
+                (r for r in rows if self._part(r) == part) if self.ends is not None else rows,
+                key=_ID,
+            )
+            if found:
+                orders[part] = found
+            else:
+                del orders[part]
+        return found
 
     def in_id_order(self) -> list[Row]:
         """Every current row, by id (sorted on first use after a change: a repeated read of

@@ -113,6 +113,8 @@ def _scans_as_sql(s: Store) -> None:
         {"ids": ["n1", "n4", "nope"], "labels": ["Entity"]},
         {"where": [[Cond("id", "in", ["n0", "n2"]), Cond("id", "in", ["n2", "n3"])]]},
         {"labels": []},
+        {"groups": ["g"]},
+        {"groups": ["h", "g", "nowhere"], "labels": ["Entity"]},
     ]
     edge_filters: list[dict[str, object]] = [
         {},
@@ -120,6 +122,10 @@ def _scans_as_sql(s: Store) -> None:
         {"src": ["n1", "n2"], "rels": ["KNOWS", "OTHER"]},
         {"dst": ["n2"], "groups": ["default"]},
         {"where": [[Cond("src", "in", ["n0", "n3"]), Cond("rel", "=", "KNOWS")]]},
+        {"groups": [""], "rels": ["KNOWS"]},  # one part of the rows (a group and type)
+        {"groups": ["", "h"], "rels": ["KNOWS", "OTHER"]},  # several, merged by id
+        {"groups": ["h", ""]},  # every type of each group
+        {"groups": ["nowhere"], "rels": ["KNOWS"]},
     ]
     for verb, filters in (("find_nodes", node_filters), ("find_edges", edge_filters)):
         for kw in filters:
@@ -134,6 +140,30 @@ def _scans_as_sql(s: Store) -> None:
             for row in view.by_id.values():
                 rebuilt.setdefault(row[at], set()).add(row[1])
             assert view.by_group == rebuilt
+
+
+def test_scans_by_group_stay_right_as_their_parts_change(store: Store) -> None:
+    """A scan by group reads the rows of its part (a group; for edges, a group and a type)
+    in an order the view keeps: after writes into the part, into another part, out of it
+    (a new group or type), and its last row deleted, each scan still gives SQL's answer."""
+    _scans_as_sql(store)  # builds every part's order
+    store.upsert_edges([Edge("e9", "n4", "n0", "KNOWS", group="h")])  # a new part
+    store.upsert_edges([Edge("a1", "n0", "n2", "KNOWS")])  # into a part, first by id
+    _scans_as_sql(store)
+    store.upsert_edges([Edge("e1", "n1", "n2", "OTHER", group="h")])  # moved to a new part
+    store.upsert_nodes([Node("n2", group="h", name="moved", labels=("Entity", "Other"))])
+    _scans_as_sql(store)
+    store.delete_edges(["e9"])  # a part emptied
+    store.upsert_edges([Edge("e0", "n0", "n1", "KNOWS", props={"w": 7})])  # a new version
+    _scans_as_sql(store)
+    got = store.find_edges(groups=["h"], rels=["KNOWS", "OTHER"])
+    assert [e.id for e in got] == ["e1"]
+    assert [e.id for e in store.find_edges(groups=[""], rels=["KNOWS"])] == [
+        "a1",
+        "e0",
+        "e2",
+        "e3",
+    ]
 
 
 NODES = [f"n{i}" for i in range(7)]
