@@ -11,7 +11,7 @@ from ..base.errors import InvalidInput
 from ..base.identifiers import group_list, name_list
 from ..base.lazy import lazy_props
 from ..base.model import Direction, Edge, Kind, Node, Subgraph
-from ..indexes.current_records import NeighbourCounts
+from ..indexes.neighbour_tallies import NeighbourCounts
 from ..indexes.registry import Indexes
 from ..indexes.walk_index import Walk, expansion, index_for_walk, walked_items
 from ..storage.connection import Connection

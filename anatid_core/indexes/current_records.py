@@ -53,6 +53,7 @@ from ..storage.prepare import Prepared
 from ..storage.rows import EDGE_AT, NODE_AT, cols_of, table_of
 from ..storage.turns import WouldWait
 from .base import Index
+from .neighbour_tallies import NeighbourCounts, NeighbourTallies
 
 
 class _Connection(Protocol):
@@ -95,9 +96,6 @@ def _first_plain(text: str) -> tuple[dict[str, Any], Plain]:
 
 #: A current version as ``SELECT {cols_of(kind)}, r.chash`` returns it.
 Row = tuple[Any, ...]
-
-#: Per node, how many of its edges lead to a visible node, by (edge rel, that node's labels).
-NeighbourCounts = dict[str, dict[tuple[str, tuple[str, ...]], int]]
 
 #: Where the group and valid_from sit in a row of each kind (see rows.NODE_COLS / EDGE_COLS).
 GROUP_AT: dict[Kind, int] = {"node": NODE_AT["group"], "edge": EDGE_AT["group"]}
@@ -209,6 +207,7 @@ class _KindView:
         "by_vid",
         "recency",
         "ends",
+        "tallies",
         "tags",
         "plain",
         "by_group",
@@ -230,6 +229,8 @@ class _KindView:
         self.ends: dict[int, dict[str, dict[str, Row]]] | None = (
             {2: {}, 3: {}} if kind == "edge" else None
         )
+        #: Edges only: each node's edges counted by side, type and far labels (pattern counts).
+        self.tallies: NeighbourTallies | None = NeighbourTallies() if kind == "edge" else None
         #: Nodes only: the ids of the current nodes by label and by name, for reads filtered on
         #: them (Cognee's ``get_filtered_graph_data``, ``get_nodeset_subgraph``).
         self.tags: NodeTags | None = NodeTags() if kind == "node" else None
@@ -279,6 +280,8 @@ class _KindView:
         if self.ends is not None:
             for at, index in self.ends.items():
                 index.setdefault(row[at], {})[row[1]] = row
+        if self.tallies is not None:
+            self.tallies.stale((row[2], row[3]))
         if self.tags is not None:
             self.tags.add(row)
         self.by_group.setdefault(row[self._group_at], set()).add(row[1])
@@ -308,6 +311,8 @@ class _KindView:
                     at_node.pop(row[1], None)
                     if not at_node:
                         del index[row[at]]
+        if self.tallies is not None:
+            self.tallies.stale((row[2], row[3]))
         if self.tags is not None:
             self.tags.drop(row)
         if self._part_orders is not None:
@@ -360,40 +365,20 @@ class _KindView:
         self, nodes: _KindView, ids: list[str], sides: list[int], rels: set[str] | None
     ) -> NeighbourCounts:
         """:meth:`~anatid_core.graph.neighbourhood.NeighbourhoodReads.neighbour_counts` from
-        this edge view and the node view ``nodes``: each edge at a node once (a self loop
-        seen from both sides counts as it leaves), its far end looked up, no record built."""
-        assert self.ends is not None
-        out: NeighbourCounts = {}
-        node_rows = nodes.by_id
-        # per far node, its (rel, labels) key (None: gone), made once: with one rel (a typed
-        # pattern, most) the key is the far node's alone, so no tuple is made per edge
-        one_rel = next(iter(rels)) if rels is not None and len(rels) == 1 else None
-        keys: dict[Any, tuple[str, tuple[str, ...]] | None] = {}
-        # (the index of one side, where its far end is, whether a self loop was counted)
-        ends = [(self.ends[side], 5 - side, len(sides) == 2 and side == 3) for side in sides]
-        for near in dict.fromkeys(ids):
-            tally: dict[tuple[str, tuple[str, ...]], int] = {}
-            for index, far_at, looped in ends:
-                edges = index.get(near)
-                if not edges:
-                    continue
-                for row in edges.values():
-                    rel = row[4]
-                    if rels is not None and rel not in rels:
-                        continue
-                    far = row[far_at]
-                    if looped and far == near:
-                        continue  # a self loop, counted leaving
-                    cached = far if one_rel is not None else (far, rel)
-                    key = keys.get(cached, _UNSEEN)
-                    if key is _UNSEEN:
-                        far_row = node_rows.get(far)
-                        key = keys[cached] = None if far_row is None else (rel, tuple(far_row[3]))
-                    if key is not None:
-                        tally[key] = tally.get(key, 0) + 1
-            if tally:
-                out[near] = tally
-        return out
+        this edge view and the node view ``nodes``: each node's tally of its edges
+        (:mod:`.neighbour_tallies`), no edge walked once they are counted."""
+        assert self.ends is not None and self.tallies is not None
+        return self.tallies.counts(self.ends, nodes.by_id, ids, sides, rels)
+
+    def far_nodes_changed(self, node_ids: Iterable[str]) -> None:
+        """Nodes were added, changed or dropped: the tallies of the nodes at the far end of
+        their edges are counted again (they count by the far node's labels)."""
+        if self.ends is None or self.tallies is None:
+            return
+        stale = self.tallies.stale
+        for node in node_ids:
+            stale(row[3] for row in self.ends[2].get(node, {}).values())
+            stale(row[2] for row in self.ends[3].get(node, {}).values())
 
     def scan(self, columns: ScanFilter, labels: frozenset[str] | None) -> list[Row]:
         """The current rows whose columns hold one of the values ``columns`` allows, and (nodes)
@@ -705,9 +690,15 @@ class CurrentRecords(Index):
         id's older row as it is added); a view grown past the limit is dropped. Under the lock."""
         if len(removed) + len(added) > RECENCY_EDITS:
             view.recency = None
+        gone = removed.tolist()
+        edges = self._views.get("edge") if kind == "node" else None
+        if edges is not None:  # the edges' tallies count by their far nodes' labels
+            edges.far_nodes_changed(
+                [*(row[1] for row in added), *(view.by_vid[v] for v in gone if v in view.by_vid)]
+            )
         for row in added:
             view.add(row)
-        view.remove_vids(removed.tolist())
+        view.remove_vids(gone)
         if len(view.by_id) > int(self._limit()):
             del self._views[kind]
             self._too_big.add(kind)

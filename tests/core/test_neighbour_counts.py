@@ -31,7 +31,7 @@ def fill(store: Store) -> None:
 
 def expected(reader: Store, ids: list[str], direction: str, rels: list[str] | None) -> dict:
     """The counts from the edges of each node, one at a time, and the far nodes' records."""
-    labels = {n.id: tuple(n.labels) for n in reader.get_nodes(IDS)}
+    labels = {n.id: tuple(n.labels) for n in reader.get_nodes([*IDS, "new"])}
     out = {}
     for near in ids:
         tally: Counter[tuple[str, tuple[str, ...]]] = Counter()
@@ -90,3 +90,27 @@ def test_bad_arguments_are_invalid_input(store: Store) -> None:
         with pytest.raises(InvalidInput, match="rels must be a list"):
             verb(["n1"], rels=7)  # type: ignore[arg-type]
     assert store.neighbour_counts([]) == {}
+
+
+def test_counts_kept_in_memory_follow_each_change(store: Store) -> None:
+    """Once counted, the in-memory tallies are right after each kind of change: a far node's
+    labels, an edge added, re-typed, moved to other ends and deleted, a node added and deleted."""
+
+    def check() -> None:
+        for direction, rels in CASES:
+            got = store.neighbour_counts(IDS + ["new"], direction=direction, rels=rels)  # type: ignore[arg-type]
+            assert got == expected(store, IDS + ["new"], direction, rels), (direction, rels)
+
+    check()  # counted
+    far = next(e.dst for e in store.edges_of(["n4"], direction="out") if e.dst != "n4")
+    store.upsert_nodes([Node(far, labels=("C",), name=far)])  # relabelled
+    check()
+    store.upsert_nodes([Node("new", labels=("A",), name="new")])
+    store.upsert_edges([Edge("x1", "new", "n4", "R"), Edge("x2", "n5", "n5", "S")])
+    check()
+    store.upsert_edges([Edge("x1", "new", "n4", "S"), Edge("e3", "n6", "new", "R")])
+    check()
+    store.delete_edges(["x2", "p1"])
+    check()
+    store.delete_nodes(["new"])
+    check()
