@@ -310,6 +310,17 @@ class Matcher:
             return False
         return self._start(clause.patterns[0], {}, _where_hints(clause.where)) == 0
 
+    def hops_twice_from_first_node(self, clause: Match) -> bool:
+        """Whether a first MATCH whose distinct rows alone count is walked two hops out as
+        sets of nodes (:meth:`_hop_twice`) from its first node, read first
+        (:mod:`.reach_columns`)."""
+        if not self._hoppable(clause):
+            return False
+        part, hints = clause.patterns[0], _where_hints(clause.where)
+        if self._start(part, {}, hints) != 0:
+            return False
+        return self._rel_start(part, {}, hints, self._node_rank(part, 0, {}, hints)) is None
+
     def _two_hop(self, clause: Match) -> bool:
         """Whether the clause's two relationships may be walked as sets of nodes, not by
         every path: ``MATCH (n {uuid: $u})-[:R]-(:Entity)-[:R]-(m) WHERE m.uuid <> n.uuid
@@ -319,7 +330,11 @@ class Matcher:
         sets lets the second relationship be the first; it then leads back to the start, which
         the WHERE must rule out (as :meth:`_reach`'s): the same pairs as paths repeating no
         relationship."""
-        if id(clause) not in self.distinct_after or clause.optional or len(clause.patterns) != 1:
+        return id(clause) in self.distinct_after and self._hoppable(clause)
+
+    def _hoppable(self, clause: Match) -> bool:
+        """:meth:`_two_hop` but for whether only distinct rows count."""
+        if clause.optional or len(clause.patterns) != 1:
             return False
         part = clause.patterns[0]
         if part.path_var is not None or len(part.rels) != 2:

@@ -33,7 +33,7 @@ from .columns import (
     wanted_map,
 )
 from .expressions import Row
-from .graph import Graph
+from .graph import BATCH, Graph
 from .limits import CHECK_EVERY, check_size
 from .matching import PATH_CHUNK, Matcher, growing_chunks
 from .rel_columns import (
@@ -50,6 +50,8 @@ from .syntax import Clause, Expr, MapOf, Match, RelPattern, names_in, swapped
 #: A name no variable has, for the unnamed relationship: the conjuncts of the WHERE that read
 #: no variable are left to the WHERE itself.
 _NO_REL = "\x00rel"
+#: The hidden name of a two-hop pattern's middle node (unnamed: none of its keys are read).
+_MIDDLE = "\x00middle"
 #: The nodes reached read in the walk's first chunk (the next ones double, up to PATH_CHUNK).
 _FIRST_CHUNK = 8
 
@@ -57,9 +59,11 @@ _FIRST_CHUNK = 8
 @dataclass
 class ReachPlan:
     start: Match  # the MATCH, as written
-    rel: RelPattern  # its variable-length relationship (unnamed, no map)
+    rel: RelPattern  # its variable-length relationship, or its first of two (unnamed, no map)
     near: End  # the node walked from (read first)
     far: End  # the nodes reached
+    middle: End | None  # two hops: the node between (unnamed, no map), with its second rel
+    second: RelPattern | None
     near_labels: list[str] | None  # the store labels the first node's scan reads
     node_columns: list[str]  # id, labels, then the fields the two nodes' keys read
     near_stage: list[tuple[Expr, Expr]]  # the WHERE's conjuncts on the first node alone
@@ -76,9 +80,10 @@ def reach_plan(clauses: list[Clause], matcher: Matcher, distinct: bool) -> Reach
         return None
     match, after = start
     part = match.patterns[0]
-    if not matcher.reaches_from_first_node(match):
+    hops = matcher.hops_twice_from_first_node(match)
+    if not hops and not matcher.reaches_from_first_node(match):
         return None  # (one variable-length relationship, unnamed, from 1; the start ruled out)
-    near, far, rel = part.nodes[0], part.nodes[1], part.rels[0]
+    near, far, rel = part.nodes[0], part.nodes[-1], part.rels[0]
     if rel.props is not None or near.var is None or far.var is None:
         return None
     for node in (near, far):
@@ -87,18 +92,17 @@ def reach_plan(clauses: list[Clause], matcher: Matcher, distinct: bool) -> Reach
     reads = prop_reads(match, after, [near.var, far.var])
     if reads is None:
         return None
-    ends = ends_of(
-        matcher,
-        [(near.var, near, keys_of(near.var, near, reads)), (far.var, far, keys_of(far.var, far, reads))],
-    )  # fmt: skip
+    named = [(near.var, near, keys_of(near.var, near, reads)), (far.var, far, keys_of(far.var, far, reads))]  # fmt: skip
+    ends = ends_of(matcher, [*named, (_MIDDLE, part.nodes[1], [])] if hops else named)
     if ends is None:
         return None
-    node_columns, (near_end, far_end) = ends
+    node_columns, (near_end, far_end, *middle) = ends
     by_id = hidden_reads(reads)
     where = match.where
     _, near_stage, _ = where_stages(where, by_id, _NO_REL, near.var)  # (its rel is unnamed)
     return ReachPlan(
-        match, rel, near_end, far_end, matcher.store_labels(near), node_columns, near_stage,
+        match, rel, near_end, far_end, middle[0] if hops else None,
+        part.rels[1] if hops else None, matcher.store_labels(near), node_columns, near_stage,
         None if where is None else swapped(where, by_id), projected(clauses, by_id),
     )  # fmt: skip
 
@@ -136,8 +140,15 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
             held = nodes.passing(plan.near, 0, node, near_checks)
             if held is not None:
                 starts.append((node, held))
-        if starts:
+        if not starts:
+            continue
+        if plan.middle is None:
             yield from _walk(plan, matcher, graph, nodes, starts, far_checks, test)
+        else:
+            middle_checks = nodes.checks(plan.middle, [], [], params)
+            yield from _hop_twice(
+                plan, matcher, graph, nodes, starts, (middle_checks, far_checks), test
+            )
 
 
 def _walk(
@@ -200,3 +211,65 @@ def _walk(
                     yield out
         nodes.read([other for _, other in grown])
         paths = [(i, other) for i, other in grown if nodes.known[other] is not None]
+
+
+def _hop_twice(
+    plan: ReachPlan,
+    matcher: Matcher,
+    graph: Graph,
+    nodes: NodeColumns,
+    starts: list[tuple[str, Row]],
+    checks: tuple[Checks, Checks],
+    test: Callable[[Row], Any] | None,
+) -> Iterator[list[Row]]:
+    """The rows of the nodes two hops out from each of ``starts`` (``Matcher._hop_twice``'s
+    sets, by ids alone, in its order): the middle nodes the first relationship reaches that
+    fit the middle pattern, then the nodes their second reaches, each once per start."""
+    assert plan.middle is not None and plan.second is not None
+    check = matcher.ev.deadline.check
+    middle_checks, far_checks = checks
+    firsts = _others(matcher, graph, plan.rel, [at for at, _ in starts])
+    middles = list(dict.fromkeys(m for at, _ in starts for m in firsts[at]))
+    nodes.read(middles)
+    fitting = {m for m in middles if nodes.passing(plan.middle, 2, m, middle_checks) is not None}
+    seconds = _others(matcher, graph, plan.second, [m for m in middles if m in fitting])
+    size = _FIRST_CHUNK
+    for i, (at, _) in enumerate(starts):
+        reached: dict[str, None] = {}
+        for middle in firsts[at]:
+            if middle in fitting:  # (a dense graph: a middle node's ends may be many)
+                check()
+                reached.update(dict.fromkeys(seconds[middle]))
+                check_size(len(reached))
+        far = list(reached)
+        start = 0
+        while start < len(far):
+            chunk = far[start : start + size]
+            start += size
+            size = min(size * 2, PATH_CHUNK)
+            nodes.read(chunk)
+            out = []
+            for other in chunk:
+                held = nodes.passing(plan.far, 1, other, far_checks)
+                if held is not None:
+                    row = starts[i][1] | held
+                    if test is None or test(row):
+                        out.append(row)
+            if out:
+                yield out
+
+
+def _others(
+    matcher: Matcher, graph: Graph, rel: RelPattern, ids: list[str]
+) -> dict[str, list[str]]:
+    """For each node id, the other end of each of its relationships that ``rel`` admits (its
+    types, in its direction), by their ends alone (``Matcher._neighbours``)."""
+    wanted = set(rel.types)
+    types = graph.shape.store_rels(rel.types) if rel.types else None
+    out: dict[str, list[str]] = {}
+    for start in range(0, len(ids), BATCH):  # a deadline check per read
+        matcher.ev.deadline.check()
+        ends = graph.ends(ids[start : start + BATCH], rel.direction, types)
+        for i, found in ends.items():
+            out[i] = [o for _, r, o in found if not wanted or graph.rel_type_of(r) in wanted]
+    return out

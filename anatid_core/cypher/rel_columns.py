@@ -416,10 +416,10 @@ class NodeColumns:
         self.graph = graph
         self.columns = columns
         self.known: dict[str, tuple[Any, ...] | None] = {}
-        #: Per side (the near end, the far end): whether a stored label set fits its pattern,
+        #: Per side (the near end, the far end, a two-hop's middle node): whether a stored label set fits its pattern,
         #: and what each node passing its checks holds (None: it does not pass).
-        self.fits: tuple[dict[tuple[str, ...], bool], ...] = ({}, {})
-        self.passed: tuple[dict[str, Row | None], ...] = ({}, {})
+        self.fits: tuple[dict[tuple[str, ...], bool], ...] = ({}, {}, {})
+        self.passed: tuple[dict[str, Row | None], ...] = ({}, {}, {})
 
     def read(self, ids: list[str]) -> None:
         """Read the tuples of those of ``ids`` not read yet (a node not there: None)."""

@@ -258,8 +258,14 @@ TWO_HOPS = [
     "MATCH (a {id: 'n2'})<-[]-(:A:B)-[:R]-(b:A) WHERE a <> b AND b.group = $g "
     "RETURN DISTINCT b.id AS id ORDER BY id DESC LIMIT 4",
     "MATCH (a {id: 'n1'})-[:R]-()-[:R]-(b) WHERE a <> b WITH DISTINCT b RETURN b.id",
+    "MATCH (a:A {group: $g})-[:R]-(:B)-[:S]-(b:A) WHERE a.id <> b.id AND b.name STARTS WITH 'n' "
+    "RETURN DISTINCT b.id ORDER BY b.id LIMIT 5",
+    "MATCH (a {id: 'n2'})-[:R|S]-(:A)-[]->(b {group: 'g1'}) WHERE b.id <> a.id "
+    "RETURN DISTINCT b.id, b.name LIMIT 3",
 ]
 REACH += TWO_HOPS
+#: (two hops read by their columns alone too)
+REACH_TAKEN += [TWO_HOPS[0], TWO_HOPS[2], TWO_HOPS[5], TWO_HOPS[6]]
 REACH_PAIRS = [
     (
         q,
@@ -825,6 +831,12 @@ def test_a_walk_reads_only_columns_where_it_reads_only_their_properties(
         "MATCH (a {id: 'n0'})-[*1..3]-(b) RETURN DISTINCT b.id",  # the start not ruled out
         "MATCH (a {id: 'n0'})-[*1..3]-(b {name: a.name}) WHERE b.id <> a.id RETURN DISTINCT b.id",
         "MATCH (a $map)-[*1..3]-(b) WHERE b.id <> a.id RETURN DISTINCT b.id",
+        TWO_HOPS[1],  # ``a <> b``
+        TWO_HOPS[4],  # ``WITH DISTINCT b``
+        "MATCH (a {id: 'n0'})-[:R]-(:A)-[:R]-(b) WHERE b.id <> a.id RETURN b.id",  # every path
+        "MATCH (a {id: 'n0'})-[:R]-(:A)-[:R]-(b) WHERE b.id <> a.id RETURN DISTINCT b",
+        "MATCH (a {id: 'n0'})-[:R]-(:A {group: 'g1'})-[:R]-(b) WHERE b.id <> a.id "
+        "RETURN DISTINCT b.id",  # a map on the middle node
     )
     check_plan_runs(filled, monkeypatch, "reach_column_rows", REACH_TAKEN, not_taken)
     # a value the store refuses narrows nothing: the start's map checked on every node
@@ -850,6 +862,11 @@ def test_a_walk_reads_only_columns_where_it_reads_only_their_properties(
 def test_two_hops_are_walked_as_sets_of_nodes(
     filled: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from anatid_core.cypher import engine, run
+
+    # the matcher's walk (the reach column plan reads some of them by columns: tested above)
+    monkeypatch.setattr(engine, "reach_plan", lambda clauses, matcher, distinct: None)
+    run.forget_parsed()
     walked = spy_on_matcher(monkeypatch, "_hop_twice", lambda part, batch: len(batch))
     for query in TWO_HOPS:
         walked.clear()
@@ -876,6 +893,7 @@ def test_two_hops_are_walked_as_sets_of_nodes(
     query = "MATCH (a {id: $g})-[:R]-()-[:R]-(b) RETURN DISTINCT b.id"
     assert ("n2",) in filled.cypher(query, {"g": "n2"}).rows
     assert ("n1",) not in filled.cypher(query, {"g": "n1"}).rows
+    run.forget_parsed()  # (no plan of this test's kept for a later one)
 
 
 def test_a_distinct_walk_over_a_dense_graph_answers(tmp_path: Path) -> None:
