@@ -14,6 +14,11 @@ the matcher's walk gives them, and walks by the relationships' ends (``Graph.end
 matcher does. A row per pair holds each ``x.key`` under a hidden name; the labels, the maps
 and the WHERE are checked on them, and the projection reads them in place of ``x.key``: the
 same rows, in the same order, with the same values as the matcher's.
+
+Two fixed hops the matcher walks as sets of nodes (``Matcher._hop_twice``: ``MATCH (n {uuid:
+$u})-[:R]-(:Entity)-[:R]-(m) WHERE m.uuid <> n.uuid RETURN DISTINCT m.uuid``, the middle node
+and the relationships unnamed) are read so too: the middle nodes' labels and the far nodes'
+columns by id.
 """
 
 from __future__ import annotations
@@ -199,14 +204,7 @@ def _walk(
                 chunk = longer[start : start + size]
                 start += size
                 size = min(size * 2, PATH_CHUNK)
-                nodes.read([other for _, other in chunk])
-                out = []
-                for i, other in chunk:
-                    held = nodes.passing(plan.far, 1, other, far_checks)
-                    if held is not None:
-                        row = starts[i][1] | held
-                        if test is None or test(row):
-                            out.append(row)
+                out = _rows_reached(plan, nodes, starts, chunk, far_checks, test)
                 if out:
                     yield out
         nodes.read([other for _, other in grown])
@@ -247,16 +245,30 @@ def _hop_twice(
             chunk = far[start : start + size]
             start += size
             size = min(size * 2, PATH_CHUNK)
-            nodes.read(chunk)
-            out = []
-            for other in chunk:
-                held = nodes.passing(plan.far, 1, other, far_checks)
-                if held is not None:
-                    row = starts[i][1] | held
-                    if test is None or test(row):
-                        out.append(row)
+            out = _rows_reached(plan, nodes, starts, [(i, o) for o in chunk], far_checks, test)
             if out:
                 yield out
+
+
+def _rows_reached(
+    plan: ReachPlan,
+    nodes: NodeColumns,
+    starts: list[tuple[str, Row]],
+    reached: list[tuple[int, str]],
+    far_checks: Checks,
+    test: Callable[[Row], Any] | None,
+) -> list[Row]:
+    """The rows of the ``(start, node reached)`` pairs whose node (read now) passes its
+    checks, and the pair the WHERE."""
+    nodes.read([other for _, other in reached])
+    out = []
+    for i, other in reached:
+        held = nodes.passing(plan.far, 1, other, far_checks)
+        if held is not None:
+            row = starts[i][1] | held
+            if test is None or test(row):
+                out.append(row)
+    return out
 
 
 def _others(
