@@ -247,10 +247,10 @@ class _KindView:
         #: The current rows of each part by id, for scans by group: a part is a group (nodes)
         #: or a group and a relationship type (edges: a query names both, as a rule). Built
         #: for every part at once on the first such scan (a pass over :meth:`in_id_order`);
-        #: then a part's order is dropped only when one of its rows changes (None: sorted again
-        #: on its next scan; a part with no rows has no key). A group's first scan sorted and filtered its rows: at 10k facts, a
-        #: third of the calls of a query rotating over ten groups (issue 42); after a write,
-        #: every group's (issue 43).
+        #: then a part's order is dropped only when one of its rows changes (None: sorted
+        #: again on its next scan; a part with no rows has no key). A group's first scan
+        #: sorted and filtered its rows: at 10k facts, a third of the calls of a query
+        #: rotating over ten groups (issue 42); after a write, every group's (issue 43).
         self._part_orders: dict[Any, list[Row] | None] | None = None
         #: The answers of recent scans (:meth:`scan`), dropped at any change.
         self._scans: dict[tuple[ScanFilter, frozenset[str] | None], list[Row]] = {}
@@ -453,7 +453,7 @@ class _KindView:
             parts = [(g, r) for g in groups for r in allowed[_REL]]
             held = (self._group_at, _REL)
         else:  # every type's part of each group
-            parts = [p for p in self._orders() if p[0] in groups]
+            parts = [p for p in list(self._orders()) if p[0] in groups]  # (a copy: see pop)
             held = (self._group_at,)
         if len(parts) == 1:
             return self.part_order(parts[0]), held, True
@@ -463,14 +463,14 @@ class _KindView:
         """Every part's order, built at once from the rows in id order when missing."""
         orders = self._part_orders
         if orders is None:
-            orders = self._part_orders = {}
-            part = self._part
+            orders, part = {}, self._part
             for row in self.in_id_order():
                 held = orders.get(part(row))
                 if held is None:
                     orders[part(row)] = [row]
                 else:
                     held.append(row)
+            self._part_orders = orders  # whole: another reader may be scanning meanwhile
         return orders
 
     def part_order(self, part: Any) -> list[Row]:
@@ -486,8 +486,8 @@ class _KindView:
             )
             if found:
                 orders[part] = found
-            else:
-                del orders[part]
+            else:  # (pop: two readers may sort it at once)
+                orders.pop(part, None)
         return found
 
     def in_id_order(self) -> list[Row]:

@@ -81,8 +81,8 @@ class NeighbourTallies:
                 tally = self._count_one(ends, nodes, near)
                 if tally:
                     of[near] = tally
-                else:
-                    del of[near]
+                else:  # (pop: two readers may count it at once)
+                    of.pop(near, None)
             if not tally or tally is _UNCOUNTED:
                 continue
             got: dict[tuple[str, tuple[str, ...]], int] = {}

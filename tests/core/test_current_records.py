@@ -629,3 +629,35 @@ def test_scans_by_column_come_from_memory_and_others_from_sql(
     assert queries == []
     assert [n.id for n in store.find_nodes(where=[[Cond("props.i", ">", 2)]])] == ["n3", "n4"]
     assert queries  # props: SQL
+
+
+def test_readers_scanning_groups_at_once_see_every_row(tmp_path: Path) -> None:
+    """Threads scanning by group while the view builds its orders (and counting patterns while
+    it counts its tallies) each get the whole answer, never a part built halfway."""
+    import threading
+
+    with Store.open(tmp_path / "many.duckdb") as s:
+        groups = ["a", "b", "c", "d"]
+        s.upsert_nodes(
+            [Node(f"{g}{i:05}", group=g, labels=("Entity",)) for g in groups for i in range(3000)]
+        )
+        s.upsert_edges(
+            [Edge(f"e{g}{i}", f"{g}{i:05}", f"{g}{i + 1:05}", "R", group=g) for g in groups for i in range(2999)]
+        )  # fmt: skip
+        ids = {g: [f"{g}{i:05}" for i in range(3000)] for g in groups}
+        for _ in range(10):
+            s.indexes.current.forget()  # every view, order and tally built again
+            got: dict[str, object] = {}
+
+            def scan(g: str, got: dict[str, object] = got) -> None:
+                nodes = [n.id for n in s.find_nodes(groups=[g])]
+                edges = len(s.find_edges(groups=[g], rels=["R"]))
+                counts = s.neighbour_counts(ids[g][:50], rels=["R"])
+                got[g] = (nodes, edges, sum(sum(c.values()) for c in counts.values()))
+
+            threads = [threading.Thread(target=scan, args=(g,)) for g in groups]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert got == {g: (ids[g], 2999, 99) for g in groups}
