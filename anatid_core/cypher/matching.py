@@ -1101,12 +1101,12 @@ class Matcher:
         near, middle, far = part.nodes
         graph = self.graph
         starts = [_node_of(p, near).id for p in batch]
-        firsts = self._neighbours(part.rels[0], list(dict.fromkeys(starts)))
+        firsts = self.neighbours(part.rels[0], list(dict.fromkeys(starts)))
         middles = list(dict.fromkeys(m for s in starts for m in firsts[s]))
         refs = [graph.node(m) for m in middles]
         graph.load()
         fitting = {ref.id for ref in refs if self.node_fits(middle, ref, {})}
-        seconds = self._neighbours(part.rels[1], [m for m in middles if m in fitting])
+        seconds = self.neighbours(part.rels[1], [m for m in middles if m in fitting])
         far_name, grown = _name(far), []
         check = self.ev.deadline.check
         for p, start in zip(batch, starts, strict=True):
@@ -1120,13 +1120,16 @@ class Matcher:
         graph.load()
         return [p for p in grown if self.node_fits(far, p.row[far_name], p.row)]
 
-    def _neighbours(self, rel: RelPattern, ids: list[str]) -> dict[str, list[str]]:
+    def neighbours(self, rel: RelPattern, ids: list[str]) -> dict[str, list[str]]:
         """For each node id, the other end of each of its relationships that ``rel`` admits
-        (its types, in its direction), by their ends alone."""
+        (its types, in its direction), by their ends alone. The ends are read PATH_CHUNK
+        nodes at a time, a deadline check between (over a complete graph of 500 nodes, one
+        read of 2,000 nodes' ends ran 0.2 s past a deadline); a node's ends come in the same
+        order from any read (by relationship id)."""
         wanted, type_of, out = set(rel.types), self.graph.rel_type_of, {}
-        for start in range(0, len(ids), BATCH):  # a deadline check per read
+        for start in range(0, len(ids), PATH_CHUNK):
             self.ev.deadline.check()
-            ends = self.graph.ends(ids[start : start + BATCH], rel.direction, self._rels(rel))
+            ends = self.graph.ends(ids[start : start + PATH_CHUNK], rel.direction, self._rels(rel))
             for i, found in ends.items():
                 out[i] = [o for _, r, o in found if not wanted or type_of(r) in wanted]
         return out

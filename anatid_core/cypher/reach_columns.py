@@ -151,9 +151,7 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
             yield from _walk(plan, matcher, graph, nodes, starts, far_checks, test)
         else:
             middle_checks = nodes.checks(plan.middle, [], [], params)
-            yield from _hop_twice(
-                plan, matcher, graph, nodes, starts, (middle_checks, far_checks), test
-            )
+            yield from _hop_twice(plan, matcher, nodes, starts, (middle_checks, far_checks), test)
 
 
 def _walk(
@@ -214,7 +212,6 @@ def _walk(
 def _hop_twice(
     plan: ReachPlan,
     matcher: Matcher,
-    graph: Graph,
     nodes: NodeColumns,
     starts: list[tuple[str, Row]],
     checks: tuple[Checks, Checks],
@@ -226,11 +223,11 @@ def _hop_twice(
     assert plan.middle is not None and plan.second is not None
     check = matcher.ev.deadline.check
     middle_checks, far_checks = checks
-    firsts = _others(matcher, graph, plan.rel, [at for at, _ in starts])
+    firsts = matcher.neighbours(plan.rel, [at for at, _ in starts])
     middles = list(dict.fromkeys(m for at, _ in starts for m in firsts[at]))
     nodes.read(middles)
     fitting = {m for m in middles if nodes.passing(plan.middle, 2, m, middle_checks) is not None}
-    seconds = _others(matcher, graph, plan.second, [m for m in middles if m in fitting])
+    seconds = matcher.neighbours(plan.second, [m for m in middles if m in fitting])
     size = _FIRST_CHUNK
     for i, (at, _) in enumerate(starts):
         reached: dict[str, None] = {}
@@ -268,23 +265,4 @@ def _rows_reached(
             row = starts[i][1] | held
             if test is None or test(row):
                 out.append(row)
-    return out
-
-
-def _others(
-    matcher: Matcher, graph: Graph, rel: RelPattern, ids: list[str]
-) -> dict[str, list[str]]:
-    """For each node id, the other end of each of its relationships that ``rel`` admits (its
-    types, in its direction), by their ends alone (``Matcher._neighbours``)."""
-    wanted = set(rel.types)
-    types = graph.shape.store_rels(rel.types) if rel.types else None
-    out: dict[str, list[str]] = {}
-    # a deadline check per read of PATH_CHUNK nodes' ends (of a complete graph of 500 nodes,
-    # a read of 2,000 middle nodes' ends ran 0.2 s past a deadline); a node's ends come in
-    # the same order from any read (by relationship id)
-    for start in range(0, len(ids), PATH_CHUNK):
-        matcher.ev.deadline.check()
-        ends = graph.ends(ids[start : start + PATH_CHUNK], rel.direction, types)
-        for i, found in ends.items():
-            out[i] = [o for _, r, o in found if not wanted or graph.rel_type_of(r) in wanted]
     return out

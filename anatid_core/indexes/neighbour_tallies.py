@@ -100,23 +100,13 @@ class NeighbourTallies:
     def _count_all(
         self, ends: Mapping[int, Mapping[str, Mapping[str, Row]]], nodes: Mapping[str, Row]
     ) -> dict[str, Tally | None]:
-        """Every node's tally, in one pass over the edges (each is once at its source)."""
-        counted: dict[str, dict[TallyKey, int]] = {}
-        for src, edges in ends[_SRC].items():
-            src_row = nodes.get(src)
-            for row in edges.values():
-                dst = row[_DST]
-                loop = dst == src
-                dst_row = nodes.get(dst)
-                if dst_row is not None:
-                    at = counted.setdefault(src, {})
-                    key = (_SRC, row[_REL], tuple(dst_row[_LABELS] or ()), loop)
-                    at[key] = at.get(key, 0) + 1
-                if src_row is not None:
-                    at = counted.setdefault(dst, {})
-                    key = (_DST, row[_REL], tuple(src_row[_LABELS] or ()), loop)
-                    at[key] = at.get(key, 0) + 1
-        return {node: self._shared(tally) for node, tally in counted.items()}
+        """Every node's tally (a node with none left out)."""
+        out: dict[str, Tally | None] = {}
+        for near in dict.fromkeys([*ends[_SRC], *ends[_DST]]):
+            tally = self._count_one(ends, nodes, near)
+            if tally:
+                out[near] = tally
+        return out
 
     def _count_one(
         self,
