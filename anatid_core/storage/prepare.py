@@ -9,7 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ..base.codec import check_id, check_text, encode_props, gc_paused, opt_micros
+from ..base.codec import (
+    MAX_ID_LENGTH,
+    all_fine,
+    check_id,
+    check_text,
+    encode_props,
+    gc_paused,
+    opt_micros,
+)
 from ..base.errors import InvalidInput
 from ..base.identifiers import check_group, check_space
 from ..base.model import DEFAULT_SPACE, Edge, Item, Kind, Node
@@ -63,7 +71,41 @@ def prepare(item: Item, kind: Kind, index: int) -> Prepared:
         raise InvalidInput(
             f"{kind} #{index} is a {type(item).__name__}, expected {expected.__name__}"
         )
-    what = f"{kind} {item.id!r:.60}" if isinstance(item.id, str) else f"{kind} #{index}"
+    if isinstance(item, Edge):
+        key: tuple[Any, ...] = (item.src, item.dst, item.rel)
+        labels_listed = True
+    else:
+        labels_listed = type(item.labels) in (tuple, list)  # a str's letters are no labels
+        key = tuple(item.labels) if labels_listed else ()
+    ids = (item.id, item.space, *key)
+    texts = (item.group, item.name, item.text)
+    if not (labels_listed and all_fine(texts, ids) and len(item.group) <= MAX_ID_LENGTH):
+        key = _checked(item, kind, index)  # raises, with the message of the first check failing
+    props = encode_props(item.props)
+    vf = vt = None
+    if item.valid_from is not None or item.valid_to is not None:
+        vf, vt = _validity(item, _what(item, kind, index))
+    vector = None
+    if item.embedding is not None:
+        vector = as_vector(item.embedding, what=f"{_what(item, kind, index)} embedding")
+    doc_len, terms = document_terms(item.name, item.text)
+    # A record without a vector keeps no space (the space names the vector's table), so its
+    # hash must not depend on one: a record read back (an import, a restore) says "default"
+    # where the host that saved it said "name", and re-saving it unchanged must write nothing.
+    space = item.space if vector is not None else DEFAULT_SPACE
+    chash = _hash((item.id, item.group, key, item.name, item.text, props, space, vf, vt), vector)
+    return Prepared(item, props, vf, vt, doc_len, dict(terms), vector, chash)
+
+
+def _what(item: Item, kind: Kind, index: int) -> str:
+    """How an error names the record: by its id when it has one."""
+    return f"{kind} {item.id!r:.60}" if isinstance(item.id, str) else f"{kind} #{index}"
+
+
+def _checked(item: Item, kind: Kind, index: int) -> tuple[Any, ...]:
+    """Every name of ``item`` checked one by one, each failure with its own message (the path
+    of a record :func:`all_fine` did not pass); the record's key when all pass."""
+    what = _what(item, kind, index)
     check_id(item.id, what=f"{kind} #{index} id")
     check_group(item.group, what=f"{what} group")
     check_text(item.name, what=f"{what} name")
@@ -73,14 +115,15 @@ def prepare(item: Item, kind: Kind, index: int) -> Prepared:
         check_id(item.src, what=f"{what} src")
         check_id(item.dst, what=f"{what} dst")
         check_id(item.rel, what=f"{what} rel")
-        key: tuple[Any, ...] = (item.src, item.dst, item.rel)
-    else:
-        if isinstance(item.labels, str):
-            raise InvalidInput(f"{what} labels must be a list of strings, not one string")
-        for label in item.labels:
-            check_id(label, what=f"{what} label")
-        key = tuple(item.labels)
-    props = encode_props(item.props)
+        return (item.src, item.dst, item.rel)
+    if isinstance(item.labels, str):
+        raise InvalidInput(f"{what} labels must be a list of strings, not one string")
+    for label in item.labels:
+        check_id(label, what=f"{what} label")
+    return tuple(item.labels)
+
+
+def _validity(item: Item, what: str) -> tuple[int | None, int | None]:
     vf = opt_micros(item.valid_from, what=f"{what} valid_from")
     vt = opt_micros(item.valid_to, what=f"{what} valid_to")
     if vf is not None and vt is not None and vt < vf:
@@ -88,14 +131,7 @@ def prepare(item: Item, kind: Kind, index: int) -> Prepared:
             f"{what} has valid_to ({item.valid_to}) before valid_from ({item.valid_from}); "
             "a validity interval must not end before it starts"
         )
-    vector = None if item.embedding is None else as_vector(item.embedding, what=f"{what} embedding")
-    doc_len, terms = document_terms(item.name, item.text)
-    # A record without a vector keeps no space (the space names the vector's table), so its
-    # hash must not depend on one: a record read back (an import, a restore) says "default"
-    # where the host that saved it said "name", and re-saving it unchanged must write nothing.
-    space = item.space if vector is not None else DEFAULT_SPACE
-    chash = _hash((item.id, item.group, key, item.name, item.text, props, space, vf, vt), vector)
-    return Prepared(item, props, vf, vt, doc_len, dict(terms), vector, chash)
+    return vf, vt
 
 
 def prepare_all(items: Iterable[Item], kind: Kind) -> list[Prepared]:

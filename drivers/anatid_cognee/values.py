@@ -104,6 +104,8 @@ def storable(value: Any) -> Any:
     kind = type(value)
     if kind in _AS_IS:  # most values: one set lookup instead of several isinstance
         return value
+    if kind is list:  # before the Mapping ABC check, which costs more than a short list
+        return [v if type(v) in _AS_IS else storable(v) for v in value]
     if kind is dict or isinstance(value, Mapping):  # a plain dict skips the ABC check
         return {(k if isinstance(k, str) else _json_key(k)): storable(v) for k, v in value.items()}
     if isinstance(value, Decimal):
