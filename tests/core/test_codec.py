@@ -140,3 +140,29 @@ def test_refused_values_keep_their_path_in_the_message():
         cursor["d"] = {}
         cursor = cursor["d"]
     assert decode_props(encode_props(deep)) == deep
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        {"a": "\ud83d", "b": "\ude00"},  # halves of one pair, in two values: each one lone
+        {"\ud83d": 1, "\ude00": 2},  # ... in two keys
+        {"k": ["ok", "\ud83d", "\ude00"]},  # ... in a list's items
+        {"k": ("ok", "nul\x00")},
+        {"ok": 1, "n\x00": 2},
+    ],
+)
+def test_each_refused_text_is_found_among_many(props):
+    """The encoder checks a container's strings joined in one pass: a NUL or a lone surrogate
+    in any one of them, even two halves of a pair side by side, is still refused."""
+    with pytest.raises(InvalidInput):
+        encode_props(props)
+
+
+def test_encoding_leaves_the_callers_values_as_they_were():
+    when = datetime(2021, 5, 1, tzinfo=timezone.utc)
+    props = {"plain": {"a": [1, "x"]}, "nested": {"when": when, "list": [when]}}
+    copy = {"plain": {"a": [1, "x"]}, "nested": {"when": when, "list": [when]}}
+    text = encode_props(props)
+    assert props == copy and type(props["nested"]["when"]) is datetime
+    assert decode_props(text) == copy

@@ -229,3 +229,21 @@ def test_bulk_upsert_of_thousands_in_one_call(store: Store) -> None:
     assert (result.written, result.unchanged) == (1500, 1500)
     assert store.count_nodes() == 3000
     assert store.check() == []
+
+
+@pytest.mark.parametrize(
+    "node, field",
+    [
+        (Node("n", name="\ud83d", text="\ude00"), "name"),  # a pair's halves, in two fields
+        (Node("n", labels=("A", "B\x00")), "label"),
+        (Node("n", labels=("A", "")), "label"),
+        (Node("n", group="g" * 1025), "group"),
+        (Node("n", labels=["A", 3]), "label"),  # type: ignore[list-item]
+    ],
+)
+def test_a_bad_name_among_good_ones_is_named_in_the_error(store, node, field):
+    """A record's names are checked in one pass when all are fine; a bad one among them still
+    gets its own message, and nothing is written."""
+    with pytest.raises(InvalidInput, match=field):
+        store.upsert_nodes([Node("ok"), node])
+    assert store.get_node("ok") is None
