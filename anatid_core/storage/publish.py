@@ -12,8 +12,28 @@ store before a transaction or after it, never in between.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
+from types import TracebackType
+
+
+class _ReadHold(AbstractContextManager[None]):
+    """A read hold of a :class:`PublishLock` (one object per lock: the state is the lock's)."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock: PublishLock) -> None:
+        self._lock = lock
+
+    def __enter__(self) -> None:
+        self._lock._enter_read()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._lock._leave_read()
 
 
 class PublishLock:
@@ -25,30 +45,36 @@ class PublishLock:
         self._writing = False
         self._writers_waiting = 0
         self._local = threading.local()
+        self._read_hold = _ReadHold(self)
 
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        depth = getattr(self._local, "depth", 0)
+    def reading(self) -> AbstractContextManager[None]:
+        """Hold the lock for reading: ``with lock.reading(): ...``. A plain object, not a
+        generator: every read of the in-memory records takes it, several per Cypher query,
+        and a generator's context manager cost more than the lock (issue 42)."""
+        return self._read_hold
+
+    def _enter_read(self) -> None:
+        local = self._local
+        depth = getattr(local, "depth", 0)
         if depth:  # this thread already reads: a nested read must not queue behind a writer
-            self._local.depth = depth + 1
-            try:
-                yield
-            finally:
-                self._local.depth -= 1
+            local.depth = depth + 1
             return
         with self._cond:
             while self._writing or self._writers_waiting:
                 self._cond.wait()
             self._readers += 1
-        self._local.depth = 1
-        try:
-            yield
-        finally:
-            self._local.depth = 0
-            with self._cond:
-                self._readers -= 1
-                if self._readers == 0:
-                    self._cond.notify_all()
+        local.depth = 1
+
+    def _leave_read(self) -> None:
+        local = self._local
+        if local.depth > 1:
+            local.depth -= 1
+            return
+        local.depth = 0
+        with self._cond:
+            self._readers -= 1
+            if self._readers == 0:
+                self._cond.notify_all()
 
     def acquire_write(self) -> None:
         with self._cond:

@@ -21,6 +21,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 import duckdb
@@ -56,6 +57,28 @@ class WouldWait(Exception):
     the usual way (on a worker thread)."""
 
 
+class _TurnHold(AbstractContextManager[None]):
+    """A turn of a :class:`FileTurns` (two objects per file, waiting or not: the state is the
+    file's and the thread's)."""
+
+    __slots__ = ("_turns", "_wait")
+
+    def __init__(self, turns: FileTurns, wait: bool) -> None:
+        self._turns = turns
+        self._wait = wait
+
+    def __enter__(self) -> None:
+        self._turns._begin_turn(self._wait)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._turns._end_turn()
+
+
 class FileTurns:
     """Runs operations while this process holds the file; hands it over between them."""
 
@@ -73,6 +96,7 @@ class FileTurns:
         self._catch_up = catch_up
         self._cond = threading.Condition(threading.Lock())
         self._local = threading.local()
+        self._holds = {True: _TurnHold(self, True), False: _TurnHold(self, False)}
         self._active = 0  # operations in flight (outermost turns)
         self._busy = False  # a thread is handing the file over or taking it back
         self._wanted = False  # another process waits: drain, then hand over
@@ -90,28 +114,31 @@ class FileTurns:
 
     # ------------------------------------------------------------------ operations
 
-    @contextmanager
-    def turn(self, wait: bool = True) -> Iterator[None]:
+    def turn(self, wait: bool = True) -> AbstractContextManager[None]:
         """Hold the file for one operation (taking it back first if it was handed over).
         ``wait=False``: only if this process holds it and nothing is to wait for, else
-        :class:`WouldWait`."""
-        depth = getattr(self._local, "depth", 0)
+        :class:`WouldWait`. A plain object, not a generator: every verb takes a turn, and a
+        generator's context manager cost as much as the turn (issue 42)."""
+        return self._holds[wait]
+
+    def _begin_turn(self, wait: bool) -> None:
+        local = self._local
+        depth = getattr(local, "depth", 0)
         if depth:
-            self._local.depth = depth + 1
-            try:
-                yield
-            finally:
-                self._local.depth -= 1
+            local.depth = depth + 1
             return
         self._enter(wait)
-        self._local.depth = 1
-        self._local.holding = True
-        try:
-            yield
-        finally:
-            self._local.depth = 0
-            if self._local.holding:  # False: a pause() left and could not take the file back
-                self._leave()
+        local.depth = 1
+        local.holding = True
+
+    def _end_turn(self) -> None:
+        local = self._local
+        if local.depth > 1:
+            local.depth -= 1
+            return
+        local.depth = 0
+        if local.holding:  # False: a pause() left and could not take the file back
+            self._leave()
 
     def _enter(self, wait: bool = True) -> None:
         with self._cond:
