@@ -22,6 +22,7 @@ import math
 import os
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 from ..base.errors import CypherLimitExceeded, CypherTimeout, InvalidInput
 
@@ -128,12 +129,19 @@ class Deadline:
             self.next_pause = now + PAUSE_EVERY
             self.pause()
         if now > self.at:
-            raise CypherTimeout(
-                f"the Cypher query ran past its deadline of {self.seconds:g} s and was stopped "
-                f"(nothing was written): narrow it, or give it more time with timeout= "
-                f"(Store.cypher), the driver's cypher_timeout or {TIMEOUT_ENV}",
-                seconds=self.seconds,
-            )
+            self.expire()
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline (0 once past)."""
+        return max(0.0, self.at - time.monotonic())
+
+    def expire(self) -> NoReturn:
+        raise CypherTimeout(
+            f"the Cypher query ran past its deadline of {self.seconds:g} s and was stopped "
+            f"(nothing was written): narrow it, or give it more time with timeout= "
+            f"(Store.cypher), the driver's cypher_timeout or {TIMEOUT_ENV}",
+            seconds=self.seconds,
+        )
 
 
 def unbounded() -> Deadline:

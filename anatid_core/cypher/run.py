@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.codec import gc_paused
+from ..base.deadlines import running_until
 from ..base.errors import CypherLimitExceeded, InvalidInput
 from .engine import CypherResult, Engine, Pause
 from .limits import LIMITS, Deadline, timeout_seconds
@@ -106,7 +107,9 @@ def run_prepared(
         # (millions of objects at 100k facts) each pass of the cycle collector they trigger
         # cost more than the query (issue 42: a third of a filtered LIMIT 10 at 100k facts).
         # The collector runs as before afterwards.
-        with gc_paused():
+        # Under its deadline too is what the reads set off (the first read of a kind builds
+        # its in-memory records: base.deadlines).
+        with gc_paused(), running_until(deadline):
             try:
                 return engine.run(prepared.tree)
             finally:

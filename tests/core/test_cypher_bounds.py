@@ -4,6 +4,8 @@ No test asserts a wall-clock time: the bounds are made small so that each case i
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from anatid_core import (
@@ -282,3 +284,61 @@ def test_the_depth_bound_is_a_setting(store: Store, monkeypatch: pytest.MonkeyPa
     with pytest.raises(CypherLimitExceeded):
         store.cypher("RETURN $p", {"p": [[[[[[[[[[[[1]]]]]]]]]]]]})
     assert store.cypher("RETURN " + "(" * 8 + "1" + ")" * 8 + " AS x").rows == [(1,)]
+
+
+def test_a_first_query_waits_for_the_records_build_only_until_its_deadline(
+    file_store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """The first read of a kind builds its in-memory current records, work no loop of the
+    query sees (a few seconds at the records limit). Under a deadline it runs beside the
+    query, which raises CypherTimeout at its deadline; the build goes on, and serves the
+    next query. The build is held here until the first query has answered: built inline, the
+    query would wait for it past its deadline (the safety timer then lets it finish, and the
+    query answers instead of raising)."""
+    ring(file_store, 30)
+    current = file_store.indexes.current
+    current.forget()
+    release = threading.Event()
+    build = type(current)._build
+
+    def slow_build(self, kind, limit):
+        release.wait()
+        return build(self, kind, limit)
+
+    monkeypatch.setattr(type(current), "_build", slow_build)
+    safety = threading.Timer(10, release.set)
+    safety.start()
+    try:
+        with pytest.raises(CypherTimeout):
+            file_store.cypher("MATCH (n:Item)-[:NEXT]->(m) RETURN count(*) AS c", timeout=0.3)
+        assert not release.is_set()  # answered at its deadline, the build still held
+    finally:
+        release.set()
+        safety.cancel()
+    current.settle()  # the build went on beside
+    assert current.loaded("node") is not None or current.loaded("edge") is not None
+    got = file_store.cypher("MATCH (n:Item)-[:NEXT]->(m) RETURN count(*) AS c", timeout=5)
+    assert got.rows == [(30,)]
+
+
+def test_a_build_beside_a_query_hands_its_error_to_the_query(
+    file_store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """A build that fails beside the query fails the query, as one built inline did, and the
+    next read builds again."""
+    ring(file_store, 5)
+    current = file_store.indexes.current
+    current.forget()
+    build = type(current)._build
+    calls = []
+
+    def failing_once(self, kind, limit):
+        calls.append(kind)
+        if len(calls) == 1:
+            raise OSError("the disk went away")
+        return build(self, kind, limit)
+
+    monkeypatch.setattr(type(current), "_build", failing_once)
+    with pytest.raises(OSError, match="went away"):
+        file_store.cypher("MATCH (n:Item) RETURN count(*) AS c", timeout=5)
+    assert file_store.cypher("MATCH (n:Item) RETURN count(*) AS c", timeout=5).rows == [(5,)]
