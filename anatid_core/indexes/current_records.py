@@ -596,10 +596,10 @@ class CurrentRecords(Index):
             if pending is None:
                 pending = self._pending[kind] = Future()
                 threading.Thread(
-                    target=self._build_beside,
+                    target=self._run_build,
                     args=(kind, limit, pending),
                     name=f"anatid-current-{kind}s",
-                    daemon=True,  # (a build cannot outlive its store: close stops its query)
+                    daemon=True,  # (closing the store waits for it: settle)
                 ).start()
         try:
             return pending.result(timeout=deadline.remaining())
@@ -614,7 +614,8 @@ class CurrentRecords(Index):
             pending = list(self._pending.values())
         wait(pending, timeout=SETTLE_SECONDS)
 
-    def _build_beside(self, kind: Kind, limit: int, pending: Future[_KindView | None]) -> None:
+    def _run_build(self, kind: Kind, limit: int, pending: Future[_KindView | None]) -> None:
+        """The thread of a build beside a reader: its view, or its error, to ``pending``."""
         try:
             with self._connection.turn():  # its own: the reader's may end first
                 built = self._built(kind, limit)
