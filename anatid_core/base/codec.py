@@ -15,7 +15,7 @@ import json
 import math
 import re
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -274,43 +274,42 @@ def _encode_dict(value: dict[Any, Any]) -> dict[str, Any]:
     except TypeError:  # a key that is not a str
         raise _NotPlain from None
     _plain_text(keys)  # joined strings hold a NUL or a lone surrogate iff one of them does
-    out: dict[str, Any] | None = None
-    texts: list[str] = []
-    for key, item in value.items():
-        of = type(item)
-        if of is str:
-            texts.append(item)
-        elif not (item is None or of is int or of is bool):
-            encoded = _encode_fast(item)
-            if encoded is not item:
-                if out is None:
-                    out = dict(value)
-                out[key] = encoded
-    if texts:
-        _plain_text("".join(texts))
-    result = value if out is None else out
+    changed = _changed_values(value.items())
+    result = value if changed is None else {**value, **changed}
     if len(result) == 1 and next(iter(result)) in _TAGS:
         return {"$esc": result}
     return result
 
 
 def _encode_items(value: list[Any]) -> list[Any]:
-    """A list's encoding, checked as :func:`_encode_dict` checks a dict's values."""
-    out: list[Any] | None = None
+    """A list's encoding, its string items checked joined."""
+    changed = _changed_values(enumerate(value))
+    if changed is None:
+        return value
+    out = list(value)
+    for at, encoded in changed.items():
+        out[at] = encoded
+    return out
+
+
+def _changed_values(entries: Iterable[tuple[Any, Any]]) -> dict[Any, Any] | None:
+    """The encodings of the values of ``entries`` (key or position, value) that encoding
+    changes, by key (None: none changes); their strings are checked joined."""
+    changed: dict[Any, Any] | None = None
     texts: list[str] = []
-    for at, item in enumerate(value):
+    for at, item in entries:
         of = type(item)
         if of is str:
             texts.append(item)
         elif not (item is None or of is int or of is bool):
             encoded = _encode_fast(item)
             if encoded is not item:
-                if out is None:
-                    out = list(value)
-                out[at] = encoded
+                if changed is None:
+                    changed = {}
+                changed[at] = encoded
     if texts:
         _plain_text("".join(texts))
-    return value if out is None else out
+    return changed
 
 
 def encode_props(props: Mapping[str, Any] | None) -> str:

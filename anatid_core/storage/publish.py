@@ -13,27 +13,8 @@ from __future__ import annotations
 
 import threading
 from contextlib import AbstractContextManager
-from types import TracebackType
 
-
-class _ReadHold(AbstractContextManager[None]):
-    """A read hold of a :class:`PublishLock` (one object per lock: the state is the lock's)."""
-
-    __slots__ = ("_lock",)
-
-    def __init__(self, lock: PublishLock) -> None:
-        self._lock = lock
-
-    def __enter__(self) -> None:
-        self._lock._enter_read()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._lock._leave_read()
+from .holds import Hold
 
 
 class PublishLock:
@@ -45,7 +26,7 @@ class PublishLock:
         self._writing = False
         self._writers_waiting = 0
         self._local = threading.local()
-        self._read_hold = _ReadHold(self)
+        self._read_hold = Hold(self._enter_read, self._leave_read)
 
     def reading(self) -> AbstractContextManager[None]:
         """Hold the lock for reading: ``with lock.reading(): ...``. A plain object, not a

@@ -21,13 +21,13 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 import duckdb
 
 from ..base.errors import StoreLocked, UnsupportedOperation, WriteConflict
 from .dberrors import read_error
+from .holds import Hold
 from .lease import LEASE, Lease
 
 T = TypeVar("T")
@@ -57,28 +57,6 @@ class WouldWait(Exception):
     the usual way (on a worker thread)."""
 
 
-class _TurnHold(AbstractContextManager[None]):
-    """A turn of a :class:`FileTurns` (two objects per file, waiting or not: the state is the
-    file's and the thread's)."""
-
-    __slots__ = ("_turns", "_wait")
-
-    def __init__(self, turns: FileTurns, wait: bool) -> None:
-        self._turns = turns
-        self._wait = wait
-
-    def __enter__(self) -> None:
-        self._turns._begin_turn(self._wait)
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._turns._end_turn()
-
-
 class FileTurns:
     """Runs operations while this process holds the file; hands it over between them."""
 
@@ -96,7 +74,10 @@ class FileTurns:
         self._catch_up = catch_up
         self._cond = threading.Condition(threading.Lock())
         self._local = threading.local()
-        self._holds = {True: _TurnHold(self, True), False: _TurnHold(self, False)}
+        self._holds = {  # waiting for the file, or not (WouldWait)
+            wait: Hold(functools.partial(self._begin_turn, wait), self._end_turn)
+            for wait in (True, False)
+        }
         self._active = 0  # operations in flight (outermost turns)
         self._busy = False  # a thread is handing the file over or taking it back
         self._wanted = False  # another process waits: drain, then hand over
