@@ -146,7 +146,7 @@ def test_refused_values_keep_their_path_in_the_message():
     "props",
     [
         {"a": "\ud83d", "b": "\ude00"},  # halves of one pair, in two values: each one lone
-        {"\ud83d": 1, "\ude00": 2},  # ... in two keys
+        dict([("\ud83d", 1), ("\ude00", 2)]),  # ... in two keys
         {"k": ["ok", "\ud83d", "\ude00"]},  # ... in a list's items
         {"k": ("ok", "nul\x00")},
         {"ok": 1, "n\x00": 2},
