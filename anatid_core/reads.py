@@ -36,6 +36,7 @@ from .rank_fusion import (
     pool_size,
 )
 from .row_reads import RowReads
+from .storage.column_tuples import ColumnTuples, with_times
 from .storage.connection import Connection
 from .storage.embeddings import embedding_arrays_of, embeddings_of
 from .storage.filters import SqlFilter, order_sql, page_sql, record_filter
@@ -154,22 +155,6 @@ def _labels_as_tuples(found: list[tuple[Any, ...]], wanted: list[str]) -> list[t
     if not at:
         return found
     return [tuple(tuple(v or ()) if i in at else v for i, v in enumerate(t)) for t in found]
-
-
-def _with_times(found: list[tuple[Any, ...]], at: list[int]) -> list[tuple[Any, ...]]:
-    """``found`` with the microseconds at positions ``at`` as datetimes (null kept)."""
-    if len(at) == 1:  # (a generator per row was a third of a fact scan's columns)
-        i = at[0]
-        return [t if t[i] is None else (*t[:i], from_micros(t[i]), *t[i + 1 :]) for t in found]
-    out = []
-    for values in found:
-        if any(values[i] is not None for i in at):
-            changed = list(values)
-            for i in at:
-                changed[i] = from_micros(values[i])
-            values = tuple(changed)
-        out.append(values)
-    return out
 
 
 class _Pinnable(Protocol):
@@ -380,23 +365,35 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         built: from the in-memory current records where ``find_edges`` reads them, else one
         statement. Cypher's filtered scan of a group's facts built a record per relationship
         to read three of its columns (issue 42)."""
+        found = self.find_edge_columns_lazily(columns, rels=rels, where=where, limit=limit)
+        return found.built() if isinstance(found, ColumnTuples) else list(found)
+
+    def find_edge_columns_lazily(
+        self,
+        columns: Sequence[str],
+        *,
+        rels: Iterable[str] | None = None,
+        where: Where | None = None,
+        limit: int | None = None,
+    ) -> Sequence[tuple[Any, ...]]:
+        """:meth:`find_edge_columns`, each slice's tuples built as it is read where the
+        in-memory records answer (:class:`~anatid_core.storage.column_tuples.ColumnTuples`): a
+        Cypher scan reads its pages in chunks and stops at its LIMIT."""
         wanted = _checked_columns(columns, EDGE_COLUMNS)
         rels = _listed(rels)
         f = self._filter("edge", rels=rels, where=where)
         lists = dict.fromkeys(("id", "group", "name", "src", "dst"), None) | {"rel": rels}
         rows = self._scan_rows_from_memory("edge", lists, None, where, limit, 0)
-        if rows is not None:
-            get = operator.itemgetter(*(EDGE_COLUMNS[c][0] for c in wanted))
-            found = [get(row) for row in rows] if len(wanted) > 1 else [(get(r),) for r in rows]
-        else:
-            page, page_params = page_sql(limit, 0)
-            sql = (
-                f"SELECT {', '.join(EDGE_COLUMNS[c][1] for c in wanted)} FROM edges r "
-                f"WHERE {f.sql()} ORDER BY r.id{page}"
-            )
-            found = self._query(sql, [*f.params, *page_params])
         times = [i for i, c in enumerate(wanted) if c in _TIME_COLUMNS]
-        return _with_times(found, times) if times else found
+        if rows is not None:
+            return ColumnTuples(rows, [EDGE_COLUMNS[c][0] for c in wanted], times)
+        page, page_params = page_sql(limit, 0)
+        sql = (
+            f"SELECT {', '.join(EDGE_COLUMNS[c][1] for c in wanted)} FROM edges r "
+            f"WHERE {f.sql()} ORDER BY r.id{page}"
+        )
+        found = self._query(sql, [*f.params, *page_params])
+        return with_times(found, times) if times else found
 
     def _node_filters(
         self,

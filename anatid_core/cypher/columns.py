@@ -19,7 +19,7 @@ query runs as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -190,7 +190,7 @@ def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[li
     last: Any = None  # the last label set met and whether it fits (the in-memory rows share
     fit = False  # one tuple per set: mostly the same object row after row)
 
-    def scan(conds: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
+    def scan(conds: list[Cond]) -> Iterator[Sequence[tuple[Any, ...]]]:
         return graph.scan_node_columns(plan.labels, conds, plan.columns)
 
     for page, narrowed in narrowed_pages(scan, read.conds):
@@ -248,8 +248,8 @@ def _row_maker(names: list[str], id_name: str | None) -> Callable[[tuple[Any, ..
 
 
 def narrowed_pages(
-    scan: Callable[[list[Cond]], Iterator[list[tuple[Any, ...]]]], conds: list[Cond]
-) -> Iterator[tuple[list[tuple[Any, ...]], bool]]:
+    scan: Callable[[list[Cond]], Iterator[Sequence[tuple[Any, ...]]]], conds: list[Cond]
+) -> Iterator[tuple[Sequence[tuple[Any, ...]], bool]]:
     """The pages of ``scan(conds)``, each with whether ``conds`` narrowed it (as the
     matcher's ``_scan``: a value the store refuses is compared here, the scan narrowed by
     nothing)."""

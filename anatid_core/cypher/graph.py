@@ -306,7 +306,7 @@ class Graph:
 
     def scan_node_columns(
         self, labels: list[str] | None, conds: list[Cond], columns: list[str]
-    ) -> Iterator[list[tuple[Any, ...]]]:
+    ) -> Iterator[Sequence[tuple[Any, ...]]]:
         """Pages of the tuples of ``columns`` (``id`` first) of the nodes :meth:`scan_nodes`
         pages through, in the same order, no record read (``find_node_columns``; a lookup by
         id, as :meth:`scan_nodes`' is, ``get_node_columns``: the filters of a scan cost more
@@ -342,13 +342,14 @@ class Graph:
 
     def scan_rel_columns(
         self, rels: list[str] | None, conds: list[Cond], columns: list[str]
-    ) -> Iterator[list[tuple[Any, ...]]]:
+    ) -> Iterator[Sequence[tuple[Any, ...]]]:
         """Pages of the tuples of ``columns`` (``id`` first) of the relationships
         :meth:`scan_rels` pages through, in the same order, no record read
         (``find_edge_columns``)."""
 
-        def read(limit: int, after: str | None) -> list[tuple[Any, ...]]:
-            return self.target.find_edge_columns(
+        def read(limit: int, after: str | None) -> Sequence[tuple[Any, ...]]:
+            # built as read: the plan reads a page in chunks and stops at its LIMIT
+            return self.target.find_edge_columns_lazily(
                 columns, rels=rels, where=after_id(after, conds), limit=limit
             )
 
@@ -506,10 +507,10 @@ def _only_ids(conds: list[Cond]) -> list[str] | None:
 
 
 def paged(
-    read: Callable[[int, str | None], list[_Paged]],
+    read: Callable[[int, str | None], Sequence[_Paged]],
     id_of: Callable[[_Paged], str] = _record_id,
     sizes: tuple[int, ...] = SCAN_PAGES,
-) -> Iterator[list[_Paged]]:
+) -> Iterator[Sequence[_Paged]]:
     """The non-empty pages ``read(limit, after)`` gives, by ``sizes`` (the last repeated),
     until one comes back short. The reads are in id order (``id_of`` says an
     item's: a record's own by default) and each starts after the last id of the one before

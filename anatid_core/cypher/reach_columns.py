@@ -23,7 +23,7 @@ columns by id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,7 +131,7 @@ def reach_column_rows(plan: ReachPlan, matcher: Matcher, graph: Graph) -> Iterat
     far_checks = nodes.checks(plan.far, map_entries(plan.far.name, far_map), [], params)
     test = None if plan.where is None else truth(plan.where)
 
-    def scan(conds: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
+    def scan(conds: list[Cond]) -> Iterator[Sequence[tuple[Any, ...]]]:
         return graph.scan_node_columns(plan.near_labels, conds, plan.node_columns)
 
     for page, _ in narrowed_pages(scan, read.conds):

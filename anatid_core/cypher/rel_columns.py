@@ -25,7 +25,7 @@ near node before its far node is (as the matcher does); the whole WHERE is check
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -305,7 +305,7 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
     far_checks = nodes.checks(plan.far, far_map, [], params)
     rel_sure = sure([i for i, exact in rel_places.values() if exact])
 
-    def scan(narrowing: list[Cond]) -> Iterator[list[tuple[Any, ...]]]:
+    def scan(narrowing: list[Cond]) -> Iterator[Sequence[tuple[Any, ...]]]:
         return graph.scan_rel_columns(plan.rels, narrowing, plan.rel_columns)
 
     for page, narrowed in narrowed_pages(scan, conds):
@@ -370,7 +370,7 @@ def _entry_holds(name: str, value: Any) -> RowTest:
 
 def _rel_rows(
     graph: Graph,
-    chunk: list[tuple[Any, ...]],
+    chunk: Sequence[tuple[Any, ...]],
     plan: RelColumnPlan,
     names: list[str],
     is_sure: ColumnTest,

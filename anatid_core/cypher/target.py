@@ -93,14 +93,14 @@ class ReadTarget(Protocol):
         self, ids: Iterable[str], columns: Sequence[str]
     ) -> list[tuple[Any, ...]]: ...
 
-    def find_edge_columns(
+    def find_edge_columns_lazily(
         self,
         columns: Sequence[str],
         *,
         rels: Iterable[str] | None = None,
         where: Where | None = None,
         limit: int | None = None,
-    ) -> list[tuple[Any, ...]]: ...
+    ) -> Sequence[tuple[Any, ...]]: ...
 
     def rel_names(self) -> list[str]: ...
 

@@ -106,6 +106,14 @@ def test_edge_and_node_columns_are_those_of_the_records(
                 for e in found
             ]
             assert reader.find_edge_columns(columns, **filters) == expected, filters
+            # built as read: every slice, item and pass the tuples the list holds
+            lazy = reader.find_edge_columns_lazily(columns, **filters)
+            assert len(lazy) == len(expected) and list(lazy) == expected, filters
+            assert [lazy[i] for i in range(len(lazy))] == expected
+            assert lazy[1:4] == expected[1:4] and lazy[-1:] == expected[-1:]
+            assert [t for i in range(0, len(lazy), 3) for t in lazy[i : i + 3]] == expected
+            one = reader.find_edge_columns_lazily(["valid_to"], **filters)
+            assert list(one) == [(e.valid_to,) for e in found] and one[:2] == list(one)[:2]
         ids = ["n4", "n5", "zz", "n0", "n4", "n1"]
         nodes = reader.get_nodes(ids)
         assert reader.get_node_columns(ids, ["id", "labels", "name", "labels"]) == [
