@@ -295,3 +295,44 @@ def test_expand_equals_a_plain_bfs(pairs, seed, depth, direction) -> None:
             sub = store.expand([f"n{seed}"], depth=depth, direction=direction, **kwargs)
             assert dict(sub.distance) == dist
             assert {e.id for e in sub.edges} == found
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_column_reads_refuse_what_the_sql_filter_refuses(
+    store: Store, monkeypatch: pytest.MonkeyPatch, in_memory: bool
+) -> None:
+    """The column reads answered from the in-memory records skip building the SQL filter
+    when every name and value surely passes its checks (``_surely_fine``); every other
+    argument is checked by it first, so a bad one is refused as the SQL read refuses it, and
+    an odd but valid one (an empty group, a long text) answers as SQL does."""
+    from anatid_core import SETTINGS
+
+    if not in_memory:
+        monkeypatch.setitem(SETTINGS, "current_records_limit", 0)
+    store.upsert_nodes([Node("a", group="", labels=("A",)), Node("b", group="g", labels=("A",))])
+    store.upsert_edges([Edge("e1", "a", "b", "R", group=""), Edge("e2", "b", "a", "R", group="g")])
+    reads = (store.find_edge_columns, store.find_edge_columns_lazily, store.find_node_columns)
+    bad = [
+        {"where": [[Cond("group", "=", "g\x00")]]},
+        {"where": [[Cond("group", "in", ["g", "\ud800"])]]},
+        {"where": [[Cond("group", "=", 7)]]},
+        {"where": [[Cond("group", "in", "g")]]},
+        {"where": [[Cond("id", ">", "x" * 5_000)]]},
+        {"where": [[Cond("nope", "=", "g")]]},
+        {"where": [Cond("group", "=", "g")]},
+        {"limit": -1},
+    ]
+    for read in reads:
+        for filters in bad:
+            with pytest.raises(InvalidInput):
+                list(read(["id"], **filters))  # type: ignore[arg-type]
+    for filters in ({"rels": ["R\x00"]}, {"rels": "R"}):
+        with pytest.raises(InvalidInput):
+            store.find_edge_columns(["id"], **filters)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput):
+        store.find_node_columns(["id"], labels=["A\x00"])
+    empty_group = [[Cond("group", "=", "")]]
+    assert store.find_edge_columns(["id"], where=empty_group) == [("e1",)]
+    assert store.find_node_columns(["id"], where=empty_group) == [("a",)]
+    assert store.find_node_columns(["id"], where=[[Cond("name", "=", "n" * 5_000)]]) == []
+    assert list(store.find_edge_columns_lazily(["id"], rels=("R",), limit=1)) == [("e1",)]
