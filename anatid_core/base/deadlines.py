@@ -3,7 +3,7 @@
 A Cypher query checks its deadline in its own loops (:mod:`anatid_core.cypher.limits`), but
 one of its reads may set off work of the store's own that no loop of the query sees: the first
 read of a kind of record builds the in-memory current records of that kind (half a second at
-125,000 relationships, a few at the 500,000 of ``SETTINGS["current_records_limit"]``). Such
+125,000 relationships, a few at 500,000; past those, no read waits for it). Such
 work asks :func:`current_deadline`; under one, it runs beside the operation, which waits for
 it only until its deadline (issue 42: "none longer than its deadline"), and the work goes on
 to serve the operations after it.

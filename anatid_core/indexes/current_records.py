@@ -28,10 +28,13 @@ name index (:class:`NodeTags`), the rows of the last 64 label, group, name or re
 per 100k records, not measured). Bulk reads of plain props (Cognee's ``get_graph_data``) keep
 what they parsed per current version (:meth:`CurrentRecords.plain_props`): measured on Cognee's
 records, nothing beyond the rows for nodes (untagged props keep the row's own text) and 850 bytes
-per edge (scalar props kept parsed), 85 MB per 100k edges. The default limit (500,000 current
-records per kind) bounds it all at about 1.8 GB (measured: 186 MB more resident for the 125k
-edges of 100k Graphiti facts, 410 MB for the 300k edges of Cognee's 100k nodes);
-``SETTINGS['current_records_limit'] = 0`` turns it off.
+per edge (scalar props kept parsed), 85 MB per 100k edges (measured: 186 MB more resident for
+the 125k edges of 100k Graphiti facts, 410 MB for the 300k edges of Cognee's 100k nodes). The
+default limit is sized by the machine: both kinds at the limit take a quarter of its memory at
+most (:func:`~anatid_core.base.settings.records_limit`; 2.2M a kind on 24 GiB, where 1M nodes
+and 2M edges took 2.7 GB), never under 500,000 a kind; ``SETTINGS['current_records_limit'] =
+0`` turns it off. A kind past ``LOADED_AT_ONCE`` records loads beside its readers, SQL
+answering them until it is built.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import bisect
 import math
 import operator
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -524,8 +528,19 @@ class _KindView:
 
 
 #: How long closing waits for a build running beside a reader (a build at the records limit
-#: takes a few seconds).
+#: takes a few seconds; closing stops it at its next chunk).
 SETTLE_SECONDS = 60.0
+#: Most current records of a kind a read waits to load (a few seconds: the fixed records limit
+#: before it was sized by the machine); a bigger kind loads on a thread of its own while SQL
+#: answers its reads (1M nodes took 7.5 s, 2M edges 10.4 s: the read that asked waited).
+LOADED_AT_ONCE = 500_000
+#: Rows a build beside readers adds between two yields of the interpreter: reads by SQL meanwhile
+#: took 30 ms where it never yielded, 2-3 ms yielding every 64 rows (1.5 ms alone).
+YIELD_ROWS = 64
+
+
+class _Stopped(Exception):
+    """The store closes: a build beside a reader ends at its next chunk."""
 
 
 class CurrentRecords(Index):
@@ -538,6 +553,8 @@ class CurrentRecords(Index):
         self._too_big: set[Kind] = set()
         self._reads_by_sql: dict[Kind, int] = {}
         self._pending: dict[Kind, Future[_KindView | None]] = {}  # builds beside a reader
+        self._loading_beside: dict[Kind, bool] = {}  # ... which no reader waits for
+        self._stopping = False  # closing: builds beside readers end
         self._lock = threading.RLock()
         #: (kind, space) -> (table, dimension) of the vector spaces known to exist, so that a
         #: write with an embedding need not look its space up (set after the COMMIT that
@@ -553,32 +570,40 @@ class CurrentRecords(Index):
         return self._connection.sees_committed_only()
 
     def view(self, kind: Kind) -> _KindView | None:
-        """The view of ``kind``, built now if needed; None if it is off or too big. Call
-        outside the publish lock (building takes the write lock); read it inside. Under an
-        operation's deadline (:func:`~anatid_core.base.deadlines.current_deadline`) the build
-        runs beside the operation, which waits for it only until its deadline."""
+        """The view of ``kind``, built now if needed; None if it is off or too big, or loads
+        beside the readers (a kind of more than ``LOADED_AT_ONCE`` records: SQL answers until
+        it is built). Call outside the publish lock (building takes the write lock); read it
+        inside. Under an operation's deadline
+        (:func:`~anatid_core.base.deadlines.current_deadline`) the build runs beside the
+        operation, which waits for it only until its deadline."""
         with self._lock:
             found = self._views.get(kind)
             if found is not None or kind in self._too_big:
                 return found
+            if kind in self._pending and self._loading_beside.get(kind, False):
+                return None
         limit = int(self._limit())
         if limit <= 0:
             return None
         if self._connection.refuses_waiting():  # building waits for the writer, reads SQL
             raise WouldWait("the in-memory records are not built yet")
+        if kind not in self._pending and self._count(kind) > LOADED_AT_ONCE:
+            self._building_beside(kind, limit, loading=True)
+            return None
         deadline = current_deadline()
         if deadline is None or deadline.remaining() == math.inf:
             return self._built(kind, limit)
         return self._built_beside(kind, limit, deadline)
 
-    def _built(self, kind: Kind, limit: int) -> _KindView | None:
-        """The view of ``kind``, built now by this thread unless another built it first."""
+    def _built(self, kind: Kind, limit: int, stoppable: bool = False) -> _KindView | None:
+        """The view of ``kind``, built now by this thread unless another built it first
+        (``stoppable``: a build beside a reader, which a closing store stops)."""
         with self._connection.write_lock:
             with self._lock:
                 found = self._views.get(kind)
                 if found is not None or kind in self._too_big:
                     return found
-            built = self._build(kind, limit)
+            built = self._build(kind, limit, stoppable)
             with self._lock:
                 if built is None:
                     self._too_big.add(kind)
@@ -591,34 +616,52 @@ class CurrentRecords(Index):
         (then its error): a first query at 125k relationships with a deadline of 0.05 s was
         answered after 0.56 s, the build's. The build goes on past it, for the next read;
         one build a kind, whoever asks meanwhile waits for that one."""
+        try:
+            return self._building_beside(kind, limit).result(timeout=deadline.remaining())
+        except FutureTimeout:
+            deadline.expire()
+
+    def _building_beside(
+        self, kind: Kind, limit: int, loading: bool = False
+    ) -> Future[_KindView | None]:
+        """The build of ``kind`` on a thread of its own, started now unless one runs
+        (``loading``: no reader waits for it, SQL answers them until it is built)."""
         with self._lock:
             pending = self._pending.get(kind)
             if pending is None:
                 pending = self._pending[kind] = Future()
+                self._loading_beside[kind] = loading
                 threading.Thread(
                     target=self._run_build,
                     args=(kind, limit, pending),
                     name=f"anatid-current-{kind}s",
-                    daemon=True,  # (closing the store waits for it: settle)
+                    daemon=True,  # (closing the store stops it and waits for it: stop)
                 ).start()
-        try:
-            return pending.result(timeout=deadline.remaining())
-        except FutureTimeout:
-            deadline.expire()
+        return pending
 
     def settle(self) -> None:
-        """Wait for the builds running beside readers, for the store to close after them (their
-        query must not meet a closed file). Bounded: a build waiting for the write lock of a
-        transaction the closing thread holds would wait for ever."""
+        """Wait for the builds running beside readers. Bounded: a build waiting for the write
+        lock of a transaction the waiting thread holds would wait for ever."""
         with self._lock:
             pending = list(self._pending.values())
         wait(pending, timeout=SETTLE_SECONDS)
+
+    def stop(self) -> None:
+        """For the store to close: stop the builds running beside readers at their next rows
+        and wait for them (their query must not meet a closed file)."""
+        with self._lock:
+            self._stopping = True
+        self.settle()
 
     def _run_build(self, kind: Kind, limit: int, pending: Future[_KindView | None]) -> None:
         """The thread of a build beside a reader: its view, or its error, to ``pending``."""
         try:
             with self._connection.turn():  # its own: the reader's may end first
-                built = self._built(kind, limit)
+                built = self._built(kind, limit, stoppable=True)
+        except _Stopped:  # the store closes: nothing built, nothing known too big
+            with self._lock:
+                self._pending.pop(kind, None)
+            pending.set_result(None)
         except BaseException as exc:  # handed to whoever waits: raised there, as if built there
             with self._lock:
                 self._pending.pop(kind, None)
@@ -633,7 +676,7 @@ class CurrentRecords(Index):
         read ``SETTINGS["current_records_after_reads"]`` times by SQL, else None (SQL answers).
         As a ski rental: a read by SQL costs about a millisecond, the load a second at 100k
         records, so a process that reads a few and exits never pays for it. Reads that scan,
-        walk or write use :meth:`view`, which builds at once."""
+        walk or write use :meth:`view` at once."""
         with self._lock:
             found = self._views.get(kind)
             if found is not None or kind in self._too_big:
@@ -707,18 +750,27 @@ class CurrentRecords(Index):
                 kept.update((vid, text) for vid, text in seen.items() if vid in current)
         return out
 
-    def _build(self, kind: Kind, limit: int) -> _KindView | None:
-        table = table_of(kind)
-        count = self._connection.query(f"SELECT count(*) FROM {table} WHERE tx_to IS NULL")
-        if int(count[0][0]) > limit:
+    def _count(self, kind: Kind) -> int:
+        """How many current records of ``kind`` the file holds."""
+        found = self._connection.query(f"SELECT count(*) FROM {table_of(kind)} WHERE tx_to IS NULL")
+        return int(found[0][0])
+
+    def _build(self, kind: Kind, limit: int, stoppable: bool) -> _KindView | None:
+        if self._count(kind) > limit:
             return None
         view = _KindView(kind)
-        # by chunks: a reader waiting for this build beside it (its deadline) is let run
+        # by chunks: a reader waiting for this build beside it (its deadline) is let run;
+        # beside readers, it yields to them often and stops when the store closes
         for rows in self._connection.query_chunks(
-            f"SELECT {cols_of(kind)}, r.chash FROM {table} r WHERE r.tx_to IS NULL"
+            f"SELECT {cols_of(kind)}, r.chash FROM {table_of(kind)} r WHERE r.tx_to IS NULL"
         ):
-            for row in rows:
-                view.add(row)
+            for at in range(0, len(rows), YIELD_ROWS):
+                if stoppable:
+                    if self._stopping:
+                        raise _Stopped
+                    time.sleep(0)  # (the interpreter to a reader waiting for it)
+                for row in rows[at : at + YIELD_ROWS]:
+                    view.add(row)
         return view
 
     # --------------------------------------------------------------- kept in step by commits

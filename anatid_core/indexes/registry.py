@@ -236,7 +236,7 @@ class Indexes:
         goes on. Start a builder if this writer leaves an index needed (:mod:`~.builder`)."""
         if self._exit_hook is not None:
             self._exit_hook.fire()
-        self.current.settle()
+        self.current.stop()
         if self.merger is not None:
             self.merger.close(timeout=0 if ANN["builder_process"] else None)
 

@@ -10,13 +10,17 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from anatid_core import SETTINGS, Cond, Edge, InvalidInput, Node, Store, WouldWait
+from anatid_core.indexes import current_records
 from anatid_core.indexes.current_records import NodeTags
 
 T = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -661,3 +665,83 @@ def test_readers_scanning_groups_at_once_see_every_row(tmp_path: Path) -> None:
             for t in threads:
                 t.join()
             assert got == {g: (ids[g], 2999, 99) for g in groups}
+
+
+# ------------------------------------------------------- a big kind loads beside its readers
+
+
+def _loading_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nodes: int) -> Path:
+    """A file of ``nodes`` nodes (a chain of edges between them), its kinds "big": more
+    records than a read waits to load."""
+    monkeypatch.setattr(current_records, "LOADED_AT_ONCE", 5)
+    monkeypatch.setitem(SETTINGS, "current_records_after_reads", 0)
+    path = tmp_path / "big.duckdb"
+    with Store.open(path) as s:
+        s.upsert_nodes(Node(f"n{i}", labels=("Entity",), name=f"node {i}") for i in range(nodes))
+        s.upsert_edges(Edge(f"e{i}", f"n{i}", f"n{i + 1}", "KNOWS") for i in range(nodes - 1))
+    return path
+
+
+def test_a_big_kind_loads_beside_its_readers_which_sql_answers_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``LOADED_AT_ONCE`` records, no read waits for the load (1M nodes took 7.5 s, and
+    the read that asked waited): reads by id, scans, walks and writes are answered by SQL
+    while a thread loads the records, then from memory, the same answers throughout."""
+    path = _loading_store(tmp_path, monkeypatch, 40)
+    gate = threading.Event()
+    add = current_records._KindView.add
+
+    def held_add(view: Any, row: Any) -> None:
+        # the load waits for the test to let it go on (a read waiting for it would go on
+        # after 20 s, and find it loaded)
+        if not gate.is_set():
+            gate.wait(20)
+            gate.set()
+        add(view, row)
+
+    monkeypatch.setattr(current_records._KindView, "add", held_add)
+    with Store.open(path) as s:
+        current = s.indexes.current
+        sql = s.as_of(tx_time=datetime.now(timezone.utc))
+        assert s.get_node("n3") == sql.get_node("n3")
+        assert s.find_nodes(labels=["Entity"], limit=5) == sql.find_nodes(
+            labels=["Entity"], limit=5
+        )
+        assert [e.id for e in s.edges_of(["n3"])] == ["e2", "e3"]
+        assert s.get_edges(["e1", "e2"]) == sql.get_edges(["e1", "e2"])
+        assert current.loaded("node") is None and current.loaded("edge") is None
+        assert not gate.is_set()  # none of them waited for the load: it is still held
+        gate.set()
+        for _ in range(600):  # (until both are loaded, 60 s at most)
+            if current.loaded("node") is not None and current.loaded("edge") is not None:
+                break
+            time.sleep(0.1)
+        s.upsert_node(Node("n3", labels=("Entity",), name="renamed"))
+        assert current.loaded("node") is not None and current.loaded("edge") is not None
+        assert s.get_node("n3").name == "renamed"  # type: ignore[union-attr]
+        _same_as_sql(s, sorted(f"n{i}" for i in range(40)), sorted(f"e{i}" for i in range(39)))
+
+
+def test_closing_stops_a_load_beside_the_readers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that read a few records and closes does not wait for the load it set off
+    (at 1M records, seconds): the load stops at its next rows, nothing is left running."""
+    path = _loading_store(tmp_path, monkeypatch, 3000)
+    add = current_records._KindView.add
+
+    def slow_add(view: Any, row: Any) -> None:
+        time.sleep(0.01)  # 3,000 rows: 30 s, past the bounded wait of closing
+        add(view, row)
+
+    monkeypatch.setattr(current_records._KindView, "add", slow_add)
+    monkeypatch.setattr(current_records, "SETTLE_SECONDS", 10.0)
+    s = Store.open(path)
+    assert s.get_node("n1") is not None  # sets the load off
+    loads = [t for t in threading.enumerate() if t.name == "anatid-current-nodes"]
+    assert loads and loads[0].is_alive()
+    s.close()
+    assert not loads[0].is_alive()
+    with Store.open(path) as again:  # the file is free and whole
+        assert again.get_node("n2999") is not None

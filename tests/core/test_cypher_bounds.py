@@ -301,9 +301,9 @@ def test_a_first_query_waits_for_the_records_build_only_until_its_deadline(
     release = threading.Event()
     build = type(current)._build
 
-    def slow_build(self, kind, limit):
+    def slow_build(self, kind, limit, *rest):
         release.wait()
-        return build(self, kind, limit)
+        return build(self, kind, limit, *rest)
 
     monkeypatch.setattr(type(current), "_build", slow_build)
     safety = threading.Timer(10, release.set)
@@ -332,11 +332,11 @@ def test_a_build_beside_a_query_hands_its_error_to_the_query(
     build = type(current)._build
     calls = []
 
-    def failing_once(self, kind, limit):
+    def failing_once(self, kind, limit, *rest):
         calls.append(kind)
         if len(calls) == 1:
             raise OSError("the disk went away")
-        return build(self, kind, limit)
+        return build(self, kind, limit, *rest)
 
     monkeypatch.setattr(type(current), "_build", failing_once)
     with pytest.raises(OSError, match="went away"):
