@@ -554,6 +554,10 @@ class CurrentRecords(Index):
         self._reads_by_sql: dict[Kind, int] = {}
         self._pending: dict[Kind, Future[_KindView | None]] = {}  # builds beside a reader
         self._loading_beside: dict[Kind, bool] = {}  # ... which no reader waits for
+        #: The commits that land while a kind loads beside (:meth:`_loaded`): per kind, the
+        #: rows each added and the versions each removed.
+        self._catching: dict[Kind, list[tuple[list[Row], np.ndarray]]] = {}
+        self._generation = 0  # one more each time every view is dropped
         self._stopping = False  # closing: builds beside readers end
         self._lock = threading.RLock()
         #: (kind, space) -> (table, dimension) of the vector spaces known to exist, so that a
@@ -595,6 +599,37 @@ class CurrentRecords(Index):
             return self._built(kind, limit)
         return self._built_beside(kind, limit, deadline)
 
+    def _loaded(self, kind: Kind, limit: int) -> _KindView | None:
+        """The view of ``kind`` built beside the readers and writers of this process, none
+        waiting for it (1M nodes: seconds): it reads the tables as of its start, and the
+        commits that land meanwhile are kept and applied to it, in order, before it is
+        used (one that landed before its start too: each applies again to the same end). A
+        view dropped meanwhile (compaction, a purge of everything, another process's commits)
+        drops it too: it is built again on next use."""
+        with self._lock:
+            found = self._views.get(kind)
+            if found is not None or kind in self._too_big:
+                return found
+            generation = self._generation
+            caught = self._catching[kind] = []  # (before the tables are read: see above)
+        try:
+            built = self._build(kind, limit, stoppable=True)
+        finally:
+            with self._lock:
+                self._catching.pop(kind, None)
+        with self._lock:
+            if self._generation != generation:
+                return None
+            if kind in self._views:  # (built meanwhile by a reader that waited)
+                return self._views[kind]
+            if built is None:
+                self._too_big.add(kind)
+                return None
+            self._views[kind] = built
+            for added, removed in caught:
+                self._take_in(kind, built, added, removed)  # (drops it if past the limit)
+            return self._views.get(kind)
+
     def _built(self, kind: Kind, limit: int, stoppable: bool = False) -> _KindView | None:
         """The view of ``kind``, built now by this thread unless another built it first
         (``stoppable``: a build beside a reader, which a closing store stops)."""
@@ -633,7 +668,7 @@ class CurrentRecords(Index):
                 self._loading_beside[kind] = loading
                 threading.Thread(
                     target=self._run_build,
-                    args=(kind, limit, pending),
+                    args=(kind, limit, pending, loading),
                     name=f"anatid-current-{kind}s",
                     daemon=True,  # (closing the store stops it and waits for it: stop)
                 ).start()
@@ -653,11 +688,16 @@ class CurrentRecords(Index):
             self._stopping = True
         self.settle()
 
-    def _run_build(self, kind: Kind, limit: int, pending: Future[_KindView | None]) -> None:
+    def _run_build(
+        self, kind: Kind, limit: int, pending: Future[_KindView | None], loading: bool
+    ) -> None:
         """The thread of a build beside a reader: its view, or its error, to ``pending``."""
         try:
             with self._connection.turn():  # its own: the reader's may end first
-                built = self._built(kind, limit, stoppable=True)
+                if loading:
+                    built = self._loaded(kind, limit)
+                else:
+                    built = self._built(kind, limit, stoppable=True)
         except _Stopped:  # the store closes: nothing built, nothing known too big
             with self._lock:
                 self._pending.pop(kind, None)
@@ -784,7 +824,8 @@ class CurrentRecords(Index):
         reads the tables, commit included, when used. The spaces it used become known."""
         with self._lock:
             self.spaces.update(changes.spaces)
-            for kind, view in list(self._views.items()):
+            kinds: list[Kind] = list(dict.fromkeys([*self._views, *self._catching]))
+            for kind in kinds:
                 removed = changes.removed(kind)
                 batches = changes.added(kind)
                 if not batches and not len(removed):
@@ -794,13 +835,19 @@ class CurrentRecords(Index):
                     for batch in batches
                     for row in current_rows(kind, batch.records, batch.vids, changes.time_us)
                 ]
-                self._take_in(kind, view, added, removed)
+                view = self._views.get(kind)
+                if view is not None:
+                    self._take_in(kind, view, added, removed)
+                else:  # loading: applied to it once it is built
+                    self._catching[kind].append((added, removed))
 
     def caught_up(self, since_us: int, removed: Mapping[Kind, np.ndarray]) -> None:
         """Other processes' commits: their current rows added, the versions they ended
         dropped, as :meth:`applied` does for this process's (rebuilding a view instead read
         every current record again: 0.36 s at 40k edges, each time another process wrote)."""
         with self._lock:
+            if self._catching:  # (a kind loading beside reads the tables again on next use)
+                self._generation += 1
             for kind, view in list(self._views.items()):
                 added = self._connection.query(
                     f"SELECT {cols_of(kind)}, r.chash FROM {table_of(kind)} r "
@@ -830,6 +877,7 @@ class CurrentRecords(Index):
     def forget(self) -> None:
         """Drop every view (each is built again on next use)."""
         with self._lock:
+            self._generation += 1
             self._views.clear()
             self._too_big.clear()
             self.spaces.clear()

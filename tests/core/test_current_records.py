@@ -685,22 +685,25 @@ def _loading_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nodes: int) 
 def test_a_big_kind_loads_beside_its_readers_which_sql_answers_meanwhile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past ``LOADED_AT_ONCE`` records, no read waits for the load (1M nodes took 7.5 s, and
-    the read that asked waited): reads by id, scans, walks and writes are answered by SQL
-    while a thread loads the records, then from memory, the same answers throughout."""
+    """Past ``LOADED_AT_ONCE`` records, no read or write waits for the load (1M nodes took
+    7.5 s, and the read that asked waited): reads by id, scans, walks and writes are answered
+    by SQL while a thread loads the records; the commits that land meanwhile are applied to
+    them before they answer; the same answers throughout."""
     path = _loading_store(tmp_path, monkeypatch, 40)
     gate = threading.Event()
     add = current_records._KindView.add
 
     def held_add(view: Any, row: Any) -> None:
-        # the load waits for the test to let it go on (a read waiting for it would go on
-        # after 20 s, and find it loaded)
+        # the load waits for the test to let it go on (a read or write waiting for it would
+        # go on after 20 s, and find it loaded)
         if not gate.is_set():
             gate.wait(20)
             gate.set()
         add(view, row)
 
     monkeypatch.setattr(current_records._KindView, "add", held_add)
+    nodes = sorted([*(f"n{i}" for i in range(40)), "n40"])
+    edges = sorted([*(f"e{i}" for i in range(39)), "e40"])
     with Store.open(path) as s:
         current = s.indexes.current
         sql = s.as_of(tx_time=datetime.now(timezone.utc))
@@ -710,6 +713,12 @@ def test_a_big_kind_loads_beside_its_readers_which_sql_answers_meanwhile(
         )
         assert [e.id for e in s.edges_of(["n3"])] == ["e2", "e3"]
         assert s.get_edges(["e1", "e2"]) == sql.get_edges(["e1", "e2"])
+        # writes of every kind meanwhile: a new version, a new record, an end, a purge
+        s.upsert_node(Node("n3", labels=("Entity",), name="renamed"))
+        s.upsert_nodes([Node("n40", labels=("Entity",), name="new")])
+        s.upsert_edges([Edge("e40", "n40", "n0", "KNOWS"), Edge("e1", "n1", "n9", "KNOWS")])
+        s.delete_edges(["e5"])
+        s.purge_nodes(["n7"])
         assert current.loaded("node") is None and current.loaded("edge") is None
         assert not gate.is_set()  # none of them waited for the load: it is still held
         gate.set()
@@ -717,10 +726,46 @@ def test_a_big_kind_loads_beside_its_readers_which_sql_answers_meanwhile(
             if current.loaded("node") is not None and current.loaded("edge") is not None:
                 break
             time.sleep(0.1)
-        s.upsert_node(Node("n3", labels=("Entity",), name="renamed"))
         assert current.loaded("node") is not None and current.loaded("edge") is not None
         assert s.get_node("n3").name == "renamed"  # type: ignore[union-attr]
-        _same_as_sql(s, sorted(f"n{i}" for i in range(40)), sorted(f"e{i}" for i in range(39)))
+        assert s.get_node("n7") is None and s.get_edge("e5") is None
+        assert s.get_edge("e1").dst == "n9"  # type: ignore[union-attr]
+        _same_as_sql(s, nodes, edges)
+        assert [e.id for e in s.edges_of(["n40", "n0"])] == ["e0", "e40"]
+
+
+def test_a_load_beside_the_readers_dropped_meanwhile_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records dropped while a kind loads (a purge of everything here; compaction and
+    another process's commits alike) drop the load too: the next read loads them again."""
+    path = _loading_store(tmp_path, monkeypatch, 40)
+    gate = threading.Event()
+    add = current_records._KindView.add
+
+    def held_add(view: Any, row: Any) -> None:
+        if not gate.is_set():
+            gate.wait(20)
+            gate.set()
+        add(view, row)
+
+    monkeypatch.setattr(current_records._KindView, "add", held_add)
+    with Store.open(path) as s:
+        current = s.indexes.current
+        assert s.get_node("n1") is not None  # sets the load off
+        s.purge_all()  # drops every view: the load read the tables before it
+        gate.set()
+        current.settle()
+        assert current.loaded("node") is None
+        s.upsert_nodes([Node("n2", labels=("Entity",), name="after"), Node("n50")])
+        for _ in range(600):
+            if current.loaded("node") is not None:
+                break
+            s.get_node("n1")
+            time.sleep(0.1)
+        assert current.loaded("node") is not None
+        assert s.get_node("n1") is None and s.get_node("n2").name == "after"  # type: ignore[union-attr]
+        _same_as_sql(s, ["n1", "n2", "n50"], ["e1"])
 
 
 def test_closing_stops_a_load_beside_the_readers(
