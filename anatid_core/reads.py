@@ -373,11 +373,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         wanted = _checked_columns(columns, NODE_COLUMNS)
         labels = _listed(labels)
         lists: dict[str, Iterable[str] | None] = {"id": None, "group": None, "name": None}
-        fine = _surely_fine(lists, labels, where)  # else the SQL filter checks them first
-        rows = self._scan_rows_from_memory("node", lists, labels, where, limit, 0) if fine else None
-        if rows is None and not fine:
-            self._filter("node", labels=labels, where=where)  # raises what the SQL read would
-            rows = self._scan_rows_from_memory("node", lists, labels, where, limit, 0)
+        rows = self._column_rows_from_memory("node", lists, labels, where, limit)
         if rows is not None:  # (their labels are tuples there already)
             get = operator.itemgetter(*(NODE_COLUMNS[c][0] for c in wanted))
             return [get(row) for row in rows] if len(wanted) > 1 else [(get(r),) for r in rows]
@@ -420,11 +416,7 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         wanted = _checked_columns(columns, EDGE_COLUMNS)
         rels = _listed(rels)
         lists = dict.fromkeys(("id", "group", "name", "src", "dst"), None) | {"rel": rels}
-        fine = _surely_fine(lists, None, where)  # else the SQL filter checks them first
-        rows = self._scan_rows_from_memory("edge", lists, None, where, limit, 0) if fine else None
-        if rows is None and not fine:
-            self._filter("edge", rels=rels, where=where)  # raises what the SQL read would
-            rows = self._scan_rows_from_memory("edge", lists, None, where, limit, 0)
+        rows = self._column_rows_from_memory("edge", lists, None, where, limit)
         times = [i for i, c in enumerate(wanted) if c in _TIME_COLUMNS]
         if rows is not None:
             return ColumnTuples(rows, [EDGE_COLUMNS[c][0] for c in wanted], times)
@@ -436,6 +428,25 @@ class Reader(RowReads, NameLookups, NeighbourhoodReads, EvidenceReads, HubReads,
         )
         found = self._query(sql, [*f.params, *page_params])
         return with_times(found, times) if times else found
+
+    def _column_rows_from_memory(
+        self,
+        kind: Kind,
+        lists: dict[str, Iterable[str] | None],
+        labels: Iterable[str] | None,
+        where: Where | None,
+        limit: int | None,
+    ) -> list[tuple[Any, ...]] | None:
+        """The in-memory current rows a column read (``find_node_columns``,
+        ``find_edge_columns``) gives, in id order; None where SQL answers. Arguments that
+        every check passes answer at once (:func:`_surely_fine`); any other goes through the
+        SQL filter first, which refuses it as the SQL read would."""
+        fine = _surely_fine(lists, labels, where)
+        rows = self._scan_rows_from_memory(kind, lists, labels, where, limit, 0) if fine else None
+        if rows is None and not fine:
+            self._filter(kind, labels=labels, rels=lists.get("rel"), where=where)
+            rows = self._scan_rows_from_memory(kind, lists, labels, where, limit, 0)
+        return rows
 
     def _node_filters(
         self,
