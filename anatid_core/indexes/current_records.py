@@ -537,6 +537,9 @@ LOADED_AT_ONCE = 500_000
 #: Rows a build beside readers adds between two yields of the interpreter: reads by SQL meanwhile
 #: took 30 ms where it never yielded, 2-3 ms yielding every 64 rows (1.5 ms alone).
 YIELD_ROWS = 64
+#: Version ids a load beside readers reads in one turn (at most as many rows: ~40 ms of
+#: fetching, during which the file is not handed over and no other thread runs).
+LOADED_VIDS = 16_384
 
 
 class _Stopped(Exception):
@@ -600,12 +603,13 @@ class CurrentRecords(Index):
         return self._built_beside(kind, limit, deadline)
 
     def _loaded(self, kind: Kind, limit: int) -> _KindView | None:
-        """The view of ``kind`` built beside the readers and writers of this process, none
-        waiting for it (1M nodes: seconds): it reads the tables as of its start, and the
-        commits that land meanwhile are kept and applied to it, in order, before it is
-        used (one that landed before its start too: each applies again to the same end). A
-        view dropped meanwhile (compaction, a purge of everything, another process's commits)
-        drops it too: it is built again on next use."""
+        """The view of ``kind`` built beside the readers and writers of this process and of
+        others, none waiting for it (1M nodes: seconds): it reads the tables a range of version
+        ids at a time, each read in a turn of its own (another process may have the file in
+        between), and the commits that land meanwhile, this process's and others', are kept
+        and applied to it, in order, before it is used (one that a read saw already applies
+        again to the same end). A drop of every view meanwhile (compaction, a purge of
+        everything) drops it too: it is built again on next use."""
         with self._lock:
             found = self._views.get(kind)
             if found is not None or kind in self._too_big:
@@ -613,7 +617,7 @@ class CurrentRecords(Index):
             generation = self._generation
             caught = self._catching[kind] = []  # (before the tables are read: see above)
         try:
-            built = self._build(kind, limit, stoppable=True)
+            built = self._build_in_turns(kind, limit)
         finally:
             with self._lock:
                 self._catching.pop(kind, None)
@@ -693,10 +697,10 @@ class CurrentRecords(Index):
     ) -> None:
         """The thread of a build beside a reader: its view, or its error, to ``pending``."""
         try:
-            with self._connection.turn():  # its own: the reader's may end first
-                if loading:
-                    built = self._loaded(kind, limit)
-                else:
+            if loading:  # (a turn a chunk)
+                built = self._loaded(kind, limit)
+            else:
+                with self._connection.turn():  # its own: the reader's may end first
                     built = self._built(kind, limit, stoppable=True)
         except _Stopped:  # the store closes: nothing built, nothing known too big
             with self._lock:
@@ -816,6 +820,37 @@ class CurrentRecords(Index):
                         view.add(row)
         return view
 
+    def _build_in_turns(self, kind: Kind, limit: int) -> _KindView | None:
+        """:meth:`_build` a range of ``LOADED_VIDS`` version ids at a time, each read in a turn
+        of its own, up to the newest version at its start (later ones are the commits
+        :meth:`_loaded` keeps); yielding to other threads as the build beside readers does."""
+        table = table_of(kind)
+        with self._connection.turn():
+            found = self._connection.query(
+                f"SELECT count(*), max(vid) FROM {table} WHERE tx_to IS NULL"
+            )
+        count, top = int(found[0][0]), found[0][1]
+        if count > limit:
+            return None
+        view = _KindView(kind)
+        low = 0
+        with gc_paused():  # (as _build)
+            while top is not None and low < top:
+                with self._connection.turn():
+                    rows = self._connection.query(
+                        f"SELECT {cols_of(kind)}, r.chash FROM {table} r "
+                        "WHERE r.tx_to IS NULL AND r.vid > ? AND r.vid <= ?",
+                        [low, low + LOADED_VIDS],
+                    )
+                low += LOADED_VIDS
+                for at in range(0, len(rows), YIELD_ROWS):
+                    if self._stopping:
+                        raise _Stopped
+                    time.sleep(0)  # (the interpreter to a reader waiting for it)
+                    for row in rows[at : at + YIELD_ROWS]:
+                        view.add(row)
+        return view
+
     # --------------------------------------------------------------- kept in step by commits
 
     def applied(self, changes: Changes) -> None:
@@ -846,15 +881,18 @@ class CurrentRecords(Index):
         dropped, as :meth:`applied` does for this process's (rebuilding a view instead read
         every current record again: 0.36 s at 40k edges, each time another process wrote)."""
         with self._lock:
-            if self._catching:  # (a kind loading beside reads the tables again on next use)
-                self._generation += 1
-            for kind, view in list(self._views.items()):
+            kinds: list[Kind] = list(dict.fromkeys([*self._views, *self._catching]))
+            for kind in kinds:
                 added = self._connection.query(
                     f"SELECT {cols_of(kind)}, r.chash FROM {table_of(kind)} r "
                     "WHERE r.tx_to IS NULL AND r.tx_from > ?",
                     [int(since_us)],
                 )
-                self._take_in(kind, view, added, removed[kind])
+                view = self._views.get(kind)
+                if view is not None:
+                    self._take_in(kind, view, added, removed[kind])
+                else:  # loading: applied to it once it is built
+                    self._catching[kind].append((added, removed[kind]))
 
     def _take_in(self, kind: Kind, view: _KindView, added: list[Row], removed: np.ndarray) -> None:
         """Add the rows a commit inserted, then drop the versions it ended (a row replaces its

@@ -768,6 +768,50 @@ def test_a_load_beside_the_readers_dropped_meanwhile_is_not_used(
         _same_as_sql(s, ["n1", "n2", "n50"], ["e1"])
 
 
+def test_another_process_writes_while_a_big_kind_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load reads a range of versions per turn: another process that wants the file has it
+    between two of them (at 1M records the load takes seconds) and writes; its commits are
+    applied to the records before they answer."""
+    path = _loading_store(tmp_path, monkeypatch, 40)
+    monkeypatch.setattr(current_records, "LOADED_VIDS", 8)
+    gate = threading.Event()
+    add = current_records._KindView.add
+
+    def held_add(view: Any, row: Any) -> None:
+        if not gate.is_set():  # (between the load's reads: it holds no turn)
+            gate.wait(30)
+            gate.set()
+        add(view, row)
+
+    monkeypatch.setattr(current_records._KindView, "add", held_add)
+    with Store.open(path) as s:
+        current = s.indexes.current
+        assert s.get_node("n1") is not None  # sets the load off, held at its first rows
+        _in_another_process(
+            s.path,
+            """
+            other.upsert_nodes([Node("n5", name="from the other process"), Node("n60")])
+            other.delete_nodes(["n6"])
+            other.upsert_edges([Edge("e39", "n60", "n0", "KNOWS")])
+            """,
+        )
+        assert not gate.is_set()  # it wrote while the load was held
+        gate.set()
+        for _ in range(600):
+            if current.loaded("node") is not None and current.loaded("edge") is not None:
+                break
+            s.get_node("n1")
+            s.get_edges(["e1"])
+            time.sleep(0.1)
+        assert current.loaded("node") is not None and current.loaded("edge") is not None
+        assert s.get_node("n5").name == "from the other process"  # type: ignore[union-attr]
+        assert s.get_node("n6") is None and s.get_edge("e5") is None  # (detached)
+        nodes = sorted([*(f"n{i}" for i in range(40)), "n60"])
+        _same_as_sql(s, nodes, sorted(f"e{i}" for i in range(40)))
+
+
 def test_closing_stops_a_load_beside_the_readers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
