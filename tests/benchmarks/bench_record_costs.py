@@ -1,8 +1,9 @@
 """Per-record costs against the size of the memory (issue 43, point 1): a single-record write, a
 get by id, a re-save and a neighbourhood read, at 1k / 10k / 100k (/ 1M) nodes with two edges
 each, in a fresh process once its in-memory current records are loaded (the seconds that took
-and the resident memory after are printed). Prints p50/p95 per size and the growth against the
-smallest size; the mark is growth <= 1.5x from 1k to 1M.
+and the resident memory after are printed), ``--runs`` processes a size (3). Prints p50/p95 per
+size, medians over the runs, and the growth against the smallest size; the mark is growth <= 1.5x
+from 1k to 1M.
 
     python tests/benchmarks/bench_record_costs.py                       # 1k, 10k, 100k
     python tests/benchmarks/bench_record_costs.py --sizes 1000 1000000  # by hand: 1M
@@ -19,6 +20,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,6 +97,7 @@ def loaded(store: Store) -> dict[str, float]:
     resident memory after, and whether they did (not: past ``current_records_limit``)."""
     started = time.perf_counter()
     current = store.indexes.current
+    both = False
     for i in itertools.count():
         store.get_node(f"n{i % 1000}")
         store.get_edges([f"c{i % 1000}"])
@@ -112,10 +115,33 @@ def child(path: str, n: int, repeat: int) -> None:
     print(json.dumps(measure(path, n, repeat)))
 
 
+def measured_in_a_process(n: int, repeat: int) -> dict[str, dict[str, float]]:
+    """The costs on a copy of the store of ``n`` nodes, in a fresh process."""
+    source = cached(n)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m.duckdb")
+        shutil.copyfile(source, path)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", path, str(n), "--repeat", str(repeat)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        wait_for_index_builder(path)  # the child wrote: a builder runs at its exit
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="fresh processes per size; each cell is the median of their p50s (p95s): the "
+        "same calls differ ~1.7x from one process to the next on a shared machine",
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -124,22 +150,16 @@ def main() -> None:
     print(f"# {provenance()}")
     results: dict[int, dict[str, dict[str, float]]] = {}
     for n in args.sizes:
-        source = cached(n)
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "m.duckdb")
-            shutil.copyfile(source, path)
-            proc = subprocess.run(
-                [sys.executable, __file__, "--child", path, str(n), "--repeat", str(args.repeat)],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            wait_for_index_builder(path)  # the child wrote: a builder runs at its exit
-        results[n] = json.loads(proc.stdout.strip().splitlines()[-1])
-    for n in args.sizes:
+        runs = [measured_in_a_process(n, args.repeat) for _ in range(args.runs)]
+        results[n] = {
+            op: {k: statistics.median(run[op][k] for run in runs) for k in runs[0][op]}
+            for op in runs[0]
+        }
         load = results[n]["load"]
         where = "in memory" if load["in_memory"] else "NOT in memory (past the records limit)"
+        p50s = {op: " ".join(f"{run[op]['p50']:.3f}" for run in runs) for op in OPS}
         print(f"# {n:,}: records {where} after {load['seconds']:.1f} s, {load['rss_mb']:.0f} MB")
+        print(f"#   each run's p50 (ms): {p50s}")
     base = results[args.sizes[0]]
     head = "| op | " + " | ".join(f"{n:,} p50 / p95 ms" for n in args.sizes) + " | growth |"
     print(head)
