@@ -682,6 +682,22 @@ def _loading_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nodes: int) 
     return path
 
 
+def _hold_the_load(monkeypatch: pytest.MonkeyPatch, seconds: float) -> threading.Event:
+    """Hold a load at its first row until the event returned is set (or ``seconds`` passed: a
+    read or write that waited for the load would then go on, and find it loaded)."""
+    gate = threading.Event()
+    add = current_records._KindView.add
+
+    def held_add(view: Any, row: Any) -> None:
+        if not gate.is_set():
+            gate.wait(seconds)
+            gate.set()
+        add(view, row)
+
+    monkeypatch.setattr(current_records._KindView, "add", held_add)
+    return gate
+
+
 def test_a_big_kind_loads_beside_its_readers_which_sql_answers_meanwhile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -690,18 +706,7 @@ def test_a_big_kind_loads_beside_its_readers_which_sql_answers_meanwhile(
     by SQL while a thread loads the records; the commits that land meanwhile are applied to
     them before they answer; the same answers throughout."""
     path = _loading_store(tmp_path, monkeypatch, 40)
-    gate = threading.Event()
-    add = current_records._KindView.add
-
-    def held_add(view: Any, row: Any) -> None:
-        # the load waits for the test to let it go on (a read or write waiting for it would
-        # go on after 20 s, and find it loaded)
-        if not gate.is_set():
-            gate.wait(20)
-            gate.set()
-        add(view, row)
-
-    monkeypatch.setattr(current_records._KindView, "add", held_add)
+    gate = _hold_the_load(monkeypatch, 20)
     nodes = sorted([*(f"n{i}" for i in range(40)), "n40"])
     edges = sorted([*(f"e{i}" for i in range(39)), "e40"])
     with Store.open(path) as s:
@@ -740,16 +745,7 @@ def test_a_load_beside_the_readers_dropped_meanwhile_is_not_used(
     """The records dropped while a kind loads (a purge of everything here; compaction and
     another process's commits alike) drop the load too: the next read loads them again."""
     path = _loading_store(tmp_path, monkeypatch, 40)
-    gate = threading.Event()
-    add = current_records._KindView.add
-
-    def held_add(view: Any, row: Any) -> None:
-        if not gate.is_set():
-            gate.wait(20)
-            gate.set()
-        add(view, row)
-
-    monkeypatch.setattr(current_records._KindView, "add", held_add)
+    gate = _hold_the_load(monkeypatch, 20)
     with Store.open(path) as s:
         current = s.indexes.current
         assert s.get_node("n1") is not None  # sets the load off
@@ -776,16 +772,7 @@ def test_another_process_writes_while_a_big_kind_loads(
     applied to the records before they answer."""
     path = _loading_store(tmp_path, monkeypatch, 40)
     monkeypatch.setattr(current_records, "LOADED_VIDS", 8)
-    gate = threading.Event()
-    add = current_records._KindView.add
-
-    def held_add(view: Any, row: Any) -> None:
-        if not gate.is_set():  # (between the load's reads: it holds no turn)
-            gate.wait(30)
-            gate.set()
-        add(view, row)
-
-    monkeypatch.setattr(current_records._KindView, "add", held_add)
+    gate = _hold_the_load(monkeypatch, 30)  # (between the load's reads: it holds no turn)
     with Store.open(path) as s:
         current = s.indexes.current
         assert s.get_node("n1") is not None  # sets the load off, held at its first rows
