@@ -1148,16 +1148,6 @@ class Matcher:
             yield out
 
 
-def growing_chunks(paths: list[_T]) -> Iterator[list[_T]]:
-    """``paths`` in pieces of ``_PARENTS_FIRST``, then 4 times as many each time, up to the
-    ids one read takes."""
-    size, start = _PARENTS_FIRST, 0
-    while start < len(paths):
-        yield paths[start : start + size]
-        start += size
-        size = min(size * 4, BATCH)
-
-
 #: Row keys the matcher uses for itself: the input row of an OPTIONAL MATCH, and anonymous
 #: nodes (bound while a pattern grows, dropped from the rows the clause gives).
 _ROW = "\x00row"
@@ -1177,6 +1167,16 @@ _Path = tuple[Partial, str, tuple[RelRef, ...]]
 _VARIES: Any = object()
 #: A pattern's property map left empty (:meth:`Matcher._map_without`).
 _NO_MAP: Any = object()
+
+
+def growing_chunks(paths: Sequence[_T], first: int = _PARENTS_FIRST) -> Iterator[Sequence[_T]]:
+    """``paths`` in pieces of ``first``, then 4 times as many each time, up to the ids one
+    read takes."""
+    size, start = first, 0
+    while start < len(paths):
+        yield paths[start : start + size]
+        start += size
+        size = min(size * 4, BATCH)
 
 
 def _name(node: NodePattern) -> str:

@@ -42,9 +42,9 @@ from .columns import (
     wanted_map,
 )
 from .expressions import Row
-from .graph import Graph, exact_field, null_field
+from .graph import COLUMN_PAGES, Graph, exact_field, null_field
 from .limits import check_size
-from .matching import PUSHED_CONJUNCTS, REL_CHUNK, Matcher, conjuncts, may_hold
+from .matching import PUSHED_CONJUNCTS, Matcher, conjuncts, growing_chunks, may_hold
 from .shape import Shape
 from .syntax import (
     Binary,
@@ -310,9 +310,10 @@ def rel_column_rows(plan: RelColumnPlan, matcher: Matcher, graph: Graph) -> Iter
 
     for page, narrowed in narrowed_pages(scan, conds):
         at_rel = on_rel[narrowed]
-        for start in range(0, len(page), REL_CHUNK):
+        # the first chunk a first page's whole (a LIMIT met in it stops there; read in
+        # pieces of 32, its ends cost three reads more: 14% of issue 42's filtered LIMIT 10)
+        for chunk in growing_chunks(page, COLUMN_PAGES[0]):
             check()
-            chunk = page[start : start + REL_CHUNK]
             if types:
                 chunk = [t for t in chunk if graph.rel_type_of(t[_REL]) in types]
             pairs = [
