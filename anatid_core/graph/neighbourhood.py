@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol, cast
 
-import pyarrow as pa
-
 from ..base.errors import InvalidInput
 from ..base.identifiers import group_list, name_list
 from ..base.lazy import lazy_props
@@ -14,6 +12,7 @@ from ..base.model import Direction, Edge, Kind, Node, Subgraph
 from ..indexes.neighbour_tallies import NeighbourCounts
 from ..indexes.registry import Indexes
 from ..indexes.walk_index import Walk, expansion, index_for_walk, walked_items
+from ..storage.arrow_arrays import int64s
 from ..storage.connection import Connection
 from ..storage.filters import SqlFilter
 from ..storage.rows import EDGE_COLS, Visibility, edge_from_row, id_list
@@ -197,7 +196,7 @@ class NeighbourhoodReads(RecordReads):
         positions = [e for _, e in expansion(index, ids, 1, direction)]
         if not positions:
             return []
-        edge_ids = graph.edge_ids.take(pa.array(positions, pa.int64())).to_pylist()
+        edge_ids = graph.edge_ids.take(int64s(positions)).to_pylist()
         src, dst = graph.src[positions].tolist(), graph.dst[positions].tolist()
         names = graph.ids
         found = [(i, names[a], names[b], rel) for i, a, b in zip(edge_ids, src, dst, strict=True)]
@@ -388,7 +387,7 @@ class NeighbourhoodReads(RecordReads):
         graph = index.graph
         met = expansion(index, seed_ids, depth, direction)
         positions = [e for _, e in met]
-        ids = graph.edge_ids.take(pa.array(positions, pa.int64())).to_pylist()
+        ids = graph.edge_ids.take(int64s(positions)).to_pylist()
         order = sorted(range(len(met)), key=lambda i: (met[i][0], ids[i]))
         edges = cast(
             list[Edge],

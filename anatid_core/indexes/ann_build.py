@@ -33,6 +33,7 @@ import pyarrow as pa
 from ..base.errors import ReadOnlyError
 from ..base.model import IndexBuild, Kind
 from ..storage import index_files, index_ties
+from ..storage.arrow_arrays import strings
 from ..storage.connection import Connection
 from ..storage.embeddings import space_table
 from ..storage.flat_file import write_flat
@@ -243,7 +244,7 @@ def _flat(
             os.remove(written)
             return None
         got = np.concatenate(all_vids) if all_vids else np.zeros(0, dtype=np.int64)
-        index_files.write_keys(keys, got, _joined(pa.array([], pa.large_string()), all_ids))
+        index_files.write_keys(keys, got, _joined(strings([]).cast(pa.large_string()), all_ids))
     new = built_manifest(
         start,
         kind,
@@ -402,7 +403,7 @@ def _start(manifest: Manifest | None, path: str, dim: int) -> Any:
 def _old_keys(manifest: Manifest | None, path: str) -> tuple[np.ndarray, pa.Array]:
     """The version and record ids the index being merged into holds."""
     if manifest is None:
-        return np.zeros(0, dtype=np.int64), pa.array([], type=pa.large_string())
+        return np.zeros(0, dtype=np.int64), strings([]).cast(pa.large_string())
     old = index_files.KeysFile(os.path.join(index_files.folder_of(path), manifest.keys))
     return np.array(old.vids, dtype=np.int64), old.id_array()
 

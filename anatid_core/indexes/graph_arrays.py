@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.model import Kind
+from ..storage.arrow_arrays import columns_table, int32s, int64s, strings
 from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.filters import record_filter
@@ -47,7 +48,7 @@ class GraphArrays:
     ids: list[str]
     src: np.ndarray
     dst: np.ndarray
-    edge_ids: pa.Array = field(default_factory=lambda: pa.array([], pa.string()), compare=False)
+    edge_ids: pa.Array = field(default_factory=lambda: strings([]), compare=False)
     #: The row (``vid``) of each node's and each edge's visible version: a walk fetches the
     #: records it returns by row, which zone maps find without scanning the tables.
     node_vids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
@@ -179,7 +180,7 @@ def _load(
     # joins. They are sorted here, not in SQL: numpy sorts the int pairs in a fraction of the
     # time DuckDB takes (at 1M nodes / 2.3M edges the ORDER BY was half the load).
     name = f"_anatid_graph_nodes_{threading.get_ident()}"
-    cur.register(name, pa.table({"id": ids, "i": pa.array(np.arange(len(ids), dtype=np.int32))}))
+    cur.register(name, columns_table({"id": ids, "i": int32s(np.arange(len(ids), dtype=np.int32))}))
     try:
         pairs = arrow_table(
             cur.execute(
@@ -196,7 +197,7 @@ def _load(
         ids=ids.to_pylist(),
         src=src[order],
         dst=dst[order],
-        edge_ids=pairs.column("e").combine_chunks().take(pa.array(order)),
+        edge_ids=pairs.column("e").combine_chunks().take(int64s(order)),
         node_vids=int_array(nodes.column("vid"), np.int64),
         edge_vids=int_array(pairs.column("v"), np.int64)[order],
     )

@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.model import Item, Kind
+from ..storage.arrow_arrays import columns_table, int64s
 from ..storage.connection import Connection
 from ..storage.rows import Visibility, cols_of, item_from_row, items_by_vid, table_of
 from ..storage.sql import arrow_table
@@ -79,7 +80,7 @@ class Walk:
         near = np.concatenate([p[0] for p in parts]).tolist()
         far = np.concatenate([p[1] for p in parts]).tolist()
         edges = np.concatenate([p[2] for p in parts])
-        edge_ids = graph.edge_ids.take(pa.array(edges, pa.int64())).to_pylist()
+        edge_ids = graph.edge_ids.take(int64s(edges)).to_pylist()
         self.edge_rows.update(zip(edge_ids, graph.edge_vids[edges].tolist(), strict=True))
         ids = graph.ids
         return [(ids[a], ids[b], e) for a, b, e in zip(near, far, edge_ids, strict=True)]
@@ -111,7 +112,7 @@ class RecordColumns:
             return None
         if not np.array_equal(self.vids[at], wanted):
             return None
-        picked = self.table.take(pa.array(at))
+        picked = self.table.take(int64s(at))
         return list(zip(*(column.to_pylist() for column in picked.columns), strict=True))
 
 
@@ -195,7 +196,7 @@ def record_columns(connection: Connection, graph: GraphArrays, kind: Kind) -> Re
 def _load_columns(connection: Connection, kind: Kind, vids: np.ndarray) -> RecordColumns:
     cur = connection.cursor()
     name = f"_anatid_walk_rows_{threading.get_ident()}"
-    cur.register(name, pa.table({"vid": pa.array(vids, pa.int64())}))
+    cur.register(name, columns_table({"vid": int64s(vids)}))
     try:
         table = arrow_table(
             cur.execute(
@@ -207,7 +208,7 @@ def _load_columns(connection: Connection, kind: Kind, vids: np.ndarray) -> Recor
         cur.unregister(name)
     got = int_array(table.column("vid"), np.int64)
     order = np.argsort(got, kind="stable")
-    return RecordColumns(vids=got[order], table=table.take(pa.array(order)))
+    return RecordColumns(vids=got[order], table=table.take(int64s(order)))
 
 
 def _gather(

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from ..base.errors import InvalidInput
 from ..base.model import Kind
+from .arrow_arrays import columns_table, float32s, int64s
 from .connection import Connection
 from .rows import Visibility, table_of
 from .sql import SMALL_BATCH, arrow_table, one, rows_in, run
@@ -74,9 +75,8 @@ def insert_vectors(
             params.extend([int(vid), row])
         run(cur, f"INSERT INTO {tbl} VALUES {values}", params)
         return
-    column = pa.FixedSizeListArray.from_arrays(pa.array(mat.reshape(-1), type=pa.float32()), dim)
-    table = pa.table({"vid": pa.array(vids, type=pa.int64()), "embedding": column})
-    cur.register("_anatid_vectors", table)
+    column = pa.FixedSizeListArray.from_arrays(float32s(mat.reshape(-1)), dim)
+    cur.register("_anatid_vectors", columns_table({"vid": int64s(vids), "embedding": column}))
     try:
         run(cur, f"INSERT INTO {tbl} SELECT vid, embedding FROM _anatid_vectors")
     finally:

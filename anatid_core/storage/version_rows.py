@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.model import Kind
+from .arrow_arrays import columns_table, int32s, int64s, string_lists, strings
 from .prepare import Prepared
 from .rows import table_of
 from .sql import SMALL_BATCH, run
@@ -79,25 +80,25 @@ def insert_versions(
         _insert_few(cur, kind, rows, vids, tx_from, tx_to)
         return
     items = [p.item for p in rows]
-    cols: dict[str, Any] = {"vid": pa.array(vids, type=pa.int64()), "id": [i.id for i in items]}
+    cols: dict[str, pa.Array] = {"vid": int64s(vids), "id": strings([i.id for i in items])}
     if kind == "edge":
-        cols["src"] = [i.src for i in items]  # type: ignore[union-attr]
-        cols["dst"] = [i.dst for i in items]  # type: ignore[union-attr]
-        cols["rel"] = [i.rel for i in items]  # type: ignore[union-attr]
-    cols["grp"] = [i.group for i in items]
+        cols["src"] = strings([i.src for i in items])  # type: ignore[union-attr]
+        cols["dst"] = strings([i.dst for i in items])  # type: ignore[union-attr]
+        cols["rel"] = strings([i.rel for i in items])  # type: ignore[union-attr]
+    cols["grp"] = strings([i.group for i in items])
     if kind == "node":
-        cols["labels"] = pa.array([list(i.labels) for i in items], type=pa.list_(pa.string()))  # type: ignore[union-attr]
-    cols["name"] = [i.name for i in items]
-    cols["text"] = [i.text for i in items]
-    cols["props"] = [p.props for p in rows]
-    cols["space"] = [p.item.space if p.vector is not None else None for p in rows]
-    cols["valid_from"] = pa.array([p.valid_from for p in rows], type=pa.int64())
-    cols["valid_to"] = pa.array([p.valid_to for p in rows], type=pa.int64())
-    cols["tx_from"] = pa.array(list(tx_from), type=pa.int64())
-    cols["tx_to"] = pa.array(list(tx_to), type=pa.int64())
-    cols["doc_len"] = pa.array([p.doc_len for p in rows], type=pa.int32())
-    cols["chash"] = pa.array([p.chash for p in rows], type=pa.int64())
-    cur.register("_anatid_rows", pa.table(cols))
+        cols["labels"] = string_lists([i.labels for i in items])  # type: ignore[union-attr]
+    cols["name"] = strings([i.name for i in items])
+    cols["text"] = strings([i.text for i in items])
+    cols["props"] = strings([p.props for p in rows])
+    cols["space"] = strings([p.item.space if p.vector is not None else None for p in rows])
+    cols["valid_from"] = int64s([p.valid_from for p in rows])
+    cols["valid_to"] = int64s([p.valid_to for p in rows])
+    cols["tx_from"] = int64s(list(tx_from))
+    cols["tx_to"] = int64s(list(tx_to))
+    cols["doc_len"] = int32s([p.doc_len for p in rows])
+    cols["chash"] = int64s([p.chash for p in rows])
+    cur.register("_anatid_rows", columns_table(cols))
     try:
         run(cur, f"INSERT INTO {table_of(kind)} BY NAME SELECT * FROM _anatid_rows")
     finally:
@@ -137,14 +138,8 @@ def insert_postings(
 def _insert_postings_batch(
     cur: duckdb.DuckDBPyConnection, owners: list[int], terms: list[str], tfs: list[int]
 ) -> None:
-    table = pa.table(
-        {
-            "vid": pa.array(owners, type=pa.int64()),
-            "term": pa.array(terms, type=pa.string()),
-            "tf": pa.array(tfs, type=pa.int32()),
-        }
-    )
-    cur.register("_anatid_postings", table)
+    postings = columns_table({"vid": int64s(owners), "term": strings(terms), "tf": int32s(tfs)})
+    cur.register("_anatid_postings", postings)
     try:
         run(cur, "INSERT INTO postings SELECT vid, term, tf FROM _anatid_postings")
     finally:

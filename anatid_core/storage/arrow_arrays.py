@@ -1,0 +1,102 @@
+"""Arrow arrays built from their buffers, not by ``pa.array``.
+
+``pa.array`` (and ``pa.table`` of Python lists) asks whether its argument is a pandas object
+before converting it, and to ask it imports pandas where pandas is installed: 170-190 ms and
+48 MB, once per process, in a store that never uses pandas. A Cognee worker's first
+``add_nodes`` of 2,000 nodes took 320-450 ms where its next took 90-110 (issue 43's first
+batch); with pandas already imported, 86-94. The reads already keep clear of it
+(``embeddings.arrow_numbers``, ``graph_arrays.int_array``); the writes' columns are built
+here: a numpy array or Python bytes as the values' buffer, a bitmap where a value is null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+#: The largest byte length of a ``string`` array's values (its offsets are int32); past it
+#: the array is a ``large_string`` one (int64 offsets), which DuckDB reads alike.
+_STRING_BYTES = 2**31 - 1
+
+
+def int64s(values: Sequence[int | None] | np.ndarray) -> pa.Array:
+    """An ``int64`` array of ``values`` (None: null)."""
+    return _numbers(values, np.int64, pa.int64())
+
+
+def int32s(values: Sequence[int | None] | np.ndarray) -> pa.Array:
+    """An ``int32`` array of ``values`` (None: null)."""
+    return _numbers(values, np.int32, pa.int32())
+
+
+def float32s(values: np.ndarray) -> pa.Array:
+    """A ``float`` array of a one-dimensional numpy array's values."""
+    return _numbers(values, np.float32, pa.float32())
+
+
+def strings(values: Sequence[str | None]) -> pa.Array:
+    """A ``string`` array of ``values`` (None: null; ``large_string`` past 2 GiB of text)."""
+    n = len(values)
+    nulls = _nulls(values)
+    if nulls == n:
+        return pa.nulls(n, pa.string())
+    present: Sequence[str] = values if not nulls else [v or "" for v in values]  # type: ignore[misc]
+    joined = "".join(present)
+    if joined.isascii():  # (a character a byte: the lengths are the strings')
+        data = joined.encode("ascii")
+        lengths: Sequence[int] = list(map(len, present))
+    else:
+        encoded = [v.encode() for v in present]
+        data = b"".join(encoded)
+        lengths = list(map(len, encoded))
+    large = len(data) > _STRING_BYTES
+    offsets = np.zeros(n + 1, dtype=np.int64 if large else np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    kind = pa.large_string() if large else pa.string()
+    buffers = [_validity(values) if nulls else None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, n, buffers, null_count=nulls)
+
+
+def string_lists(lists: Sequence[Sequence[str]]) -> pa.Array:
+    """A ``list<string>`` array of ``lists`` (none null)."""
+    offsets = np.zeros(len(lists) + 1, dtype=np.int32)
+    np.cumsum(list(map(len, lists)), out=offsets[1:])
+    items = strings([s for one in lists for s in one])
+    return pa.ListArray.from_arrays(_numbers(offsets, np.int32, pa.int32()), items)
+
+
+def columns_table(columns: dict[str, pa.Array]) -> pa.Table:
+    """A table of these named columns (``pa.table`` of a dict asks about pandas too)."""
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
+
+
+def _numbers(values: Sequence[int | None] | np.ndarray, dtype: type, kind: pa.DataType) -> pa.Array:
+    if isinstance(values, np.ndarray):
+        data = np.ascontiguousarray(values, dtype=dtype)
+        return pa.Array.from_buffers(kind, len(data), [None, pa.py_buffer(data)])
+    n = len(values)
+    nulls = _nulls(values)
+    if nulls == n:
+        return pa.nulls(n, kind)
+    if not nulls:
+        data = np.array(values, dtype=dtype)
+        return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])
+    column = np.array(values, dtype=object)
+    column[column == None] = 0  # noqa: E711 (numpy compares each value)
+    data = column.astype(dtype)
+    return pa.Array.from_buffers(kind, n, [_validity(values), pa.py_buffer(data)], null_count=nulls)
+
+
+def _nulls(values: Sequence[object]) -> int:
+    return values.count(None) if isinstance(values, list | tuple) else list(values).count(None)
+
+
+def _validity(values: Sequence[object]) -> pa.Buffer:
+    """The bitmap of which ``values`` are not None (Arrow's order: least significant first)."""
+    present = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+    return pa.py_buffer(np.packbits(present, bitorder="little"))
+
+
+__all__ = ["columns_table", "float32s", "int32s", "int64s", "string_lists", "strings"]
