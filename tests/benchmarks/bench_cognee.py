@@ -115,9 +115,9 @@ async def bench_graph(
 
     out = {} if out is None else out
     nodes, edges = data["nodes"], data["edges"]
-    # The first batch apart: it pays the process's first-call costs (anatid: creating the file,
-    # and pandas, which pyarrow and duckdb import on their first table or bound parameter when
-    # it is installed, as in Cognee's environment); the rate is over the batches after it.
+    # The first batch apart: it pays the process's first-call costs (anatid: creating the file
+    # and the first statements; LadybugDB: its worker's first calls); the rate is over the
+    # batches after it. (Until 01f5aa4 anatid's also imported pandas, through pyarrow.)
     t = time.perf_counter()
     await adapter.add_nodes(nodes[:BATCH])
     out["add_nodes first batch"] = (time.perf_counter() - t) * 1000
