@@ -594,9 +594,17 @@ class CurrentRecords(Index):
             return None
         if self._connection.refuses_waiting():  # building waits for the writer, reads SQL
             raise WouldWait("the in-memory records are not built yet")
-        if kind not in self._pending and self._count(kind) > LOADED_AT_ONCE:
-            self._building_beside(kind, limit, loading=True)
-            return None
+        if kind not in self._pending:  # (one count decides: too big, loaded beside, or now)
+            generation = self._generation
+            count = self._count(kind)
+            if count > limit:
+                with self._lock:
+                    if self._generation == generation:  # (no purge of everything since)
+                        self._too_big.add(kind)
+                return None
+            if count > LOADED_AT_ONCE:
+                self._building_beside(kind, limit, loading=True)
+                return None
         deadline = current_deadline()
         if deadline is None or deadline.remaining() == math.inf:
             return self._built(kind, limit)
@@ -800,8 +808,8 @@ class CurrentRecords(Index):
         return int(found[0][0])
 
     def _build(self, kind: Kind, limit: int, stoppable: bool) -> _KindView | None:
-        if self._count(kind) > limit:
-            return None
+        """The view of ``kind`` (:meth:`view` counted it within ``limit``; a commit that takes
+        it past meanwhile drops it as it lands: :meth:`_take_in`)."""
         view = _KindView(kind)
         # by chunks: a reader waiting for this build beside it (its deadline) is let run.
         # The cycle collector is held off: its full passes over the growing heap were a third
