@@ -8,6 +8,7 @@ searches, walks and queries never imports pandas.
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 import textwrap
@@ -53,6 +54,26 @@ def test_numpy_columns_equal_pa_array() -> None:
 )
 def test_string_columns_equal_pa_array(values: list[str | None]) -> None:
     assert aa.strings(values).equals(pa.array(values, type=pa.string()))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_columns_equal_pa_array(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = "ab \t\x00é日😀"
+    for _ in range(40):
+        n = rng.randrange(0, 60)
+        texts = [
+            None if rng.random() < 0.2 else "".join(rng.choices(alphabet, k=rng.randrange(0, 9)))
+            for _ in range(n)
+        ]
+        assert aa.strings(texts).equals(pa.array(texts, type=pa.string()))
+        ints = [None if rng.random() < 0.3 else rng.randrange(-(2**63), 2**63) for _ in range(n)]
+        assert aa.int64s(ints).equals(pa.array(ints, type=pa.int64()))
+        lists = [
+            [t or "" for t in rng.sample(texts, rng.randrange(0, min(n, 4) + 1))] for _ in texts
+        ]
+        wanted = pa.array(lists, type=pa.list_(pa.string()))
+        assert aa.string_lists(lists).equals(wanted)
 
 
 def test_a_lone_surrogate_is_refused_as_pa_array_refuses_it() -> None:
