@@ -38,12 +38,21 @@ def float32s(values: np.ndarray) -> pa.Array:
 
 def strings(values: Sequence[str | None]) -> pa.Array:
     """A ``string`` array of ``values`` (None: null; ``large_string`` past 2 GiB of text)."""
-    n = len(values)
-    nulls = _nulls(values)
-    if nulls == n:
-        return pa.nulls(n, pa.string())
-    present: Sequence[str] = values if not nulls else [v or "" for v in values]  # type: ignore[misc]
-    joined = "".join(present)
+    try:
+        joined = "".join(values)  # type: ignore[arg-type]
+    except TypeError:  # (a None among them)
+        nulls = _nulls(values)
+        if nulls == len(values):
+            return pa.nulls(nulls, pa.string())
+        present = [v or "" for v in values]
+        return _string_array(present, "".join(present), _validity(values), nulls)
+    return _string_array(values, joined, None, 0)  # type: ignore[arg-type]
+
+
+def _string_array(
+    present: Sequence[str], joined: str, valid: pa.Buffer | None, nulls: int
+) -> pa.Array:
+    """The array of ``present`` (``joined``: their text), ``valid`` saying which are null."""
     if joined.isascii():  # (a character a byte: the lengths are the strings')
         data = joined.encode("ascii")
         lengths: Sequence[int] = list(map(len, present))
@@ -52,11 +61,11 @@ def strings(values: Sequence[str | None]) -> pa.Array:
         data = b"".join(encoded)
         lengths = list(map(len, encoded))
     large = len(data) > _STRING_BYTES
-    offsets = np.zeros(n + 1, dtype=np.int64 if large else np.int32)
+    offsets = np.zeros(len(present) + 1, dtype=np.int64 if large else np.int32)
     np.cumsum(lengths, out=offsets[1:])
     kind = pa.large_string() if large else pa.string()
-    buffers = [_validity(values) if nulls else None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    return pa.Array.from_buffers(kind, n, buffers, null_count=nulls)
+    buffers = [valid, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, len(present), buffers, null_count=nulls)
 
 
 def string_lists(lists: Sequence[Sequence[str]]) -> pa.Array:
@@ -77,12 +86,15 @@ def _numbers(values: Sequence[int | None] | np.ndarray, dtype: type, kind: pa.Da
         data = np.ascontiguousarray(values, dtype=dtype)
         return pa.Array.from_buffers(kind, len(data), [None, pa.py_buffer(data)])
     n = len(values)
+    try:
+        data = np.array(values, dtype=dtype)  # (a None among them: TypeError)
+    except TypeError:
+        pass
+    else:
+        return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])
     nulls = _nulls(values)
     if nulls == n:
         return pa.nulls(n, kind)
-    if not nulls:
-        data = np.array(values, dtype=dtype)
-        return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])
     column = np.array(values, dtype=object)
     column[column == None] = 0  # noqa: E711 (numpy compares each value)
     data = column.astype(dtype)
