@@ -73,7 +73,7 @@ def string_lists(lists: Sequence[Sequence[str]]) -> pa.Array:
     offsets = np.zeros(len(lists) + 1, dtype=np.int32)
     np.cumsum(list(map(len, lists)), out=offsets[1:])
     items = strings([s for one in lists for s in one])
-    return pa.ListArray.from_arrays(_numbers(offsets, np.int32, pa.int32()), items)
+    return pa.ListArray.from_arrays(int32s(offsets), items)
 
 
 def columns_table(columns: dict[str, pa.Array]) -> pa.Table:
