@@ -41,9 +41,10 @@ import numpy as np
 
 from ..base.model import Kind
 from ..storage import index_files, index_ties
+from ..storage.arrow_arrays import arrow_numbers
 from ..storage.changes import Changes
 from ..storage.connection import Connection
-from ..storage.embeddings import arrow_numbers, space_table
+from ..storage.embeddings import space_table
 from ..storage.flat_file import FlatFile
 from ..storage.index_files import Manifest
 from ..storage.rows import table_of

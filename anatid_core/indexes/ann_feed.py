@@ -25,8 +25,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.model import Kind
+from ..storage.arrow_arrays import arrow_numbers
 from ..storage.connection import Connection
-from ..storage.embeddings import arrow_numbers
 from ..storage.rows import table_of
 from ..storage.sql import arrow_table, sorted_vids
 from .ann import ANN, normalise
@@ -80,7 +80,7 @@ def batches(
             )
         if batch.num_rows == 0:
             continue
-        got = arrow_numbers(batch.column(0).combine_chunks()).astype(np.int64)
+        got = arrow_numbers(batch.column(0)).astype(np.int64)
         ids = batch.column(1).combine_chunks()
         flat = arrow_numbers(batch.column(2).combine_chunks().flatten())
         del batch

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.model import Kind
-from ..storage.arrow_arrays import columns_table, int32s, int64s, strings
+from ..storage.arrow_arrays import arrow_numbers, columns_table, int32s, int64s, strings
 from ..storage.changes import Changes
 from ..storage.connection import Connection
 from ..storage.filters import record_filter
@@ -191,26 +191,17 @@ def _load(
         )
     finally:
         cur.unregister(name)
-    src, dst = int_array(pairs.column("s"), np.int32), int_array(pairs.column("d"), np.int32)
+    src = arrow_numbers(pairs.column("s")).astype(np.int32)
+    dst = arrow_numbers(pairs.column("d")).astype(np.int32)
     order = np.argsort((dst.astype(np.int64) << 32) | src, kind="stable")  # by (dst, src)
     return GraphArrays(
         ids=ids.to_pylist(),
         src=src[order],
         dst=dst[order],
         edge_ids=pairs.column("e").combine_chunks().take(int64s(order)),
-        node_vids=int_array(nodes.column("vid"), np.int64),
-        edge_vids=int_array(pairs.column("v"), np.int64)[order],
+        node_vids=arrow_numbers(nodes.column("vid")).astype(np.int64),
+        edge_vids=arrow_numbers(pairs.column("v")).astype(np.int64)[order],
     )
-
-
-def int_array(column: pa.ChunkedArray, dtype: type[np.integer[Any]]) -> np.ndarray:
-    """An integer column without nulls as numpy (from its buffer: pyarrow's ``to_numpy`` may
-    import pandas)."""
-    arr = column.combine_chunks()
-    if len(arr) == 0:
-        return np.zeros(0, dtype=dtype)
-    ints = np.frombuffer(arr.buffers()[1], dtype=dtype)[arr.offset : arr.offset + len(arr)]
-    return ints.copy()  # writable, like every other array here
 
 
 def _sorted(values: frozenset[str] | None) -> list[str] | None:
@@ -222,6 +213,5 @@ __all__ = [
     "GraphArrays",
     "GraphCache",
     "cached_graph",
-    "int_array",
     "visible_graph",
 ]

@@ -27,8 +27,8 @@ import pyarrow as pa
 
 from ..base.model import IndexBuild, Kind
 from ..storage import index_files, index_ties
+from ..storage.arrow_arrays import arrow_numbers
 from ..storage.connection import Connection
-from ..storage.embeddings import arrow_numbers
 from ..storage.index_files import Manifest
 from ..storage.postings_file import PostingsFile, write_postings
 from ..storage.rows import table_of
@@ -293,7 +293,7 @@ def _read_all(
             )
             if docs.num_rows == 0:
                 break
-            batch = arrow_numbers(docs.column(0).combine_chunks()).astype(np.int64)
+            batch = arrow_numbers(docs.column(0)).astype(np.int64)
             high = int(batch[-1])
             posts = arrow_table(
                 cur.execute(
@@ -304,10 +304,10 @@ def _read_all(
             )
         vids.append(batch)
         ids.extend(docs.column(1).chunks)
-        lens.append(arrow_numbers(docs.column(2).combine_chunks()).astype(np.float32))
+        lens.append(arrow_numbers(docs.column(2)).astype(np.float32))
         terms.extend(posts.column(0).chunks)
-        post_vids.append(arrow_numbers(posts.column(1).combine_chunks()).astype(np.int64))
-        tfs.append(arrow_numbers(posts.column(2).combine_chunks()).astype(np.float32))
+        post_vids.append(arrow_numbers(posts.column(1)).astype(np.int64))
+        tfs.append(arrow_numbers(posts.column(2)).astype(np.float32))
         low = high
         read(sum(len(v) for v in vids))
     encoded = pa.chunked_array(terms, type=pa.string()).combine_chunks().dictionary_encode()

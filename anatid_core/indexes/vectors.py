@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..base.model import Kind
+from ..storage.arrow_arrays import arrow_numbers
 from ..storage.changes import Changes
 from ..storage.connection import Connection
-from ..storage.embeddings import arrow_numbers, fetch_matrix, space_table
+from ..storage.embeddings import fetch_matrix, space_table
 from ..storage.prepare import tags_of
 from ..storage.rows import table_of
 from ..storage.sql import arrow_table
@@ -157,7 +158,7 @@ class VectorIndex(Index):
                 [space],
             )
         )
-        vids = arrow_numbers(rows.column(0).combine_chunks()).astype(np.int64)
+        vids = arrow_numbers(rows.column(0)).astype(np.int64)
         mat = np.zeros((len(vids), dim), dtype=np.float32)
         if len(vids):
             # A relation streams its batches (a DB-API result would be copied whole first).

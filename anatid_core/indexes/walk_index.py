@@ -24,11 +24,11 @@ import numpy as np
 import pyarrow as pa
 
 from ..base.model import Item, Kind
-from ..storage.arrow_arrays import columns_table, int64s
+from ..storage.arrow_arrays import arrow_numbers, columns_table, int64s
 from ..storage.connection import Connection
 from ..storage.rows import Visibility, cols_of, item_from_row, items_by_vid, table_of
 from ..storage.sql import arrow_table
-from .graph_arrays import GraphArrays, GraphCache, cached_graph, int_array, visible_graph
+from .graph_arrays import GraphArrays, GraphCache, cached_graph, visible_graph
 
 #: Tunables: after how many walks by SQL at one store version (and view) the graph is loaded;
 #: the most records of one kind (nodes, edges) of a loaded graph whose columns a walk keeps
@@ -206,7 +206,7 @@ def _load_columns(connection: Connection, kind: Kind, vids: np.ndarray) -> Recor
         )
     finally:
         cur.unregister(name)
-    got = int_array(table.column("vid"), np.int64)
+    got = arrow_numbers(table.column("vid")).astype(np.int64)
     order = np.argsort(got, kind="stable")
     return RecordColumns(vids=got[order], table=table.take(int64s(order)))
 

@@ -4,14 +4,16 @@
 before converting it, and to ask it imports pandas where pandas is installed: 170-190 ms and
 48 MB, once per process, in a store that never uses pandas. A Cognee worker's first
 ``add_nodes`` of 2,000 nodes took 320-450 ms where its next took 90-110 (issue 43's first
-batch); with pandas already imported, 86-94. The reads already keep clear of it
-(``embeddings.arrow_numbers``, ``graph_arrays.int_array``); the writes' columns are built
-here: a numpy array or Python bytes as the values' buffer, a bitmap where a value is null.
+batch); with pandas already imported, 86-94. The writes' columns are built here: a numpy
+array or Python bytes as the values' buffer, a bitmap where a value is null. The reads take a
+numeric column's values from its buffer (``arrow_numbers``), as ``to_numpy`` would import
+pandas the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -81,6 +83,30 @@ def columns_table(columns: dict[str, pa.Array]) -> pa.Table:
     return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
+#: Arrow types whose values ``arrow_numbers`` reads straight from the data buffer.
+_BUFFER_DTYPES: dict[str, type] = {
+    "int32": np.int32,
+    "int64": np.int64,
+    "float": np.float32,
+    "double": np.float64,
+}
+
+
+def arrow_numbers(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric Arrow array's values as numpy: without nulls, a read-only view of its buffer
+    (``.astype`` where a writable copy or another type is wanted); otherwise (nulls, another
+    type) through ``to_numpy``."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    dtype = _BUFFER_DTYPES.get(str(arr.type))
+    if dtype is None or arr.null_count:
+        return arr.to_numpy(zero_copy_only=False)
+    if len(arr) == 0:  # its data buffer may be absent
+        return np.zeros(0, dtype=dtype)
+    data: Any = arr.buffers()[1]
+    return np.frombuffer(data, dtype=dtype)[arr.offset : arr.offset + len(arr)]
+
+
 def _numbers(values: Sequence[int | None] | np.ndarray, dtype: type, kind: pa.DataType) -> pa.Array:
     if isinstance(values, np.ndarray):
         data = np.ascontiguousarray(values, dtype=dtype)
@@ -111,4 +137,12 @@ def _validity(values: Sequence[object]) -> pa.Buffer:
     return pa.py_buffer(np.packbits(present, bitorder="little"))
 
 
-__all__ = ["columns_table", "float32s", "int32s", "int64s", "string_lists", "strings"]
+__all__ = [
+    "arrow_numbers",
+    "columns_table",
+    "float32s",
+    "int32s",
+    "int64s",
+    "string_lists",
+    "strings",
+]

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..base.errors import InvalidInput
 from ..base.model import Kind
-from .arrow_arrays import columns_table, float32s, int64s
+from .arrow_arrays import arrow_numbers, columns_table, float32s, int64s
 from .connection import Connection
 from .rows import Visibility, table_of
 from .sql import SMALL_BATCH, arrow_table, one, rows_in, run
@@ -88,7 +88,7 @@ def fetch_matrix(
 ) -> tuple[np.ndarray, np.ndarray, list[list[Any]]]:
     """Run a query returning (vid, embedding, extra...) and give (vids, matrix, extra columns)."""
     table = arrow_table(cur.execute(sql, params))
-    vids = arrow_numbers(table.column(0).combine_chunks()).astype(np.int64)
+    vids = arrow_numbers(table.column(0)).astype(np.int64)
     emb = table.column(1).combine_chunks()
     if len(emb) == 0:
         mat = np.zeros((0, dim), dtype=np.float32)
@@ -96,20 +96,6 @@ def fetch_matrix(
         mat = arrow_numbers(emb.flatten()).astype(np.float32).reshape(-1, dim)
     extras = [table.column(i).to_pylist() for i in range(2, table.num_columns)]
     return vids, mat, extras
-
-
-#: Arrow types whose values are read straight from the data buffer.
-_BUFFER_DTYPES = {"int64": np.int64, "float": np.float32, "double": np.float64}
-
-
-def arrow_numbers(arr: Any) -> np.ndarray:
-    """A numeric Arrow array without nulls as numpy, read from its buffer: pyarrow's
-    ``to_numpy`` imports pandas when it is installed (up to 2 s on a loaded machine), which a
-    process that only searches or erases would otherwise pay on its first call."""
-    dtype = _BUFFER_DTYPES.get(str(arr.type))
-    if dtype is None or arr.null_count:
-        return arr.to_numpy(zero_copy_only=False)
-    return np.frombuffer(arr.buffers()[1], dtype=dtype)[arr.offset : arr.offset + len(arr)]
 
 
 def embeddings_of(
@@ -142,7 +128,6 @@ def embedding_arrays_of(
 
 __all__ = [
     "all_spaces",
-    "arrow_numbers",
     "embedding_arrays_of",
     "embeddings_of",
     "ensure_space",

@@ -95,6 +95,28 @@ def test_a_table_of_columns() -> None:
     assert table.to_pylist() == [{"vid": 1, "term": "a"}, {"vid": 2, "term": None}]
 
 
+@pytest.mark.parametrize("kind", [pa.int32(), pa.int64(), pa.float32(), pa.float64()])
+def test_numbers_read_back_as_to_numpy_reads_them(kind: pa.DataType) -> None:
+    rng = random.Random(kind.bit_width)
+    values = [rng.randint(-(2**24), 2**24) for _ in range(300)]  # exact in float32 too
+    arr = pa.array(values, type=kind)
+    wanted = arr.to_numpy()
+    got = aa.arrow_numbers(arr)
+    assert got.dtype == wanted.dtype and np.array_equal(got, wanted)
+    # A slice starts at its offset in the buffer; a chunked column is read whole.
+    assert np.array_equal(aa.arrow_numbers(arr.slice(7, 50)), wanted[7:57])
+    chunked = pa.chunked_array([arr.slice(0, 100), arr.slice(100)])
+    assert np.array_equal(aa.arrow_numbers(chunked), wanted)
+    assert len(aa.arrow_numbers(pa.array([], type=kind))) == 0
+    assert aa.arrow_numbers(pa.chunked_array([], type=kind)).dtype == wanted.dtype
+
+
+def test_numbers_with_nulls_or_of_another_type_go_through_to_numpy() -> None:
+    got = aa.arrow_numbers(pa.array([1, None, 3], type=pa.int64()))
+    assert got[0] == 1 and np.isnan(got[1]) and got[2] == 3
+    assert aa.arrow_numbers(pa.array([1, 2], type=pa.int16())).tolist() == [1, 2]
+
+
 _WORKLOAD = """
 import sys
 from anatid_core import SETTINGS, Edge, Node, Store
