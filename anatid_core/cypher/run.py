@@ -13,6 +13,7 @@ from ..base.errors import CypherLimitExceeded, InvalidInput
 from .engine import CypherResult, Engine, Pause
 from .limits import LIMITS, Deadline, timeout_seconds
 from .parser import parse
+from .rewrite import rewrite
 from .scope import Analysis, analyse
 from .shape import Procedure, RecordShape, Shape
 from .syntax import Query
@@ -42,6 +43,7 @@ def _parse(query: str, check: Callable[[], None]) -> tuple[Query, Analysis]:
         found = _PARSED.pop(query, None)
     if found is None:
         tree = parse(query, check)
+        rewrite(tree)  # (before the analysis: it plans the tree that runs)
         found = (tree, analyse(tree, query, check))
     with _PARSED_LOCK:
         while len(_PARSED) >= PARSED:

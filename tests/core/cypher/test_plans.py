@@ -115,6 +115,29 @@ EARLY = [
     "RETURN a.id, r.id, b.id LIMIT 50",
 ]
 PAIRS += [(q, q.replace(" WHERE ", " WITH * WHERE ", 1)) for q in EARLY]
+#: A chain of equalities of one property, read as an IN of its values (cypher/rewrite.py);
+#: the plain plan: the same chain with one equality hidden, which leaves it a chain of ORs.
+PAIRS += [
+    (
+        "MATCH (n) WHERE n.name = 'n3' OR n.name = 'n7' OR n.name = $g RETURN n.id",
+        "MATCH (n) WHERE n.name + '' = 'n3' OR n.name = 'n7' OR n.name = $g RETURN n.id",
+    ),
+    (
+        "MATCH (n:A) WHERE n.group = 'g1' OR $g = n.group OR n.group IN ['g9', null] RETURN n.id",
+        "MATCH (n:A) WHERE n.group + '' = 'g1' OR $g = n.group OR n.group IN ['g9', null] "
+        "RETURN n.id",
+    ),
+    (
+        "MATCH (a)-[r]->(b) WHERE r.group = $g OR r.group = 'g2' RETURN a.id, r.id, b.id",
+        "MATCH (a)-[r]->(b) WHERE r.group + '' = $g OR r.group = 'g2' RETURN a.id, r.id, b.id",
+    ),
+    (
+        "MATCH (a:A)-[r:R]->(b) WHERE (a.name = 'n1' OR a.name = 'n2') AND b.group = $g "
+        "RETURN a.id, r.id, b.id",
+        "MATCH (a:A)-[r:R]->(b) WHERE (a.name + '' = 'n1' OR a.name = 'n2') AND b.group = $g "
+        "RETURN a.id, r.id, b.id",
+    ),
+]
 #: A lone node read by an exact field (the core's own shape: every field is): the WHERE
 #: equality it was narrowed by is not checked again; the rest of the WHERE is, in its order.
 EXACT = [
