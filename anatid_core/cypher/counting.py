@@ -10,7 +10,12 @@ nodes, by their type and the far node's labels (``neighbour_counts``: from the i
 current records, no record decoded), keeps those whose type and far labels fit the pattern and
 gives one row per node carrying its count. The
 projection then sums the counts where it counted rows: the same groups, in the same order,
-with the same values (a node with no match gives no row, as it gives no rows).
+with the same values (a node with no match gives no row, as it gives no rows). Neither node
+needs a name (``MATCH ()-[r]->() RETURN count(r)``: counted from the first end); where the
+projection reads nothing of the counted node, a batch's counts are summed into one row. A
+projection reading the relationship as ``type(r)`` alone (``RETURN type(r), count(*)``) gets a
+row per node and type (per type, summed so), ``type(r)`` read from the row (TYPE); its groups
+come in the order the counts meet the types, which Cypher leaves open without ORDER BY.
 Any other query, and any MATCH this plan does not describe exactly, runs as before.
 
 Counting nodes by their labels (``MATCH (n:Entity) WHERE n.group_id = $g UNWIND labels(n) AS
@@ -57,6 +62,11 @@ from .values import NodeRef
 
 #: The row key holding how many matches a row stands for.
 WEIGHT = "\x00count"
+#: The row key holding the type of the relationships a row counts (a plan by type).
+TYPE = "\x00type"
+#: The variable of a count plan's near node where the pattern leaves it unnamed (no query
+#: can name it: a NUL is no identifier).
+_NEAR = "\x00near"
 
 
 @dataclass
@@ -67,6 +77,10 @@ class CountPlan:
     direction: str  # of ``rel`` seen from ``near``
     start: Match  # the MATCH of ``near`` alone, with the WHERE
     projection: Clause  # the WITH or RETURN, its counts summing WEIGHT
+    by_type: bool = False  # a row per type of relationship, its ``type(r)`` read as TYPE
+    #: the projection reads nothing of ``near`` (``MATCH ()-[r]->() RETURN count(r)``): a batch's
+    #: counts summed into one row (a row per type), not a row per node
+    collapsed: bool = False
 
 
 def count_plan(clauses: list[Clause]) -> CountPlan | None:
@@ -85,11 +99,14 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
     proj = after.projection
     if proj.star:
         return None
-    counts, used = _counts_and_names(proj)
+    typed = _type_calls(proj, rel.var)  # ``type(r)``: read from the counts' types (TYPE)
+    if typed:
+        items = [ProjectionItem(swapped(it.expr, typed), it.alias, it.text) for it in proj.items]
+        proj = replace(proj, items=items)
+    counts, read = _counts_and_names(proj)
     if counts is None or not counts:
         return None
-    if match.where is not None:
-        used |= names_in(match.where)
+    used = read if match.where is None else read | names_in(match.where)
     pattern_vars = [v for v in (part.nodes[0].var, rel.var, part.nodes[1].var) if v is not None]
     if len(set(pattern_vars)) != len(pattern_vars):
         return None
@@ -97,8 +114,10 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
         return None
     for i in (0, 1):
         near, far = part.nodes[i], part.nodes[1 - i]
-        if near.var is None or far.props is not None:
+        if far.props is not None:
             continue
+        if near.var is None:  # ``MATCH ()-[r]->() RETURN count(r)``: named here, read by no one
+            near = replace(near, var=_NEAR)
         if used & set(pattern_vars) - {near.var}:
             continue  # the relationship or the far node is read beyond a count
         direction = (
@@ -108,7 +127,8 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
         summed: dict[int, Expr] = {id(c): Call(c.pos, "sum", [Var(c.pos, WEIGHT)]) for c in counts}
         items = [ProjectionItem(swapped(it.expr, summed), it.alias, it.text) for it in proj.items]
         projection = replace(after, projection=replace(proj, items=items))
-        return CountPlan(near, rel, far, direction, start, projection)
+        collapsed = near.var not in read
+        return CountPlan(near, rel, far, direction, start, projection, bool(typed), collapsed)
     return None
 
 
@@ -136,16 +156,33 @@ def counted_rows(
             ids = [ref.id for ref in ids]
         tallies = graph.neighbour_counts(ids, plan.direction, rels)
         out = []
+        total, totals = 0, dict[str, int]()  # (collapsed: the batch's counts)
         for row, id in zip(batch, ids, strict=True):
             count = 0
+            by_type: dict[str, int] = {}
             for key, n in tallies.get(id, {}).items():
                 fit = fits.get(key)
                 if fit is None:
                     fit = fits[key] = _fits(graph, types, groups, *key)
-                if fit:
+                if not fit:
+                    continue
+                if plan.by_type:
+                    kind = graph.rel_type_of(key[0])
+                    by_type[kind] = by_type.get(kind, 0) + n
+                else:
                     count += n
+            if plan.collapsed:
+                total += count
+                for kind, n in by_type.items():
+                    totals[kind] = totals.get(kind, 0) + n
+                continue
             if count:
                 out.append({**row, WEIGHT: count})
+            out.extend({**row, TYPE: kind, WEIGHT: n} for kind, n in by_type.items())
+        if plan.collapsed:
+            out = [{TYPE: kind, WEIGHT: n} for kind, n in totals.items()]
+            if total:
+                out.append({WEIGHT: total})
         if out:
             yield out
 
@@ -219,6 +256,28 @@ def label_set_rows(plan: LabelPlan, matcher: Matcher, graph: Graph) -> Iterator[
 
 def _var_name(expr: Expr) -> str | None:
     return expr.name if isinstance(expr, Var) else None
+
+
+def _type_calls(proj: Projection, rel: str | None) -> dict[int, Expr]:
+    """The projection items' ``type(rel)`` calls, by id, each to be read as the TYPE of its
+    row (:func:`counted_rows`); none without a relationship variable."""
+    if rel is None:
+        return {}
+    found: dict[int, Expr] = {}
+    stack: list[Any] = [item.expr for item in proj.items]
+    while stack:
+        item = stack.pop()
+        if (
+            isinstance(item, Call)
+            and item.name == "type"
+            and not item.distinct
+            and len(item.args) == 1
+            and _var_name(item.args[0]) == rel
+        ):
+            found[id(item)] = Var(item.pos, TYPE)
+            continue
+        stack.extend(children(item))
+    return found
 
 
 def _labels_of(expr: Expr, node: str) -> bool:

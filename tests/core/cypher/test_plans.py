@@ -77,8 +77,22 @@ COUNTS = [
     "MATCH (a)-[r:R]-(b:A:B) RETURN count(r) AS n",
     "MATCH (a {group: 'none'})-[r]-(b) RETURN count(r) AS n",
     "MATCH (a:A)-[r:S]->(b) WHERE a.name STARTS WITH 'n1' RETURN DISTINCT count(r) AS n",
+    # no node named: counted from one end all the same (a self loop, parallel relationships)
+    "MATCH ()-[r]->() RETURN count(r) AS n",
+    "MATCH ()-[r:R]-() RETURN count(r) AS n, count(r) + 1 AS m",
+    "MATCH (:A)<-[r:R|S]-() RETURN count(r) AS n",
+    "MATCH ({group: $g})-[r]->(:B) RETURN count(r) AS n",
+    "MATCH ()-[r]-(b:B) RETURN b.id, count(r) AS n",
+    # by the relationship's type: a row per node and type
+    "MATCH ()-[r]->() RETURN type(r) AS t, count(r) AS n",
+    "MATCH (a:A)-[r]-() RETURN a.id, type(r), count(r) AS n",
+    "MATCH ()-[r:R|S]-(:B) RETURN toLower(type(r)) AS t, count(r) AS n ORDER BY t",
+    "MATCH ({group: $g})<-[r]-() RETURN type(r) AS t, count(r) * 2 AS n",
 ]
 PAIRS += [(query, query.replace("count(r)", "count(r.id)")) for query in COUNTS]
+PAIRS.append(
+    ("MATCH ()-[r]->(:A) RETURN count(*) AS n", "MATCH ()-[r]->(:A) RETURN count(r.id) AS n")
+)
 #: Nodes counted by their labels, a row per stored label set (the plain plan: ``count(n.id)``,
 #: which reads the node). Stored label sets here: A, B, and A with B.
 BY_LABELS = [
@@ -431,8 +445,16 @@ def test_counts_per_node_come_from_the_adjacency(
         "MATCH (a)-[r]-(b {group: 'g0'}) RETURN a.id, count(r)",
         "MATCH (a)-[r*1..2]-(b) RETURN a.id, count(r)",
         "MATCH (a)-[r]-(b) RETURN a.id, count(DISTINCT b)",
+        "MATCH ()-[r]->() RETURN type(r), r.group, count(r)",
+        "MATCH ()-[r]->() WHERE type(r) = 'R' RETURN type(r), count(r)",
+        "MATCH ()-[r]->() RETURN type(r), count(r) ORDER BY type(r)",
     )
     check_plan_runs(filled, monkeypatch, "counted_rows", COUNTS, not_taken)
+    typed = filled.cypher("MATCH ()-[r]->() RETURN type(r), count(*)")
+    assert typed.columns == ["type(r)", "count(*)"]
+    assert sorted(typed.rows) == sorted(  # (the relationships of the filled store, by type)
+        Counter(e.rel for e in filled.find_edges()).items()
+    )
     # the counted node read by its columns where the query reads no more of it (.columns)
     from anatid_core.cypher import counting
 
