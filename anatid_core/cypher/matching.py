@@ -48,6 +48,13 @@ from .values import NodeRef, RelRef, equals, type_name
 
 #: Field preference when several equalities could narrow a scan (most selective first).
 _FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
+#: The rank of a node read by its label alone (then 8: every node); below it, a read narrowed.
+_LABEL_RANK = 7
+#: The most disjuncts of a WHERE's OR read each from its own start (:meth:`Matcher._split_starts`);
+#: past it, one read of everything, as before.
+SPLIT_DISJUNCTS = 32
+#: WHERE equalities by the variable whose property they compare (``_where_hints``).
+Hints = dict[str, list[Expr]]
 
 
 #: A WHERE of more top-level conjuncts than this is checked at the end only: each pushed one is
@@ -163,6 +170,10 @@ class Matcher:
         if not clause.optional:
             early = self._early(clause)
             lone = len(clause.patterns) == 1 and not clause.patterns[0].rels
+            split = None if lone else self._split_starts(clause, rows)
+            if split is not None:
+                yield from self._union_of_starts(clause, rows, split, early)
+                return
             for partials in self._parts(clause, [Partial(r, frozenset()) for r in rows], early):
                 # a lone node's batch comes straight from _start_nodes: what it held is this
                 # batch's (nothing runs between its yield and here)
@@ -182,6 +193,55 @@ class Matcher:
             out.extend(matched[i] or [{**row, **dict.fromkeys(new_vars)}])
         if out:
             yield out
+
+    def _split_starts(self, clause: Match, rows: list[Row]) -> list[Hints] | None:
+        """The hints of each disjunct of a top-level OR of the WHERE, where each narrows the
+        first read of the clause's one pattern part and the WHERE as a whole narrows none
+        (``MATCH (a)-[r]->(b) WHERE a.name = $x OR b.name = $x``: read from each end in turn,
+        not from every node and all its relationships); else None."""
+        if len(rows) != 1 or len(clause.patterns) != 1 or clause.where is None:
+            return None
+        part, row = clause.patterns[0], rows[0]
+        base = _where_hints(clause.where)
+        if part.path_var is not None or self._narrows(part, row, base):
+            return None
+        for conjunct in conjuncts(clause.where):
+            options = disjuncts(conjunct)
+            if not 1 < len(options) <= SPLIT_DISJUNCTS:
+                continue
+            split = [_merged(base, _where_hints(option)) for option in options]
+            if all(self._narrows(part, row, hints) for hints in split):
+                return split
+        return None
+
+    def _narrows(self, part: PatternPart, row: Row, hints: Hints) -> bool:
+        """Whether ``part``'s first read is narrowed (a node bound or read by a field, or a
+        relationship read by one), not a scan of a label or of everything."""
+        rank = self._node_rank(part, self._start(part, row, hints), row, hints)
+        return rank < _LABEL_RANK or self._rel_start(part, row, hints, rank) is not None
+
+    def _union_of_starts(
+        self, clause: Match, rows: list[Row], split: list[Hints], early: tuple[Early, ...]
+    ) -> Iterator[list[Row]]:
+        """The clause's rows read from each disjunct's start in turn (:meth:`_split_starts`),
+        a match an earlier start found dropped: each match once, as one read of everything
+        gives it (a start finds every match its disjunct holds on, the WHERE keeps those the
+        whole OR holds on; a match's multiplicity is the pattern's, whichever start)."""
+        seen: set[tuple[Any, ...]] = set()
+        partials = [Partial(r, frozenset()) for r in rows]
+        for hints in split:
+            found: set[tuple[Any, ...]] = set()
+            for batch in self._extend(clause, hints, 0, partials, early):
+                kept = []
+                for p in batch:
+                    key = _match_key(p)
+                    if key not in seen:
+                        found.add(key)
+                        kept.append(p)
+                out = self._where(clause, kept)
+                if out:
+                    yield out
+            seen |= found  # (after the start: a match it gives twice is given twice)
 
     def _parts(
         self, clause: Match, partials: list[Partial], early: tuple[Early, ...] = ()
@@ -486,7 +546,7 @@ class Matcher:
         best = self._field_rank("node", node, hints, row)
         if best is not None:
             return 1 + best
-        return 7 if node.labels else 8
+        return _LABEL_RANK if node.labels else _LABEL_RANK + 1
 
     def _field_rank(
         self, kind: Kind, pattern: NodePattern | RelPattern, hints: dict[str, list[Expr]], row: Row
@@ -1227,6 +1287,41 @@ def may_hold(test: Callable[[Row], Any], row: Row) -> bool:
         raise
     except (CypherError, UnsupportedOperation):
         return True
+
+
+def disjuncts(expr: Expr) -> list[Expr]:
+    """The top-level disjuncts of an expression (``a OR (b OR c)``: a, b, c), in order; the
+    expression alone where it is no OR."""
+    out: list[Expr] = []
+    stack = [expr]
+    while stack:  # a loop: a chain of 10,000 ORs is 10,000 deep
+        e = stack.pop()
+        if isinstance(e, Binary) and e.op == "OR":
+            stack.extend((e.right, e.left))
+        else:
+            out.append(e)
+    return out
+
+
+def _merged(first: Hints, second: Hints) -> Hints:
+    out = {var: list(exprs) for var, exprs in first.items()}
+    for var, exprs in second.items():
+        out.setdefault(var, []).extend(exprs)
+    return out
+
+
+def _match_key(p: Partial) -> tuple[Any, ...]:
+    """What tells a match apart: the records its variables bind (its anonymous nodes'
+    included) and the relationships it uses."""
+    return tuple(sorted((k, _bound_ids(v)) for k, v in p.row.items())), p.used
+
+
+def _bound_ids(value: Any) -> Any:
+    if isinstance(value, (NodeRef, RelRef)):
+        return value.id
+    if isinstance(value, list):  # a variable-length relationship's list
+        return tuple(_bound_ids(v) for v in value)
+    return id(value)  # the input row's own value: one object, whichever start
 
 
 def _where_hints(where: Expr | None) -> dict[str, list[Expr]]:

@@ -152,6 +152,21 @@ PAIRS += [
         "RETURN a.id, r.id, b.id",
     ),
 ]
+#: A WHERE's OR whose every part narrows the pattern's first read, read from each part's start
+#: in turn, a match found twice kept once (matching.Matcher._split_starts); the plain plan: one
+#: part hidden from the planner, so every node is read.
+SPLITS = [
+    "MATCH (a)-[r]->(b) WHERE a.name = 'n1' OR b.name = $g RETURN a.id, r.id, b.id",
+    "MATCH (a)-[r]-(b) WHERE a.id = 'n1' OR b.id = 'n1' OR a.id = 'n2' RETURN a.id, r.id, b.id",
+    "MATCH (a)-->()-->(b) WHERE a.id = 'n2' OR b.id = 'n3' RETURN a.id, b.id",
+    "MATCH (a:A)-[r]->(b) WHERE r.group = $g OR (a.name = 'n4' AND b.group = 'g1') "
+    "RETURN a.id, r.id, b.id",
+    "MATCH (a)-[r:R*1..2]->(b) WHERE a.id = 'n1' OR b.id = 'n1' RETURN a.id, b.id, size(r)",
+    "MATCH (a)-[r]->(b) WHERE (a.id = 'n2' OR b.id = 'n3') AND r.group <> 'g9' RETURN count(*)",
+    "MATCH (a)-[r]->(a) WHERE a.id = 'n1' OR a.name = 'n5' RETURN a.id, r.id",
+]
+PAIRS += [(q, q.replace(".id = 'n", ".id + '' = 'n", 1).replace(".name = 'n", ".name + '' = 'n", 1)
+           .replace("r.group = $g OR", "r.group + '' = $g OR")) for q in SPLITS]  # fmt: skip
 #: A lone node read by an exact field (the core's own shape: every field is): the WHERE
 #: equality it was narrowed by is not checked again; the rest of the WHERE is, in its order.
 EXACT = [
@@ -472,6 +487,33 @@ def test_counts_per_node_come_from_the_adjacency(
         by_columns.clear()
         filled.cypher(query, {"g": "g0"})
         assert bool(by_columns) is taken, query
+
+
+def test_an_or_of_narrowed_parts_reads_from_each_part(
+    filled: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    split = spy_on_matcher(monkeypatch, "_union_of_starts", lambda clause, *a: clause)
+    for query in SPLITS:
+        split.clear()
+        filled.cypher(query, {"g": "g0"})
+        assert split, query
+    for query in (
+        # a part that narrows nothing: every node is read once, as before
+        "MATCH (a)-[r]->(b) WHERE a.name = 'n1' OR b.name STARTS WITH 'n' RETURN a.id",
+        # the WHERE narrows the read already
+        "MATCH (a {id: 'n1'})-[r]->(b) WHERE a.name = 'n1' OR b.name = 'n2' RETURN a.id",
+        # a lone node, an OPTIONAL MATCH
+        "MATCH (a) WHERE a.name = 'n1' OR a.id = 'n2' RETURN a.id",
+        "OPTIONAL MATCH (a)-[r]->(b) WHERE a.name = 'n1' OR b.name = 'n2' RETURN a.id",
+    ):
+        split.clear()
+        filled.cypher(query)
+        assert not split, query
+    # past SPLIT_DISJUNCTS parts: one read of everything
+    many = " OR ".join(f"a.id = 'n{i}' OR b.name = 'n{i}'" for i in range(20))
+    split.clear()
+    filled.cypher(f"MATCH (a)-[r]->(b) WHERE {many} RETURN count(*)")
+    assert not split
 
 
 def test_counts_by_label_take_a_row_per_label_set(
