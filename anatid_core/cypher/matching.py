@@ -201,11 +201,14 @@ class Matcher:
         not from every node and all its relationships); else None."""
         if len(rows) != 1 or len(clause.patterns) != 1 or clause.where is None:
             return None
+        ors = [c for c in conjuncts(clause.where) if isinstance(c, Binary) and c.op == "OR"]
+        if not ors:
+            return None  # (most queries: asked before any plan)
         part, row = clause.patterns[0], rows[0]
         base = _where_hints(clause.where)
         if part.path_var is not None or self._narrows(part, row, base):
             return None
-        for conjunct in conjuncts(clause.where):
+        for conjunct in ors:
             options = disjuncts(conjunct)
             if not 1 < len(options) <= SPLIT_DISJUNCTS:
                 continue
