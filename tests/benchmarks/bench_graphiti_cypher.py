@@ -110,6 +110,22 @@ QUERIES: dict[str, tuple[str, str]] = {
         "ORDER BY r.valid_at DESC, uuid LIMIT 10",
         "ordered",
     ),
+    # What an agent exploring a memory asks (MCP query_graph, Cognee's CYPHER search): not in
+    # issue 42's list; stop 64 planned them.
+    "relationships by type": (
+        "MATCH ()-[r]->() RETURN type(r) AS type, count(*) AS n ORDER BY type",
+        "ordered",
+    ),
+    "facts at either end": (
+        "MATCH (a:Entity)-[r:RELATES_TO]->(b:Entity) WHERE a.uuid = $uuid OR b.uuid = $uuid "
+        "RETURN r.uuid AS uuid",
+        "multiset",
+    ),
+    "entities named in an OR chain": (
+        "MATCH (n:Entity) WHERE n.name = $name1 OR n.name = $name2 OR n.name = $name3 "
+        "RETURN n.uuid AS uuid",
+        "multiset",
+    ),
 }
 
 
@@ -214,6 +230,7 @@ def params_for(data: dict[str, Any], name: str, i: int) -> dict[str, Any]:
         "group_id": group,
         "uuid": entities[rng.randrange(len(entities))].uuid,
         "prefix": rng.choice("ABCDEFGH"),
+        **{f"name{k}": entities[rng.randrange(len(entities))].name for k in (1, 2, 3)},
     }
 
 
