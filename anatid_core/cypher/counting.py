@@ -14,8 +14,13 @@ with the same values (a node with no match gives no row, as it gives no rows). N
 needs a name (``MATCH ()-[r]->() RETURN count(r)``: counted from the first end); where the
 projection reads nothing of the counted node, a batch's counts are summed into one row. A
 projection reading the relationship as ``type(r)`` alone (``RETURN type(r), count(*)``) gets a
-row per node and type (per type, summed so), ``type(r)`` read from the row (TYPE); its groups
-come in the order the counts meet the types, which Cypher leaves open without ORDER BY.
+row per node and type, ``type(r)`` read from the row (TYPE); one reading the far node as
+``labels(b)`` alone, a row per node and far label set, ``labels(b)`` read of a stand-in node
+of that set (FAR: a shape labels a node by its stored labels alone); one reading the counted
+node as ``labels(a)`` alone, the batch's rows summed by its label set, each with one of its
+nodes (``MATCH (a)-[r]->(b) RETURN labels(a), type(r), labels(b), count(*)``, the schema an
+agent asks for first: a row per label set, type and label set). The groups come in the order
+the counts meet them, which Cypher leaves open without ORDER BY.
 Any other query, and any MATCH this plan does not describe exactly, runs as before.
 
 Counting nodes by their labels (``MATCH (n:Entity) WHERE n.group_id = $g UNWIND labels(n) AS
@@ -28,7 +33,7 @@ how many nodes it stands for: the UNWIND and the grouping run once per label set
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -64,6 +69,8 @@ from .values import NodeRef
 WEIGHT = "\x00count"
 #: The row key holding the type of the relationships a row counts (a plan by type).
 TYPE = "\x00type"
+#: The variable of the stand-in of a far node read only as ``labels(far)`` (a plan by labels).
+FAR = "\x00far"
 #: The variable of a count plan's near node where the pattern leaves it unnamed (no query
 #: can name it: a NUL is no identifier).
 _NEAR = "\x00near"
@@ -78,8 +85,12 @@ class CountPlan:
     start: Match  # the MATCH of ``near`` alone, with the WHERE
     projection: Clause  # the WITH or RETURN, its counts summing WEIGHT
     by_type: bool = False  # a row per type of relationship, its ``type(r)`` read as TYPE
-    #: the projection reads nothing of ``near`` (``MATCH ()-[r]->() RETURN count(r)``): a batch's
-    #: counts summed into one row (a row per type), not a row per node
+    far_labels: bool = False  # a row per far label set, its ``labels(far)`` read of FAR
+    #: the projection reads ``near`` only as ``labels(near)``: rows summed by its label set
+    near_labels: bool = False
+    #: the projection reads nothing of ``near`` but its labels (``MATCH ()-[r]->() RETURN
+    #: count(r)``): a batch's counts summed into a row per type, far and near label set (one
+    #: with none of these), not a row per node
     collapsed: bool = False
 
 
@@ -103,10 +114,9 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
     if typed:
         items = [ProjectionItem(swapped(it.expr, typed), it.alias, it.text) for it in proj.items]
         proj = replace(proj, items=items)
-    counts, read = _counts_and_names(proj)
-    if counts is None or not counts:
+    counts, _ = _counts_and_names(proj)
+    if not counts:
         return None
-    used = read if match.where is None else read | names_in(match.where)
     pattern_vars = [v for v in (part.nodes[0].var, rel.var, part.nodes[1].var) if v is not None]
     if len(set(pattern_vars)) != len(pattern_vars):
         return None
@@ -118,6 +128,18 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
             continue
         if near.var is None:  # ``MATCH ()-[r]->() RETURN count(r)``: named here, read by no one
             near = replace(near, var=_NEAR)
+        # ``labels(far)``: read from a stand-in of each label set the counts meet (FAR)
+        far_calls = _labels_calls(proj, far.var)
+        seen = proj
+        if far_calls:
+            items = [
+                ProjectionItem(swapped(it.expr, far_calls), it.alias, it.text) for it in proj.items
+            ]
+            seen = replace(proj, items=items)
+        counts, read = _counts_and_names(seen)
+        if not counts:
+            continue
+        used = read if match.where is None else read | names_in(match.where)
         if used & set(pattern_vars) - {near.var}:
             continue  # the relationship or the far node is read beyond a count
         direction = (
@@ -125,10 +147,15 @@ def count_plan(clauses: list[Clause]) -> CountPlan | None:
         )
         start = Match(match.pos, False, [PatternPart(part.pos, [near], [])], match.where)
         summed: dict[int, Expr] = {id(c): Call(c.pos, "sum", [Var(c.pos, WEIGHT)]) for c in counts}
-        items = [ProjectionItem(swapped(it.expr, summed), it.alias, it.text) for it in proj.items]
-        projection = replace(after, projection=replace(proj, items=items))
-        collapsed = near.var not in read
-        return CountPlan(near, rel, far, direction, start, projection, bool(typed), collapsed)
+        items = [ProjectionItem(swapped(it.expr, summed), it.alias, it.text) for it in seen.items]
+        projection = replace(after, projection=replace(seen, items=items))
+        near_labels = near.var in read and _reads_only_labels(seen, near.var)
+        collapsed = near.var not in read or near_labels
+        return CountPlan(
+            near, rel, far, direction, start, projection,
+            by_type=bool(typed), far_labels=bool(far_calls), near_labels=near_labels,
+            collapsed=collapsed,
+        )  # fmt: skip
     return None
 
 
@@ -149,42 +176,66 @@ def counted_rows(
         batches = column_rows(near, matcher, graph)
         at = hidden_id(near.node)  # its id
     assert at is not None
+    # a row's own node where the projection reads only its labels (the matcher binds it)
+    by_labels = plan.near_labels and near is None
+    collapsed = plan.collapsed and (by_labels or not plan.near_labels)
+    stand_ins: dict[tuple[str, ...], NodeRef] = {}  # far label set -> its FAR
     for batch in batches:
         matcher.ev.deadline.check()
         ids = [row[at] for row in batch]
         if near is None:
             ids = [ref.id for ref in ids]
         tallies = graph.neighbour_counts(ids, plan.direction, rels)
-        out = []
-        total, totals = 0, dict[str, int]()  # (collapsed: the batch's counts)
+        out: list[Row] = []
+        totals: dict[tuple[Any, ...], int] = {}  # (collapsed: the batch's counts, by group)
+        kept: dict[tuple[str, ...] | None, Row] = {}  # a row of each near label set
         for row, id in zip(batch, ids, strict=True):
-            count = 0
-            by_type: dict[str, int] = {}
+            counted: dict[tuple[Any, ...], int] = {}  # (type, far label set) -> count
             for key, n in tallies.get(id, {}).items():
                 fit = fits.get(key)
                 if fit is None:
                     fit = fits[key] = _fits(graph, types, groups, *key)
                 if not fit:
                     continue
-                if plan.by_type:
-                    kind = graph.rel_type_of(key[0])
-                    by_type[kind] = by_type.get(kind, 0) + n
-                else:
-                    count += n
-            if plan.collapsed:
-                total += count
-                for kind, n in by_type.items():
-                    totals[kind] = totals.get(kind, 0) + n
+                group = (
+                    graph.rel_type_of(key[0]) if plan.by_type else None,
+                    key[1] if plan.far_labels else None,
+                )
+                counted[group] = counted.get(group, 0) + n
+            if not collapsed:
+                out.extend(_counted(row, group, n, stand_ins) for group, n in counted.items())
                 continue
-            if count:
-                out.append({**row, WEIGHT: count})
-            out.extend({**row, TYPE: kind, WEIGHT: n} for kind, n in by_type.items())
-        if plan.collapsed:
-            out = [{TYPE: kind, WEIGHT: n} for kind, n in totals.items()]
-            if total:
-                out.append({WEIGHT: total})
+            labels = tuple(graph.labels(row[at])) if by_labels else None
+            if counted:
+                kept.setdefault(labels, row)
+            for group, n in counted.items():
+                whole = (labels, *group)
+                totals[whole] = totals.get(whole, 0) + n
+        if collapsed:
+            out = [
+                _counted(kept[labels] if by_labels else {}, group, n, stand_ins)
+                for (labels, *group), n in totals.items()
+            ]
         if out:
             yield out
+
+
+def _counted(
+    row: Row, group: Sequence[Any], n: int, stand_ins: dict[tuple[str, ...], NodeRef]
+) -> Row:
+    """``row`` counting ``n`` matches of one (type, far label set): TYPE the type (None: not
+    read), FAR a stand-in node of the label set (None: not read)."""
+    kind, far = group
+    out = {**row, WEIGHT: n}
+    if kind is not None:
+        out[TYPE] = kind
+    if far is not None:
+        ref = stand_ins.get(far)
+        if ref is None:
+            name = f"\x00far{len(stand_ins)}"
+            ref = stand_ins[far] = NodeRef(name, Node(id=name, labels=far))
+        out[FAR] = ref
+    return out
 
 
 @dataclass
@@ -275,6 +326,23 @@ def _type_calls(proj: Projection, rel: str | None) -> dict[int, Expr]:
             and _var_name(item.args[0]) == rel
         ):
             found[id(item)] = Var(item.pos, TYPE)
+            continue
+        stack.extend(children(item))
+    return found
+
+
+def _labels_calls(proj: Projection, node: str | None) -> dict[int, Expr]:
+    """The projection items' ``labels(node)`` calls, by id, each as ``labels(FAR)`` (a
+    stand-in of the far label set its row counts: :func:`_counted`); none without a name."""
+    if node is None:
+        return {}
+    found: dict[int, Expr] = {}
+    stack: list[Any] = [item.expr for item in proj.items]
+    while stack:
+        item = stack.pop()
+        if _labels_of(item, node):
+            assert isinstance(item, Call)
+            found[id(item)] = Call(item.pos, "labels", [Var(item.pos, FAR)])
             continue
         stack.extend(children(item))
     return found

@@ -88,6 +88,12 @@ COUNTS = [
     "MATCH (a:A)-[r]-() RETURN a.id, type(r), count(r) AS n",
     "MATCH ()-[r:R|S]-(:B) RETURN toLower(type(r)) AS t, count(r) AS n ORDER BY t",
     "MATCH ({group: $g})<-[r]-() RETURN type(r) AS t, count(r) * 2 AS n",
+    # by the ends' labels: the far label sets from the counts, the near node's from its record
+    "MATCH (a)-[r]->(b) RETURN labels(a) AS la, type(r) AS t, labels(b) AS lb, count(r) AS n",
+    "MATCH (a:A)-[r:R|S]-(b) RETURN labels(b) AS lb, count(r) AS n",
+    "MATCH (a)<-[r]-(b:B) RETURN a.id, labels(b) AS lb, count(r) AS n",
+    "MATCH (a)-[r]-() WHERE a.group = $g RETURN labels(a) AS la, count(r) AS n",
+    "MATCH (a)-[r]->(b) RETURN size(labels(b)) AS k, count(r) AS n",
 ]
 PAIRS += [(query, query.replace("count(r)", "count(r.id)")) for query in COUNTS]
 PAIRS.append(
@@ -463,8 +469,14 @@ def test_counts_per_node_come_from_the_adjacency(
         "MATCH ()-[r]->() RETURN type(r), r.group, count(r)",
         "MATCH ()-[r]->() WHERE type(r) = 'R' RETURN type(r), count(r)",
         "MATCH ()-[r]->() RETURN type(r), count(r) ORDER BY type(r)",
+        "MATCH (a)-[r]->(b) RETURN labels(b), a.id, b.id, count(r)",
     )
     check_plan_runs(filled, monkeypatch, "counted_rows", COUNTS, not_taken)
+    schema = filled.cypher("MATCH (a)-[r]->(b) RETURN labels(a), type(r), labels(b), count(*)")
+    assert schema.columns == ["labels(a)", "type(r)", "labels(b)", "count(*)"]
+    nodes = {n.id: sorted(n.labels) for n in filled.find_nodes()}
+    wanted = Counter((repr(nodes[e.src]), e.rel, repr(nodes[e.dst])) for e in filled.find_edges())
+    assert {(repr(sorted(a)), t, repr(sorted(b))): n for a, t, b, n in schema.rows} == wanted
     typed = filled.cypher("MATCH ()-[r]->() RETURN type(r), count(*)")
     assert typed.columns == ["type(r)", "count(*)"]
     assert sorted(typed.rows) == sorted(  # (the relationships of the filled store, by type)
