@@ -33,7 +33,7 @@ how many nodes it stands for: the UNWIND and the grouping run once per label set
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -314,21 +314,7 @@ def _type_calls(proj: Projection, rel: str | None) -> dict[int, Expr]:
     row (:func:`counted_rows`); none without a relationship variable."""
     if rel is None:
         return {}
-    found: dict[int, Expr] = {}
-    stack: list[Any] = [item.expr for item in proj.items]
-    while stack:
-        item = stack.pop()
-        if (
-            isinstance(item, Call)
-            and item.name == "type"
-            and not item.distinct
-            and len(item.args) == 1
-            and _var_name(item.args[0]) == rel
-        ):
-            found[id(item)] = Var(item.pos, TYPE)
-            continue
-        stack.extend(children(item))
-    return found
+    return _calls_read(proj, "type", rel, lambda call: Var(call.pos, TYPE))
 
 
 def _labels_calls(proj: Projection, node: str | None) -> dict[int, Expr]:
@@ -336,13 +322,21 @@ def _labels_calls(proj: Projection, node: str | None) -> dict[int, Expr]:
     stand-in of the far label set its row counts: :func:`_counted`); none without a name."""
     if node is None:
         return {}
+    return _calls_read(
+        proj, "labels", node, lambda call: Call(call.pos, "labels", [Var(call.pos, FAR)])
+    )
+
+
+def _calls_read(
+    proj: Projection, name: str, var: str, instead: Callable[[Call], Expr]
+) -> dict[int, Expr]:
+    """The projection items' ``name(var)`` calls, by id, each with what replaces it."""
     found: dict[int, Expr] = {}
     stack: list[Any] = [item.expr for item in proj.items]
     while stack:
         item = stack.pop()
-        if _labels_of(item, node):
-            assert isinstance(item, Call)
-            found[id(item)] = Call(item.pos, "labels", [Var(item.pos, FAR)])
+        if _call_of(item, name, var):
+            found[id(item)] = instead(item)
             continue
         stack.extend(children(item))
     return found
@@ -350,13 +344,18 @@ def _labels_calls(proj: Projection, node: str | None) -> dict[int, Expr]:
 
 def _labels_of(expr: Expr, node: str) -> bool:
     """Whether ``expr`` is ``labels(node)``."""
+    return _call_of(expr, "labels", node)
+
+
+def _call_of(expr: Expr, name: str, var: str) -> bool:
+    """Whether ``expr`` is ``name(var)``."""
     return (
         isinstance(expr, Call)
-        and expr.name == "labels"
+        and expr.name == name
         and not expr.distinct
         and len(expr.args) == 1
         and isinstance(expr.args[0], Var)
-        and expr.args[0].name == node
+        and expr.args[0].name == var
     )
 
 

@@ -43,6 +43,7 @@ from .syntax import (
     RelPattern,
     Var,
     names_in,
+    operands,
 )
 from .values import NodeRef, RelRef, equals, type_name
 
@@ -209,7 +210,7 @@ class Matcher:
         if part.path_var is not None or self._narrows(part, row, base):
             return None
         for conjunct in ors:
-            options = disjuncts(conjunct)
+            options = operands(conjunct, "OR")
             if not 1 < len(options) <= SPLIT_DISJUNCTS:
                 continue
             split = [_merged(base, _where_hints(option)) for option in options]
@@ -1271,15 +1272,7 @@ def _new_variables(clause: Match, row: Row) -> list[str]:
 
 def conjuncts(where: Expr) -> list[Expr]:
     """The top-level conjuncts of a WHERE (``a AND (b AND c)``: a, b, c), in order."""
-    out: list[Expr] = []
-    stack = [where]
-    while stack:  # a loop: a chain of 10,000 ANDs is 10,000 deep
-        expr = stack.pop()
-        if isinstance(expr, Binary) and expr.op == "AND":
-            stack.extend((expr.right, expr.left))
-        else:
-            out.append(expr)
-    return out
+    return operands(where, "AND")
 
 
 def may_hold(test: Callable[[Row], Any], row: Row) -> bool:
@@ -1290,20 +1283,6 @@ def may_hold(test: Callable[[Row], Any], row: Row) -> bool:
         raise
     except (CypherError, UnsupportedOperation):
         return True
-
-
-def disjuncts(expr: Expr) -> list[Expr]:
-    """The top-level disjuncts of an expression (``a OR (b OR c)``: a, b, c), in order; the
-    expression alone where it is no OR."""
-    out: list[Expr] = []
-    stack = [expr]
-    while stack:  # a loop: a chain of 10,000 ORs is 10,000 deep
-        e = stack.pop()
-        if isinstance(e, Binary) and e.op == "OR":
-            stack.extend((e.right, e.left))
-        else:
-            out.append(e)
-    return out
 
 
 def _merged(first: Hints, second: Hints) -> Hints:

@@ -14,7 +14,7 @@ stopped at the first true equality and never asked).
 
 from __future__ import annotations
 
-from .syntax import Binary, Expr, ListOf, Literal, Match, Param, Prop, Query, Var, With
+from .syntax import Binary, Expr, ListOf, Literal, Match, Param, Prop, Query, Var, With, operands
 
 
 def rewrite(tree: Query) -> None:
@@ -56,12 +56,7 @@ def _as_in(expr: Expr) -> Binary | None:
     subject: Prop | None = None
     key: tuple[str, str] | None = None
     values: list[Expr] = []
-    stack: list[Expr] = [expr]
-    while stack:  # in the chain's order: its values keep their order in the list
-        e = stack.pop()
-        if isinstance(e, Binary) and e.op == "OR":
-            stack.extend((e.right, e.left))
-            continue
+    for e in operands(expr, "OR"):  # in the chain's order: its values keep it in the list
         found = _compared(e)
         if found is None:
             return None

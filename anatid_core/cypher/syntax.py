@@ -260,6 +260,21 @@ class Query:
     union_all: list[bool]  # between parts[i] and parts[i + 1]
 
 
+def operands(expr: Expr, op: str) -> list[Expr]:
+    """The operands of a chain of ``op`` (``AND``, ``OR``) at the top of ``expr``, in order
+    (``a OR (b OR c)``: a, b, c); ``expr`` alone where it is no such chain. A loop: a chain of
+    10,000 ORs is 10,000 deep."""
+    out: list[Expr] = []
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Binary) and e.op == op:
+            stack.extend((e.right, e.left))
+        else:
+            out.append(e)
+    return out
+
+
 def names_in(expr: Any) -> set[str]:
     """Every variable name ``expr`` mentions (bound inside it or not: a safe over-count)."""
     names: set[str] = set()
