@@ -195,8 +195,8 @@ class Matcher:
         if out:
             yield out
 
-    def _split_starts(self, clause: Match, rows: list[Row]) -> list[Hints] | None:
-        """The hints of each disjunct of a top-level OR of the WHERE, where each narrows the
+    def _split_starts(self, clause: Match, rows: list[Row]) -> list[tuple[Expr, Hints]] | None:
+        """Each disjunct of a top-level OR of the WHERE with its hints, where each narrows the
         first read of the clause's one pattern part and the WHERE as a whole narrows none
         (``MATCH (a)-[r]->(b) WHERE a.name = $x OR b.name = $x``: read from each end in turn,
         not from every node and all its relationships); else None."""
@@ -213,8 +213,8 @@ class Matcher:
             options = operands(conjunct, "OR")
             if not 1 < len(options) <= SPLIT_DISJUNCTS:
                 continue
-            split = [_merged(base, _where_hints(option)) for option in options]
-            if all(self._narrows(part, row, hints) for hints in split):
+            split = [(option, _merged(base, _where_hints(option))) for option in options]
+            if all(self._narrows(part, row, hints) for _, hints in split):
                 return split
         return None
 
@@ -225,27 +225,26 @@ class Matcher:
         return rank < _LABEL_RANK or self._rel_start(part, row, hints, rank) is not None
 
     def _union_of_starts(
-        self, clause: Match, rows: list[Row], split: list[Hints], early: tuple[Early, ...]
+        self,
+        clause: Match,
+        rows: list[Row],
+        split: list[tuple[Expr, Hints]],
+        early: tuple[Early, ...],
     ) -> Iterator[list[Row]]:
         """The clause's rows read from each disjunct's start in turn (:meth:`_split_starts`),
-        a match an earlier start found dropped: each match once, as one read of everything
-        gives it (a start finds every match its disjunct holds on, the WHERE keeps those the
-        whole OR holds on; a match's multiplicity is the pattern's, whichever start)."""
-        seen: set[tuple[Any, ...]] = set()
+        each match from the start of the first disjunct true on it: each once, as one read of
+        everything gives it. (The start of a disjunct finds every match it is true on; a row
+        the WHERE passes has its OR evaluated left to right up to that first true disjunct,
+        so asking the ones before it again raises nothing. Nothing is held per match.)"""
         partials = [Partial(r, frozenset()) for r in rows]
-        for hints in split:
-            found: set[tuple[Any, ...]] = set()
+        tests = [self.ev.compiled.truth(option) for option, _ in split]
+        for i, (_, hints) in enumerate(split):
             for batch in self._extend(clause, hints, 0, partials, early):
-                kept = []
-                for p in batch:
-                    key = _match_key(p)
-                    if key not in seen:
-                        found.add(key)
-                        kept.append(p)
-                out = self._where(clause, kept)
+                passed = self._where(clause, batch)
+                self.graph.rows_at_hand = passed
+                out = [row for row in passed if _first_true(tests, row) == i]
                 if out:
                     yield out
-            seen |= found  # (after the start: a match it gives twice is given twice)
 
     def _parts(
         self, clause: Match, partials: list[Partial], early: tuple[Early, ...] = ()
@@ -1292,18 +1291,12 @@ def _merged(first: Hints, second: Hints) -> Hints:
     return out
 
 
-def _match_key(p: Partial) -> tuple[Any, ...]:
-    """What tells a match apart: the records its variables bind (its anonymous nodes'
-    included) and the relationships it uses."""
-    return tuple(sorted((k, _bound_ids(v)) for k, v in p.row.items())), p.used
-
-
-def _bound_ids(value: Any) -> Any:
-    if isinstance(value, (NodeRef, RelRef)):
-        return value.id
-    if isinstance(value, list):  # a variable-length relationship's list
-        return tuple(_bound_ids(v) for v in value)
-    return id(value)  # the input row's own value: one object, whichever start
+def _first_true(tests: list[Callable[[Row], Any]], row: Row) -> int:
+    """The index of the first of ``tests`` true on ``row`` (``len(tests)``: none)."""
+    for i, test in enumerate(tests):
+        if test(row) is True:
+            return i
+    return len(tests)
 
 
 def _where_hints(where: Expr | None) -> dict[str, list[Expr]]:
