@@ -63,6 +63,7 @@ class ColumnPlan:
     reads: dict[int, Expr]  # each ``node.key`` of the MATCH's WHERE -> its hidden name
     clauses: list[Clause]  # what follows the MATCH, its projection reading the hidden names
     with_ids: bool  # whether each row holds its node's id (under ``hidden_id``)
+    with_labels: bool = False  # whether it holds its stored labels (under ``hidden_labels``)
 
 
 def hidden(node: str, key: str) -> str:
@@ -76,8 +77,14 @@ def hidden_id(node: str) -> str:
     return f"\x00id\x00{node}"
 
 
+def hidden_labels(node: str) -> str:
+    """The row key holding the stored labels of ``node``'s record, where asked for
+    (``with_labels``)."""
+    return f"\x00{node}:labels"
+
+
 def column_plan(
-    clauses: list[Clause], matcher: Matcher, *, with_ids: bool = False
+    clauses: list[Clause], matcher: Matcher, *, with_ids: bool = False, with_labels: bool = False
 ) -> ColumnPlan | None:
     """The plan for a query whose first MATCH and projection it describes (module docstring),
     else None. ``with_ids``: each row holds its node's id too (under ``hidden_id``)."""
@@ -110,8 +117,9 @@ def column_plan(
         columns.append(field)
     by_id = hidden_reads(reads)
     return ColumnPlan(
-        name, match, labels, keys, columns, by_id, projected(clauses, by_id), with_ids
-    )
+        name, match, labels, keys, columns, by_id, projected(clauses, by_id), with_ids,
+        with_labels,
+    )  # fmt: skip
 
 
 def first_match(clauses: list[Clause]) -> tuple[Match, With | Return] | None:
@@ -187,6 +195,8 @@ def column_rows(plan: ColumnPlan, matcher: Matcher, graph: Graph) -> Iterator[li
     fits: dict[tuple[str, ...], bool] = {}  # stored labels -> whether the pattern's fit
     names = [hidden(plan.node, key) for key in plan.keys]
     make = _row_maker(names, hidden_id(plan.node) if plan.with_ids else None)
+    if plan.with_labels:
+        make = _with_labels(make, hidden_labels(plan.node))
     last: Any = None  # the last label set met and whether it fits (the in-memory rows share
     fit = False  # one tuple per set: mostly the same object row after row)
 
@@ -245,6 +255,19 @@ def _row_maker(names: list[str], id_name: str | None) -> Callable[[tuple[Any, ..
         n0, n1, n2 = names
         return lambda v: {n0: v[2], n1: v[3], n2: v[4]}
     return lambda v: dict(zip(names, v[2:], strict=True))
+
+
+def _with_labels(
+    make: Callable[[tuple[Any, ...]], Row], name: str
+) -> Callable[[tuple[Any, ...]], Row]:
+    """``make``, the stored labels (the scan's second column) added under ``name``."""
+
+    def with_labels(values: tuple[Any, ...]) -> Row:
+        row = make(values)
+        row[name] = values[1]
+        return row
+
+    return with_labels
 
 
 def narrowed_pages(

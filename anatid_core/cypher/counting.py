@@ -39,7 +39,7 @@ from typing import Any
 
 from ..base.model import Node
 from .aggregates import AGGREGATES
-from .columns import ColumnPlan, column_rows, hidden_id
+from .columns import ColumnPlan, column_plan, column_rows, hidden_id, hidden_labels
 from .expressions import Row
 from .graph import Graph
 from .limits import check_size
@@ -48,6 +48,7 @@ from .syntax import (
     Call,
     Clause,
     Expr,
+    Literal,
     Match,
     NodePattern,
     PatternPart,
@@ -243,6 +244,21 @@ class LabelPlan:
     node: str  # the variable of the MATCH's one node
     start: Match  # the MATCH, as written
     clauses: list[Clause]  # what follows it, its counts summing WEIGHT
+    #: the MATCH's nodes read by their columns where the store cannot count them (its WHERE
+    #: reads columns the store does not narrow by: ``n.name STARTS WITH $p``); set by
+    #: :func:`label_columns`
+    columns: ColumnPlan | None = None
+
+
+def label_columns(plan: LabelPlan, matcher: Matcher) -> LabelPlan:
+    """``plan`` with its MATCH read by its nodes' columns and stored labels, where it can be
+    (:mod:`.columns`: its WHERE reads the node only by columns)."""
+    pos = plan.start.pos
+    nothing = Return(
+        pos, Projection(pos, False, False, [ProjectionItem(Literal(pos, None), "_", "_")])
+    )
+    columns = column_plan([plan.start, nothing], matcher, with_labels=True)
+    return plan if columns is None else replace(plan, columns=columns)
 
 
 def label_plan(clauses: list[Clause]) -> LabelPlan | None:
@@ -284,10 +300,17 @@ def label_set_rows(plan: LabelPlan, matcher: Matcher, graph: Graph) -> Iterator[
     if counted is not None:  # the store counted them: a stand-in node per set (its labels)
         check_size(len(counted))
         if counted:
-            yield [
-                {plan.node: NodeRef(f"\x00{i}", Node(id=f"\x00{i}", labels=stored)), WEIGHT: n}
-                for i, (stored, n) in enumerate(counted.items())
-            ]
+            yield _label_set_stand_ins(plan, counted)
+        return
+    if plan.columns is not None:  # counted here from the columns, no record bound
+        stored_at, by_set = hidden_labels(plan.columns.node), dict[tuple[str, ...], int]()
+        for batch in column_rows(plan.columns, matcher, graph):
+            for row in batch:
+                stored = row[stored_at]
+                by_set[stored] = by_set.get(stored, 0) + 1
+            check_size(len(by_set))
+        if by_set:
+            yield _label_set_stand_ins(plan, by_set)
         return
     sets: dict[tuple[str, ...], list[Any]] = {}  # stored labels -> [first row, how many]
     for batch in matcher.match(plan.start, [{}]):
@@ -303,6 +326,14 @@ def label_set_rows(plan: LabelPlan, matcher: Matcher, graph: Graph) -> Iterator[
         check_size(len(sets))
     if sets:
         yield [{**row, WEIGHT: n} for row, n in sets.values()]
+
+
+def _label_set_stand_ins(plan: LabelPlan, counted: dict[tuple[str, ...], int]) -> list[Row]:
+    """A row per stored label set counted: a stand-in node of the set, how many it stands for."""
+    return [
+        {plan.node: NodeRef(f"\x00{i}", Node(id=f"\x00{i}", labels=stored)), WEIGHT: n}
+        for i, (stored, n) in enumerate(counted.items())
+    ]
 
 
 def _var_name(expr: Expr) -> str | None:

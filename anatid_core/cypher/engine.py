@@ -22,6 +22,7 @@ from .counting import (
     LabelPlan,
     count_plan,
     counted_rows,
+    label_columns,
     label_plan,
     label_set_rows,
 )
@@ -339,6 +340,8 @@ def make_plans(query: SingleQuery, matcher: Matcher) -> Plans:
     clauses = query.clauses
     counts = count_plan(clauses)
     labels = None if counts is not None else label_plan(clauses)
+    if labels is not None:
+        labels = label_columns(labels, matcher)
     columns = rel_columns = reach = None
     if counts is not None:
         clauses = [counts.projection, *clauses[2:]]

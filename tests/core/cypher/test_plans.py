@@ -544,6 +544,27 @@ def test_counts_by_label_take_a_row_per_label_set(
         "MATCH (n) RETURN labels(n)",
     )
     check_plan_runs(filled, monkeypatch, "label_set_rows", BY_LABELS, not_taken)
+    # a WHERE the store cannot count by (STARTS WITH): the nodes' columns read, no record bound
+    from anatid_core.cypher import counting
+
+    by_columns: list[object] = []
+    original = counting.column_rows
+    monkeypatch.setattr(
+        counting, "column_rows", lambda p, *a: by_columns.append(p) or original(p, *a)
+    )
+    for query, taken in (
+        ("MATCH (n:B) WHERE n.name STARTS WITH 'n1' RETURN count(n) AS c", True),
+        ("MATCH (n) WHERE n.name ENDS WITH '1' RETURN labels(n) AS l, count(*) AS c", True),
+        ("MATCH (n) WHERE n.group = 'g1' RETURN count(n) AS c", False),  # the store counts
+        ("MATCH (n) WHERE size(labels(n)) = 2 RETURN count(n) AS c", False),  # reads n whole
+    ):
+        by_columns.clear()
+        got = filled.cypher(query).rows
+        assert bool(by_columns) is taken, query
+        plain = filled.cypher(
+            query.replace("count(n)", "count(n.id)").replace("count(*)", "count(n.id)")
+        )
+        assert sorted(map(repr, got)) == sorted(map(repr, plain.rows)), query
     # the answer the plan gives: every node once, under each of its labels
     rows = filled.cypher("MATCH (n) UNWIND labels(n) AS l RETURN l, count(*) AS c ORDER BY l")
     nodes = filled.find_nodes(limit=None)
