@@ -17,7 +17,7 @@ import pytest
 from anatid_core import AnatidError, Node, Store
 from anatid_core.cypher.parser import parse
 from anatid_core.cypher.rewrite import equality_chains_as_in, rewrite
-from anatid_core.cypher.syntax import Binary, ListOf, Literal, Match, Param, Prop, Var
+from anatid_core.cypher.syntax import Binary, ListOf, Literal, Match, Param, Prop, Var, operands
 
 #: Values of ``x`` that equality treats apart or alike: 1 and 1.0 are equal, '1' is not,
 #: null compares as unknown, a list compares item by item (a null item: unknown).
@@ -108,10 +108,16 @@ def test_a_chain_of_ten_thousand_ors_is_one_in() -> None:
     where = where_of(f"MATCH (n) WHERE {chain} RETURN n")
     assert isinstance(where, Binary) and where.op == "IN"
     assert isinstance(where.right, ListOf) and len(where.right.items) == 10_000
-    # and again inside an AND chain of the same length
+    # each conjunct of a chain of 3,000 ANDs, walked without recursion
     conj = " AND ".join(f"(n.x = {i} OR n.x = {i + 1})" for i in range(3_000))
-    where = equality_chains_as_in(where_of(f"MATCH (n) WHERE {conj} RETURN n"))  # type: ignore[arg-type]
-    assert isinstance(where, Binary) and where.op == "AND"
+    tree = parse(f"MATCH (n) WHERE {conj} RETURN n")
+    clause = tree.parts[0].clauses[0]
+    assert isinstance(clause, Match) and clause.where is not None
+    where = equality_chains_as_in(clause.where)
+    parts = operands(where, "AND")
+    assert len(parts) == 3_000
+    assert all(isinstance(p, Binary) and p.op == "IN" for p in parts)
+    assert [[i.value for i in p.right.items] for p in parts[:2]] == [[0, 1], [1, 2]]  # type: ignore[attr-defined]
 
 
 CHAINS = [
