@@ -51,6 +51,8 @@ from .values import NodeRef, RelRef, equals, type_name
 _FIELD_RANK = {"id": 0, "name": 1, "text": 3, "group": 4}
 #: The rank of a node read by its label alone (then 8: every node); below it, a read narrowed.
 _LABEL_RANK = 7
+#: The rank of a read narrowed by a group only.
+_GROUP_RANK = 1 + _FIELD_RANK["group"]
 #: The most disjuncts of a WHERE's OR read each from its own start (:meth:`Matcher._split_starts`);
 #: past it, one read of everything, as before.
 SPLIT_DISJUNCTS = 32
@@ -207,22 +209,28 @@ class Matcher:
             return None  # (most queries: asked before any plan)
         part, row = clause.patterns[0], rows[0]
         base = _where_hints(clause.where)
-        if part.path_var is not None or self._narrows(part, row, base):
-            return None
+        if part.path_var is not None or self._first_read_rank(part, row, base) < _LABEL_RANK:
+            return None  # the read is narrowed already
         for conjunct in ors:
             options = operands(conjunct, "OR")
             if not 1 < len(options) <= SPLIT_DISJUNCTS:
                 continue
             split = [(option, _merged(base, _where_hints(option))) for option in options]
-            if all(self._narrows(part, row, hints) for _, hints in split):
+            # each part's read narrower than a group (most of a memory: a read per part of a
+            # few groups would read it all again and again)
+            if all(self._first_read_rank(part, row, hints) < _GROUP_RANK for _, hints in split):
                 return split
         return None
 
-    def _narrows(self, part: PatternPart, row: Row, hints: Hints) -> bool:
-        """Whether ``part``'s first read is narrowed (a node bound or read by a field, or a
-        relationship read by one), not a scan of a label or of everything."""
+    def _first_read_rank(self, part: PatternPart, row: Row, hints: Hints) -> int:
+        """How few records ``part``'s first read takes, as :meth:`_node_rank` ranks a node's
+        (a relationship read by a field: that field's rank)."""
         rank = self._node_rank(part, self._start(part, row, hints), row, hints)
-        return rank < _LABEL_RANK or self._rel_start(part, row, hints, rank) is not None
+        rel = self._rel_start(part, row, hints, rank)
+        if rel is None:
+            return rank
+        field = self._field_rank("edge", part.rels[rel], hints, row)
+        return rank if field is None else 1 + field
 
     def _union_of_starts(
         self,
