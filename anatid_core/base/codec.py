@@ -121,6 +121,14 @@ def all_fine(texts: tuple[object, ...], ids: tuple[object, ...]) -> bool:
     return "\x00" not in joined and (joined.isascii() or _encodes(joined))
 
 
+def _encodes(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 # -------------------------------------------------------------------------------------- props
 
 
@@ -219,18 +227,9 @@ class _NotPlain(Exception):
     """Raised by the fast encoder for anything it leaves to ``_encode_value``."""
 
 
-def _plain_text(value: str) -> str:
-    if "\x00" in value or not (value.isascii() or _encodes(value)):
-        raise _NotPlain
-    return value
-
-
-def _encodes(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+#: The exact types JSON writes as they are: a container holding only these is kept as it is.
+#: Its strings are checked in the written text, not one by one (see :func:`_dumps`).
+_AS_THEMSELVES = frozenset((str, int, bool, type(None)))
 
 
 def _encode_fast(value: Any) -> Any:
@@ -238,12 +237,10 @@ def _encode_fast(value: Any) -> Any:
     write), without building each value's path for an error message that is rarely needed:
     the paths cost more than the encoding (issue 16: Cognee's add_nodes, ~25 values a node).
     A container none of whose values changes is given back as it is, not copied: JSON writes
-    it the same. Anything else, and any value ``_encode_value`` would refuse, raises
-    ``_NotPlain``."""
+    it the same. Strings and keys are checked on the written text (:func:`_dumps`). Anything
+    else, and any value ``_encode_value`` would refuse, raises ``_NotPlain``."""
     kind = type(value)
-    if kind is str:
-        return _plain_text(value)
-    if value is None or kind is int or kind is bool:
+    if kind in _AS_THEMSELVES:
         return value
     if kind is dict:
         return _encode_dict(value)
@@ -266,23 +263,25 @@ def _encode_fast(value: Any) -> Any:
     raise _NotPlain
 
 
-def _encode_dict(value: dict[Any, Any]) -> dict[str, Any]:
-    """A dict's encoding: its keys and its string values are checked joined, in one pass each
-    (a call per key cost more than the encoding: Cognee's nodes have ~25 keys)."""
-    try:
-        keys = "".join(value)
-    except TypeError:  # a key that is not a str
-        raise _NotPlain from None
-    _plain_text(keys)  # joined strings hold a NUL or a lone surrogate iff one of them does
-    changed = _changed_values(value.items())
-    result = value if changed is None else {**value, **changed}
-    if len(result) == 1 and next(iter(result)) in _TAGS:
+def _encode_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    """A dict's encoding. Its values' types are looked at in one pass in C, and only a dict
+    holding something other than strings, ints, booleans and nulls is walked (a call per value
+    cost more than the encoding: Cognee's nodes have ~25 keys). A key that is not a str is
+    refused by orjson (:func:`_dumps`)."""
+    if _AS_THEMSELVES.issuperset(map(type, value.values())):
+        result = value
+    else:
+        changed = _changed_values(value.items())
+        result = value if changed is None else {**value, **changed}
+    if len(result) == 1 and next(iter(result)) in _TAG_SET:
         return {"$esc": result}
     return result
 
 
 def _encode_items(value: list[Any]) -> list[Any]:
-    """A list's encoding, its string items checked joined."""
+    """A list's encoding, walked only when it holds something JSON does not write as it is."""
+    if _AS_THEMSELVES.issuperset(map(type, value)):
+        return value
     changed = _changed_values(enumerate(value))
     if changed is None:
         return value
@@ -294,21 +293,15 @@ def _encode_items(value: list[Any]) -> list[Any]:
 
 def _changed_values(entries: Iterable[tuple[Any, Any]]) -> dict[Any, Any] | None:
     """The encodings of the values of ``entries`` (key or position, value) that encoding
-    changes, by key (None: none changes); their strings are checked joined."""
+    changes, by key (None: none changes)."""
     changed: dict[Any, Any] | None = None
-    texts: list[str] = []
     for at, item in entries:
-        of = type(item)
-        if of is str:
-            texts.append(item)
-        elif not (item is None or of is int or of is bool):
+        if type(item) not in _AS_THEMSELVES:
             encoded = _encode_fast(item)
             if encoded is not item:
                 if changed is None:
                     changed = {}
                 changed[at] = encoded
-    if texts:
-        _plain_text("".join(texts))
     return changed
 
 
@@ -345,12 +338,17 @@ def _json_dumps(encoded: Any) -> str:
 def _dumps(encoded: Any) -> str:
     """The text json writes (``_json_dumps``) for what the fast encoder gives, written by
     orjson, 5-10x faster. The text must not change: it is what the content hash of an
-    unchanged re-save is computed from. orjson refuses integers past 64 bits and nesting past
-    255 levels; json writes those."""
+    unchanged re-save is computed from. Raises ``_NotPlain`` for what the checked path must
+    decide: orjson refuses a lone surrogate, a key that is not a str, an integer past 64 bits
+    and nesting past 255 levels, and writes a NUL as ``\\u0000`` (the text is searched for
+    that escape: a string holding it literally takes the checked path too, which stores it)."""
     try:
-        return orjson.dumps(encoded, option=orjson.OPT_SORT_KEYS).decode()
+        text = orjson.dumps(encoded, option=orjson.OPT_SORT_KEYS).decode()
     except TypeError:  # orjson.JSONEncodeError is one
-        return _json_dumps(encoded)
+        raise _NotPlain from None
+    if "\\u0000" in text:
+        raise _NotPlain
+    return text
 
 
 _PLAIN = json.JSONDecoder()

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("cognee")
 
 from anatid_cognee import AnatidGraphAdapter  # noqa: E402
-from anatid_cognee.values import as_json, storable  # noqa: E402
+from anatid_cognee.values import as_json, storable, storable_fields  # noqa: E402
 from cognee.infrastructure.engine import DataPoint  # noqa: E402
 from cognee.infrastructure.engine.models.DataPoint import MetaData  # noqa: E402
 from cognee.modules.storage.utils import JSONEncoder  # noqa: E402
@@ -65,6 +65,37 @@ def test_as_json_is_what_a_json_round_trip_with_cognees_encoder_gives(key):
 def test_storable_changes_only_what_the_store_cannot_hold():
     value = {"d": Decimal("1.5"), "k": {3: UUID(int=2)}, "t": (datetime(2020, 1, 1),)}
     assert storable(value) == {"d": 1.5, "k": {"3": UUID(int=2)}, "t": (datetime(2020, 1, 1),)}
+
+
+def test_storable_fields_drop_the_skipped_keys_and_copy_what_they_keep():
+    """A node's fields: plain ones kept as they are, containers copied (the caller's dicts and
+    lists are not the ones stored), a Decimal or a non-str key found at any depth."""
+    meta = {"index_fields": ["name"], "identity_fields": ["name"]}
+    fields = {
+        "id": UUID(int=1),
+        "name": "n",
+        "weight": 0.5,
+        "when": datetime(2020, 1, 1),
+        "metadata": meta,
+        "relations": [],
+        "deep": {"a": [{"p": Decimal("2.5")}], 7: "seven"},
+        "provenance": "dropped",
+    }
+    got = storable_fields(fields, frozenset(("id", "provenance", "absent")))
+    assert got == {
+        "name": "n",
+        "weight": 0.5,
+        "when": datetime(2020, 1, 1),
+        "metadata": meta,
+        "relations": [],
+        "deep": {"a": [{"p": 2.5}], "7": "seven"},
+    }
+    assert (
+        got["metadata"] is not meta and got["metadata"]["index_fields"] is not meta["index_fields"]
+    )
+    got["metadata"]["index_fields"].append("x")
+    assert meta == {"index_fields": ["name"], "identity_fields": ["name"]}
+    assert "id" in fields and fields["deep"]["a"][0]["p"] == Decimal("2.5")
 
 
 class Item(DataPoint):

@@ -153,10 +153,19 @@ def test_refused_values_keep_their_path_in_the_message():
     ],
 )
 def test_each_refused_text_is_found_among_many(props):
-    """The encoder checks a container's strings joined in one pass: a NUL or a lone surrogate
-    in any one of them, even two halves of a pair side by side, is still refused."""
+    """The encoder checks strings on the text orjson writes, not one by one: a NUL or a lone
+    surrogate in any value or key, even two halves of a pair side by side, is still refused."""
     with pytest.raises(InvalidInput):
         encode_props(props)
+
+
+def test_text_holding_the_escape_of_a_nul_is_stored_as_it_is():
+    """A NUL is found by its escape in the written text; a string holding those six characters
+    itself (a Windows path, a JSON fragment) takes the checked path and is stored unchanged."""
+    props = {"path": "C:\\u0000", "\\u0000": ["x\\u0000", {"k": "\\\\u0000"}]}
+    text = encode_props(props)
+    assert decode_props(text) == props
+    assert text == _reference_text(props)
 
 
 def test_encoding_leaves_the_callers_values_as_they_were():
