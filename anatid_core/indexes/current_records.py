@@ -103,7 +103,7 @@ def _first_plain(text: str) -> tuple[dict[str, Any], Plain]:
     if plain is None:
         return decode_props_plain(text), None
     props = loads_plain_json(plain)
-    if all(type(v) in _SCALARS for v in props.values()):
+    if _SCALARS.issuperset(map(type, props.values())):
         return props, dict(props)
     return props, plain
 
