@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
-from collections.abc import Set as AbstractSet
+from collections.abc import Container, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -90,39 +89,23 @@ def _json_key(key: Any) -> str:
 _AS_IS = frozenset((str, int, float, bool, type(None), datetime, date, UUID))
 
 
-def storable_fields(fields: Mapping[str, Any], skipped: AbstractSet[str]) -> dict[str, Any]:
-    """A new dict of ``fields`` but ``skipped``, each value :func:`storable`. The values' types
-    are looked at in one pass in C, and only values of other types than :data:`_AS_IS` take a
-    call (Cognee's add_nodes, ~25 fields a node, most of them strings, numbers and nulls)."""
-    props = dict(fields)
-    for key in skipped & props.keys():
-        del props[key]
-    if not _AS_IS.issuperset(map(type, props.values())):
-        for key, value in props.items():  # values replaced in place: the keys do not change
-            if type(value) not in _AS_IS:
-                props[key] = storable(value)
-    return props
-
-
-#: The key type of a dict :func:`storable` copies as it is.
-_STR_KEYS = frozenset((str,))
+def storable_fields(fields: Mapping[str, Any], skipped: Container[str]) -> dict[str, Any]:
+    """``fields`` but ``skipped``, each value :func:`storable`: most are kept as they are, with
+    no call per value (Cognee's add_nodes, ~25 fields a node)."""
+    as_is = _AS_IS
+    return {
+        k: v if type(v) in as_is else storable(v) for k, v in fields.items() if k not in skipped
+    }
 
 
 def storable(value: Any) -> Any:
     """``value`` with ``Decimal`` as ``float`` and dict keys as JSON writes them, everything
-    else (datetime, UUID, tuple, ...) untouched for the core to keep exactly. Containers are
-    copied."""
+    else (datetime, UUID, tuple, ...) untouched for the core to keep exactly."""
     kind = type(value)
     if kind in _AS_IS:  # most values: one set lookup instead of several isinstance
         return value
     if kind is list:  # before the Mapping ABC check, which costs more than a short list
-        if _AS_IS.issuperset(map(type, value)):
-            return list(value)
         return [v if type(v) in _AS_IS else storable(v) for v in value]
-    if kind is dict and _STR_KEYS.issuperset(map(type, value)):
-        if _AS_IS.issuperset(map(type, value.values())):
-            return dict(value)
-        return {k: storable(v) for k, v in value.items()}
     if kind is dict or isinstance(value, Mapping):  # a plain dict skips the ABC check
         return {(k if isinstance(k, str) else _json_key(k)): storable(v) for k, v in value.items()}
     if isinstance(value, Decimal):
